@@ -1,0 +1,27 @@
+"""The game-agnostic engine: packed states, state graphs, solvers and the table format."""
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from solver.errors import (  # noqa: E402
+    CorruptTableError,
+    InputError,
+    MissingTableError,
+    PositionNotCoveredError,
+    TableError,
+    TableMismatchError,
+)
+from solver.table import Table, open_table, write_table  # noqa: E402
+
+__all__ = [
+    "__version__",
+    "CorruptTableError",
+    "InputError",
+    "MissingTableError",
+    "PositionNotCoveredError",
+    "Table",
+    "TableError",
+    "TableMismatchError",
+    "open_table",
+    "write_table",
+]

@@ -1,0 +1,140 @@
+# cython: language_level=3
+"""Sowing (mancala) move generation and whole-graph construction, in the mover-relative view.
+
+A state is a board ``c[0..H-1]`` (H = 2 * holes per row) listed in sowing order starting with the
+mover's first hole: ``c[0..n-1]`` is the mover's row, ``c[n..H-1]`` the opponent's. A move from
+hole ``i < n`` lifts its balls and drops them one per hole from ``i+1`` on, around the ring
+(skipping the origin when ``skip_origin``). If the last ball lands in a hole that then holds
+exactly ``capture_count`` balls, in the mover's row (or in any row with ``capture_both``), those
+balls are captured. The successor is seen from the opponent, who moves next: rotate by ``n``.
+"""
+import numpy as np
+cimport numpy as cnp
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t
+from libc.stdlib cimport malloc, free
+
+from solver._comb cimport board_rank
+
+cnp.import_array()
+
+DEF MAXH = 64
+
+
+cdef inline int sow(int* c, int holes, int i, bint skip_origin, bint capture_both, int capture_count) noexcept nogil:
+    """Sow from hole ``i`` in place; return balls captured (0 or capture_count)."""
+    cdef int n = holes // 2, k = c[i], ring, q, r, j, last, h
+    c[i] = 0
+    if skip_origin:
+        ring = holes - 1
+        q = k // ring
+        r = k - q * ring
+        if q:
+            for j in range(holes):
+                if j != i:
+                    c[j] += q
+        for j in range(1, r + 1):
+            c[(i + j) % holes] += 1
+        last = (i + r) % holes if r else (i + holes - 1) % holes
+    else:
+        q = k // holes
+        r = k - q * holes
+        if q:
+            for j in range(holes):
+                c[j] += q
+        for j in range(1, r + 1):
+            c[(i + j) % holes] += 1
+        last = (i + k) % holes
+    if (capture_both or last < n) and c[last] == capture_count:
+        c[last] = 0
+        return capture_count
+    return 0
+
+
+def sow_move(board, int hole, bint skip_origin=False, bint capture_both=False, int capture_count=4):
+    """One move on a mover-relative board: returns (successor board seen by the opponent, captured)."""
+    cdef int holes = len(board), n = holes // 2, j, got
+    cdef int c[MAXH]
+    if holes < 2 or holes % 2 or holes > MAXH:
+        raise ValueError("a board has an even number of holes (2..64)")
+    if not 0 <= hole < n:
+        raise ValueError(f"hole {hole} is not in the mover's row (0..{n - 1})")
+    for j in range(holes):
+        c[j] = int(board[j])
+    if c[hole] <= 0:
+        raise ValueError(f"hole {hole} is empty")
+    got = sow(c, holes, hole, skip_origin, capture_both, capture_count)
+    return [c[(j + n) % holes] for j in range(holes)], got
+
+
+def build_sowing_graph(int holes_per_row, int max_balls, bint skip_origin=False, bint capture_both=False,
+                       int capture_count=4):
+    """Successor CSR of every board with up to ``max_balls`` balls.
+
+    Returns ``(indptr int64[N+1], succ int32[E], hole int8[E], captured int8[E])``; the edges of
+    state ``x`` are ``indptr[x]:indptr[x+1]``, in increasing hole order. A state with no edge is
+    terminal (the mover's row is empty).
+    """
+    cdef int holes = 2 * holes_per_row, n = holes_per_row
+    if holes_per_row < 1 or holes > MAXH:
+        raise ValueError("holes per row must be 1..32")
+    cdef cnp.ndarray[int64_t, ndim=2] bt = np.zeros((max_balls + holes + 1, holes + 1), dtype=np.int64)
+    cdef int a, k
+    for a in range(max_balls + holes + 1):
+        bt[a, 0] = 1
+        for k in range(1, min(a, holes) + 1):
+            bt[a, k] = bt[a - 1, k - 1] + (bt[a - 1, k] if k <= a - 1 else 0)
+    cdef int64_t total = bt[max_balls + holes, holes]
+    if total * n >= 2 ** 31 - 1:
+        raise ValueError("state space too large for 32-bit successor ids")
+    cdef const int64_t* bp = &bt[0, 0]
+    cdef int stride = holes + 1
+    cdef cnp.ndarray[int64_t, ndim=1] indptr = np.empty(total + 1, dtype=np.int64)
+    cdef cnp.ndarray[int32_t, ndim=1] succ = np.empty(total * n, dtype=np.int32)
+    cdef cnp.ndarray[int8_t, ndim=1] hole = np.empty(total * n, dtype=np.int8)
+    cdef cnp.ndarray[int8_t, ndim=1] capt = np.empty(total * n, dtype=np.int8)
+    cdef int64_t[::1] ip = indptr
+    cdef int32_t[::1] sv = succ
+    cdef int8_t[::1] hv = hole
+    cdef int8_t[::1] cv = capt
+    cdef int bars[MAXH]
+    cdef int c[MAXH]
+    cdef int w[MAXH]
+    cdef int rot[MAXH]
+    cdef int s, i, j, prev, got
+    cdef int64_t x = 0, e = 0
+    with nogil:
+        for s in range(max_balls + 1):
+            for i in range(holes - 1):
+                bars[i] = i
+            bars[holes - 1] = s + holes - 1
+            while True:
+                prev = -1
+                for i in range(holes - 1):
+                    c[i] = bars[i] - prev - 1
+                    prev = bars[i]
+                c[holes - 1] = s + holes - 2 - prev
+                ip[x] = e
+                for i in range(n):
+                    if c[i] == 0:
+                        continue
+                    for j in range(holes):
+                        w[j] = c[j]
+                    got = sow(w, holes, i, skip_origin, capture_both, capture_count)
+                    for j in range(holes):
+                        rot[j] = w[(j + n) % holes]
+                    sv[e] = <int32_t> board_rank(bp, stride, rot, holes)
+                    hv[e] = <int8_t> i
+                    cv[e] = <int8_t> got
+                    e += 1
+                x += 1
+                # colex successor of the bar positions
+                i = 0
+                while i < holes - 1 and bars[i] + 1 == bars[i + 1]:
+                    i += 1
+                if i >= holes - 1:
+                    break
+                bars[i] += 1
+                for j in range(i):
+                    bars[j] = j
+        ip[x] = e
+    return indptr, succ[:e].copy(), hole[:e].copy(), capt[:e].copy()

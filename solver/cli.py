@@ -1,0 +1,76 @@
+"""The ``solver`` command: a click group whose game subcommands load lazily.
+
+Each game registers one click group in ``GAME_COMMANDS``; importing only the game that is
+asked for keeps start-up fast. User errors raised anywhere below become one-line messages:
+bad input exits 2, unusable tables exit 1, never a traceback.
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+from solver import __version__
+from solver.errors import InputError, PositionNotCoveredError, TableError
+
+# command name -> (module, attribute, one-line help)
+GAME_COMMANDS: dict[str, tuple[str, str, str]] = {
+    "unee": ("games.unee.cli", "unee", "Ünee Tugalluulax: positions, state graph, solved tables, cycles."),
+    "ur": ("games.ur.cli", "ur", "Ur: The Royal Game, fort rules: state graph and exact solution."),
+    "ulus": ("games.ulus.cli", "ulus", "Ulus: shagai odds, the horse race, monster fights."),
+    "ghosts": ("games.ghosts.cli", "ghosts", "Ghosts of Ur: d100 combat, Ur dice movement, Nanna."),
+    "uluk": ("games.uluk.cli", "uluk", "Uluk: processing arithmetic and the feeding phase."),
+    "verify": ("games.claims_cli", "verify", "Check every historical claim and print a report."),
+}
+
+
+class BadInput(click.ClickException):
+    """A one-line error for bad user input, exit code 2."""
+
+    exit_code = 2
+
+
+class SolverGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(GAME_COMMANDS))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        command = super().get_command(ctx, name)
+        if command is not None or name not in GAME_COMMANDS:
+            return command
+        module, attr, _ = GAME_COMMANDS[name]
+        try:
+            return getattr(importlib.import_module(module), attr)
+        except ModuleNotFoundError as exc:
+            if exc.name and (exc.name == module or module.startswith(exc.name + ".")):
+                return None  # that game is not built yet
+            raise
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, GAME_COMMANDS[name][2]) for name in sorted(GAME_COMMANDS)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except InputError as exc:
+            raise BadInput(str(exc)) from None
+        except (TableError, PositionNotCoveredError) as exc:
+            raise click.ClickException(str(exc)) from None
+
+
+@click.group(cls=SolverGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="solver")
+def cli() -> None:
+    """Exhaustive solver for Ünee Tugalluulax, Ur (fort rules), Ulus, Ghosts of Ur and Uluk."""
+
+
+def main() -> None:
+    cli(prog_name="solver")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,32 @@
+"""Errors a user can cause, shared by every game and every command.
+
+Input problems subclass ``ValueError``; table problems subclass ``OSError``/``KeyError`` in the
+manner of python-chess's syzygy module. The CLI turns each into a one-line message.
+"""
+
+
+class InputError(ValueError):
+    """A position, move, option or file given by the user is not valid (CLI exit code 2)."""
+
+
+class TableError(OSError):
+    """A solved table cannot be used (CLI exit code 1)."""
+
+
+class MissingTableError(TableError):
+    """No table exists at the given place."""
+
+
+class CorruptTableError(TableError):
+    """A table file is truncated, unreadable or fails its checksum."""
+
+
+class TableMismatchError(TableError):
+    """A table was built for another game, variant, rule or encoding version."""
+
+
+class PositionNotCoveredError(KeyError):
+    """The table does not hold the requested position."""
+
+    def __str__(self) -> str:  # KeyError quotes its argument; we want a plain sentence
+        return str(self.args[0]) if self.args else "position not covered by this table"
