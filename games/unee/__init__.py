@@ -1,0 +1,28 @@
+"""Ünee Tugalluulax: the Mongolian 2 x 3 mancala. Rules, notation, state graph, solutions.
+
+    from games import unee
+    pos = unee.parse("6 6 6 / 6 6 6 S")
+    g = unee.build_graph()
+"""
+from games.unee.graph import StateGraph, build_graph, graph_summary, rank_position
+from games.unee.notation import Position, diagram, format_position, move_name, parse_move, start_position
+from games.unee.notation import parse_position as parse
+from games.unee.rules import DEFAULT, REPETITION_RULES, UneeOptions, sow_relative
+
+__all__ = [
+    "DEFAULT",
+    "REPETITION_RULES",
+    "Position",
+    "StateGraph",
+    "UneeOptions",
+    "build_graph",
+    "diagram",
+    "format_position",
+    "graph_summary",
+    "move_name",
+    "parse",
+    "parse_move",
+    "rank_position",
+    "sow_relative",
+    "start_position",
+]
