@@ -1,0 +1,124 @@
+"""Ghosts of Ur movement: the four Ur dice, extra turns on a 2, and how long a journey takes.
+
+The squares a turn allows, with its unbounded chain of extra turns, have generating function
+Q(z) / (1 - p2 z^2), where Q holds the rolls other than 2; every coefficient is a finite sum,
+so the distribution is exact at every length and only the printed tail is cut.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from math import comb
+
+from games.ghosts.rules import REROLL_READINGS, rules
+from solver.errors import InputError
+
+
+def ur_roll_distribution(anglean: bool = False, reroll: str = "roll") -> list[Fraction]:
+    """P(roll = 0..4) for the Ur dice; Anglean rerolls zeros once in the chosen reading.
+
+    ``die``: every die showing no mark is rolled again once; ``roll``: a total of 0 is rolled
+    again once.
+    """
+    if reroll not in REROLL_READINGS:
+        raise InputError(f"unknown reroll reading {reroll!r}; expected one of {', '.join(REROLL_READINGS)}")
+    r = rules()
+    m = Fraction(r.ur_marked, r.ur_tips)
+    if anglean and reroll == "die":
+        m = m + (1 - m) * m
+    dist = [comb(r.ur_dice, k) * m**k * (1 - m) ** (r.ur_dice - k) for k in range(r.ur_dice + 1)]
+    if anglean and reroll == "roll":
+        zero = dist[0]
+        dist = [zero * zero] + [p + zero * p for p in dist[1:]]
+    return dist
+
+
+def turn_squares_pmf(s: int, dice: list[Fraction]) -> Fraction:
+    """P(a turn with all its extra turns allows exactly ``s`` squares)."""
+    two = rules().extra_turn_roll
+    p2 = dice[two]
+    total = Fraction(0)
+    for n in range(s // two + 1):  # n rolls of 2, then one final other roll
+        last = s - two * n
+        if 0 <= last < len(dice) and last != two:
+            total += p2**n * dice[last]
+    return total
+
+
+def turn_squares(
+    anglean: bool = False, reroll: str = "roll", tolerance: float = 1e-9, max_squares: int = 400
+) -> tuple[list[tuple[int, Fraction, Fraction]], Fraction]:
+    """Rows (squares, P(exactly), P(at most)) until the exact tail P(more) drops below tolerance.
+
+    Returns the rows and the exact tail mass left off.
+    """
+    if not 0 < tolerance < 1:
+        raise InputError(f"tolerance is {tolerance}; expected a number between 0 and 1")
+    dice = ur_roll_distribution(anglean, reroll)
+    rows = []
+    cdf = Fraction(0)
+    for s in range(max_squares + 1):
+        p = turn_squares_pmf(s, dice)
+        cdf += p
+        rows.append((s, p, cdf))
+        if 1 - cdf < tolerance:
+            break
+    return rows, 1 - cdf
+
+
+def turn_mean(dice: list[Fraction]) -> Fraction:
+    """Expected squares per turn: E[roll] / (1 - P(2)) by Wald's identity."""
+    mean = sum((k * p for k, p in enumerate(dice)), Fraction(0))
+    return mean / (1 - dice[rules().extra_turn_roll])
+
+
+def race(
+    distance: int,
+    anglean: bool = False,
+    reroll: str = "roll",
+    count: str = "rounds",
+    tolerance: float = 1e-9,
+    max_turns: int = 1000,
+) -> tuple[list[tuple[int, Fraction, Fraction]], Fraction]:
+    """Distribution of the number of turns to travel ``distance`` squares on open ground.
+
+    ``count="rounds"``: one turn is a roll with all its extra turns; ``"rolls"``: every roll of
+    the Ur dice counts.  Overshooting is allowed.  Rows (t, P(exactly t), P(at most t)) until
+    the exact tail is below ``tolerance``; also returns that tail.
+    """
+    if distance < 0:
+        raise InputError(f"distance is {distance}; expected 0 or more squares")
+    if count not in ("rounds", "rolls"):
+        raise InputError(f"unknown count {count!r}; expected rounds or rolls")
+    if not 0 < tolerance < 1:
+        raise InputError(f"tolerance is {tolerance}; expected a number between 0 and 1")
+    dice = ur_roll_distribution(anglean, reroll)
+    if count == "rounds":
+        step = [turn_squares_pmf(s, dice) for s in range(distance + 1)]
+    else:
+        step = list(dice) + [Fraction(0)] * max(0, distance + 1 - len(dice))
+    if distance == 0:
+        return [(0, Fraction(1), Fraction(1))], Fraction(0)
+    # left[d] = P(d squares still to go); d = distance .. 1
+    left = [Fraction(0)] * (distance + 1)
+    left[distance] = Fraction(1)
+    done = Fraction(0)
+    rows = []
+    for t in range(1, max_turns + 1):
+        new = [Fraction(0)] * (distance + 1)
+        finished = Fraction(0)
+        for d in range(1, distance + 1):
+            mass = left[d]
+            if not mass:
+                continue
+            short = Fraction(0)
+            for s in range(d):
+                if step[s]:
+                    new[d - s] += mass * step[s]
+                    short += step[s]
+            finished += mass * (1 - short)
+        done += finished
+        rows.append((t, finished, done))
+        left = new
+        if 1 - done < tolerance:
+            break
+    return rows, 1 - done

@@ -1,0 +1,130 @@
+"""How the Ghosts of Ur and Uluk commands print a table: aligned text, ``--json`` or ``--csv``.
+
+A report is a title, a few summary facts and rows of named columns. Exact fractions are printed
+as decimals (JSON: plain floats in [0, 1] for probabilities); callers add an ``exact`` column
+where the fraction itself matters.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable, Sequence
+
+import click
+
+from solver.errors import InputError
+
+
+@dataclass
+class Report:
+    """One command's answer: a title, summary facts and a table of rows."""
+
+    title: str
+    columns: list[str]
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    facts: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def plain(value: Any) -> Any:
+    """A JSON-ready value: fractions become floats, containers are converted recursively."""
+    if isinstance(value, Fraction):
+        return float(value)
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, (Fraction, float)):
+        v = float(value)
+        return f"{v:.3e}" if 0 < abs(v) < 1e-4 else f"{v:.6f}"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "-"
+    if isinstance(value, (list, tuple)):
+        return " ".join(_text(v) for v in value)
+    return str(value)
+
+
+def render(report: Report, fmt: str) -> str:
+    """The report as ``text``, ``json`` or ``csv``."""
+    if fmt == "json":
+        body = {"title": report.title, **plain(report.facts), "columns": report.columns,
+                "rows": [plain({c: r.get(c) for c in report.columns}) for r in report.rows]}
+        if report.notes:
+            body["notes"] = report.notes
+        return json.dumps(body, indent=2)
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(report.columns)
+        for r in report.rows:
+            writer.writerow([repr(float(v)) if isinstance(v, Fraction) else v for v in (r.get(c) for c in report.columns)])
+        return out.getvalue().rstrip("\n")
+    lines = [report.title]
+    width = max((len(k) for k in report.facts), default=0)
+    for key, value in report.facts.items():
+        lines.append(f"  {key.replace('_', ' '):<{width}}  {_text(value)}")
+    if report.rows:
+        cells = [[_text(r.get(c)) for c in report.columns] for r in report.rows]
+        widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(report.columns)]
+        lines.append("")
+        lines.append("  ".join(c.rjust(w) for c, w in zip(report.columns, widths)).rstrip())
+        for row in cells:
+            lines.append("  ".join(v.rjust(w) for v, w in zip(row, widths)).rstrip())
+    for note in report.notes:
+        lines.append(f"note: {note}")
+    return "\n".join(lines)
+
+
+def output_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Add ``--json`` and ``--csv`` to a command (passed on as ``as_json``/``as_csv``)."""
+    func = click.option("--csv", "as_csv", is_flag=True, help="Print the table as CSV.")(func)
+    func = click.option("--json", "as_json", is_flag=True, help="Print JSON on stdout, nothing else.")(func)
+    return func
+
+
+def emit(report: Report, as_json: bool, as_csv: bool) -> None:
+    """Print the report in the format the user asked for."""
+    if as_json and as_csv:
+        raise InputError("--json and --csv exclude each other; give one of them")
+    click.echo(render(report, "json" if as_json else "csv" if as_csv else "text"))
+
+
+def parse_int_list(text: str | None, what: str) -> list[int]:
+    """Comma-separated non-negative integers, e.g. ``10,5``; an empty string gives []."""
+    if text is None or text.strip() == "":
+        return []
+    values: list[int] = []
+    for part in text.split(","):
+        try:
+            v = int(part.strip())
+        except ValueError:
+            raise InputError(f"{what}: {part.strip()!r} is not a whole number; expected e.g. 10,5") from None
+        if v < 0:
+            raise InputError(f"{what}: {v} is negative; expected whole numbers >= 0")
+        values.append(v)
+    return values
+
+
+def non_negative(value: int, what: str) -> int:
+    """Refuse a negative count or bonus with a one-line message."""
+    if value < 0:
+        raise InputError(f"{what} is {value}; expected a number >= 0")
+    return value
+
+
+def fraction_text(p: Fraction) -> str:
+    """An exact fraction as ``a/b`` (``a`` alone when it is whole)."""
+    return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
+
+
+def columns_of(rows: Sequence[dict[str, Any]]) -> list[str]:
+    return list(rows[0]) if rows else []
