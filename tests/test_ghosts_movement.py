@@ -1,0 +1,141 @@
+"""Ur dice, extra turns and journeys against dice-by-dice enumeration and seeded simulation.
+
+Monte Carlo checks use a fixed seed and accept a gap of at most 5 standard errors.
+"""
+from __future__ import annotations
+
+import math
+import random
+from fractions import Fraction
+
+import pytest
+
+from games.ghosts import movement
+from solver.errors import InputError
+from tests.ghosts_ref import die_faces, roll_die_sim
+
+READINGS = [(False, "roll"), (True, "roll"), (True, "die")]
+
+
+@pytest.mark.parametrize("anglean,reroll", READINGS)
+def test_roll_distribution_matches_dice(anglean, reroll):
+    dist = movement.ur_roll_distribution(anglean, reroll)
+    faces = die_faces(anglean, reroll)
+    assert dist == [faces.get(k, 0) for k in range(5)]
+    assert sum(dist) == 1
+
+
+def test_hand_worked_rolls():
+    assert movement.ur_roll_distribution() == [Fraction(c, 16) for c in (1, 4, 6, 4, 1)]
+    # 'roll' reading: a total of 0 comes back only if the second roll is also 0
+    assert movement.ur_roll_distribution(True, "roll")[0] == Fraction(1, 256)
+    # 'die' reading: each die shows a mark with chance 3/4
+    assert movement.ur_roll_distribution(True, "die")[4] == Fraction(81, 256)
+    with pytest.raises(InputError):
+        movement.ur_roll_distribution(True, "zeros")
+
+
+def _turn_enum(s_max: int, faces: dict[int, Fraction]) -> list[Fraction]:
+    """Walk every chain of rolls; a chain with n twos moves at least 2n, so this is exact to s_max."""
+    out = [Fraction(0)] * (s_max + 1)
+
+    def walk(moved: int, mass: Fraction) -> None:
+        for roll, w in faces.items():
+            s = moved + roll
+            if s > s_max:
+                continue
+            if roll == 2:
+                walk(s, mass * w)
+            else:
+                out[s] += mass * w
+
+    walk(0, Fraction(1))
+    return out
+
+
+@pytest.mark.parametrize("anglean,reroll", READINGS)
+def test_turn_squares_exact(anglean, reroll):
+    faces = die_faces(anglean, reroll)
+    ref = _turn_enum(14, faces)
+    dice = movement.ur_roll_distribution(anglean, reroll)
+    assert [movement.turn_squares_pmf(s, dice) for s in range(15)] == ref
+    rows, tail = movement.turn_squares(anglean, reroll, tolerance=1e-12)
+    assert tail < 1e-12 and rows[-1][2] == 1 - tail
+    # Wald: E[squares] = E[roll] / (1 - P(2)); the listed part approaches it from below
+    listed = sum(s * p for s, p, _ in rows)
+    assert 0 <= movement.turn_mean(dice) - listed < 1e-8
+
+
+def test_turn_squares_mean_hand_worked():
+    assert movement.turn_mean(movement.ur_roll_distribution()) == Fraction(16, 5)
+
+
+def test_turn_squares_monte_carlo():
+    rng = random.Random(11)
+    n = 40000
+    counts: dict[int, int] = {}
+    for _ in range(n):
+        s = 0
+        while True:
+            r = roll_die_sim(rng)
+            s += r
+            if r != 2:
+                break
+        counts[s] = counts.get(s, 0) + 1
+    rows, _ = movement.turn_squares()
+    for s, p, _ in rows[:10]:
+        se = math.sqrt(float(p) * (1 - float(p)) / n)
+        assert abs(counts.get(s, 0) / n - float(p)) <= 5 * se + 1e-9
+
+
+def _race_enum(distance: int, t_max: int, faces, count: str) -> list[Fraction]:
+    """P(finishing at turn t) for t <= t_max by walking every roll."""
+    out = [Fraction(0)] * (t_max + 1)
+
+    def walk(left: int, turns: int, mass: Fraction) -> None:
+        for roll, w in faces.items():
+            left2 = left - roll
+            new_turns = turns + 1 if (count == "rolls" or roll != 2) else turns
+            if left2 <= 0:
+                # finishing mid-round still uses up the round in progress
+                out_t = turns + 1
+                if out_t <= t_max:
+                    out[out_t] += mass * w
+            elif new_turns < t_max:
+                walk(left2, new_turns, mass * w)
+
+    walk(distance, 0, Fraction(1))
+    return out
+
+
+@pytest.mark.parametrize("distance,count,anglean,reroll",
+                         [(1, "rounds", False, "roll"), (5, "rounds", False, "roll"), (6, "rolls", False, "roll"),
+                          (7, "rounds", True, "die"), (4, "rolls", True, "roll")])
+def test_race_against_enumeration(distance, count, anglean, reroll):
+    rows, _ = movement.race(distance, anglean, reroll, count, tolerance=1e-6)
+    ref = _race_enum(distance, 4, die_faces(anglean, reroll), count)
+    assert [p for _, p, _ in rows[:4]] == ref[1:5]
+
+
+def test_race_monte_carlo_and_edges():
+    rows, tail = movement.race(12)
+    rng = random.Random(12)
+    n = 20000
+    counts: dict[int, int] = {}
+    for _ in range(n):
+        left, t = 12, 0
+        while left > 0:
+            t += 1
+            while True:
+                r = roll_die_sim(rng)
+                left -= r
+                if r != 2 or left <= 0:
+                    break
+        counts[t] = counts.get(t, 0) + 1
+    for t, p, _ in rows[:8]:
+        se = math.sqrt(float(p) * (1 - float(p)) / n)
+        assert abs(counts.get(t, 0) / n - float(p)) <= 5 * se + 1e-9
+    assert tail < 1e-9 and rows[-1][2] == 1 - tail
+    assert movement.race(0)[0] == [(0, 1, 1)]
+    with pytest.raises(InputError):
+        movement.race(-1)
