@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from games.ghosts import combat
 from games.ghosts.rules import defender_modifier
 from solver.errors import InputError
-from tests.ghosts_ref import EMMER, MODS, enum_win, fight_sim, roll_die_sim
+from tests.test_ghosts_reference import EMMER, MODS, enum_win, fight_sim, roll_die_sim
 
 
 def within(p_exact, hits: int, n: int) -> bool:

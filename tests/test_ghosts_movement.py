@@ -12,7 +12,7 @@ import pytest
 
 from games.ghosts import movement
 from solver.errors import InputError
-from tests.ghosts_ref import die_faces, roll_die_sim
+from tests.test_ghosts_reference import die_faces, roll_die_sim
 
 READINGS = [(False, "roll"), (True, "roll"), (True, "die")]
 
