@@ -1,0 +1,41 @@
+"""Ur: The Royal Game under the fort rules (docs/RULES.md section 2).
+
+``rules`` reads the board and dice data, ``notation`` the positions players write, ``engine``
+the legal actions in Python, ``solve`` builds and queries the exact value table.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from games.ur.rules import Board, Dice, UrOptions, load_board, load_dice
+
+__all__ = ["Board", "Dice", "UrOptions", "load_board", "load_dice", "kernel"]
+
+
+@lru_cache(maxsize=8)
+def kernel(options: UrOptions) -> "solver._ur.UrKernel":  # type: ignore[name-defined]  # noqa: F821
+    """The Cython kernel for these options (board, dice and piece count in C form)."""
+    from solver._ur import UrKernel
+
+    b = options.board
+    rolls = [
+        (
+            r.probability,
+            r.steps,
+            r.heaven_steps,
+            1 if r.spawn == "adjacent" else 0,
+            b.mask(b.with_role(r.spawn)) if r.spawn and r.spawn != "adjacent" else 0,
+        )
+        for r in options.dice.rolls
+    ]
+    return UrKernel(
+        b.size,
+        options.pieces,
+        [list(n) for n in b.neighbours],
+        b.mask(b.forts),
+        b.mask(b.earth_forts),
+        b.mask(b.heaven_forts),
+        b.mask(b.with_role("ishtar")),
+        b.mask({b.entry}),
+        rolls,
+    )
