@@ -1,0 +1,476 @@
+# cython: language_level=3
+"""Ur (fort rules) kernels: placement ranking, the move generator and value iteration.
+
+A state is mover-relative: ``M`` = tiles of the side to move, ``O`` = tiles of the other side,
+both 32-bit tile masks. States are ranked tier by tier, a tier being (a, b) = (|M|, |O|), tiers
+in order a = 0..k, then b = 0..k. Inside a tier:
+
+    rank = offset[a][b] + colex(M) * C(n - a, b) + colex(O squeezed onto the n - a free tiles)
+
+where colex(S) = sum_i C(t_i, i + 1) over the sorted tiles t_0 < t_1 < ... of S (the
+combinatorial number system). Successor outcomes carry a flag: 0 the turn passes, 1 the mover
+acts again (a piece moved onto a fort), 2 the mover won (holds every fort).
+"""
+import numpy as np
+cimport numpy as cnp
+from cython.parallel cimport prange, threadid
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
+from libc.stdlib cimport malloc, free
+from libc.math cimport fabsf
+
+cnp.import_array()
+
+DEF MAXN = 32
+DEF MAXDEG = 8
+DEF MAXROLLS = 8
+DEF MAXK = 8
+DEF BUF = 8192
+
+cdef extern from *:
+    int __builtin_popcount(unsigned int) nogil
+    int __builtin_ctz(unsigned int) nogil
+
+ctypedef struct Buf:
+    uint32_t* m
+    uint32_t* o
+    uint8_t* f
+    int n
+
+
+cdef class UrKernel:
+    """Board geometry, dice and piece count in C form; every kernel works on it."""
+
+    cdef int n, k, nrolls
+    cdef int deg[MAXN]
+    cdef int nbr[MAXN][MAXDEG]
+    cdef uint32_t forts, earth, heaven, ishtar, entry
+    cdef int roll_steps[MAXROLLS]
+    cdef int roll_heaven[MAXROLLS]
+    cdef int roll_adjacent[MAXROLLS]
+    cdef uint32_t roll_spawn[MAXROLLS]
+    cdef float roll_p[MAXROLLS]
+    cdef int64_t binom[MAXN + 1][MAXN + 1]
+    cdef int64_t off[MAXK + 1][MAXK + 2]
+    cdef int64_t total
+
+    def __init__(self, int n, int k, neighbours, uint32_t forts, uint32_t earth, uint32_t heaven,
+                 uint32_t ishtar, uint32_t entry, rolls):
+        """``neighbours``: list of tile-index lists; ``rolls``: list of
+        (probability, steps, heaven_steps, adjacent_spawn, spawn_mask)."""
+        cdef int i, j, a, b
+        if not 1 <= n <= MAXN or not 0 <= k <= MAXK or k > n or len(rolls) > MAXROLLS:
+            raise ValueError("board, pieces or rolls outside the kernel's limits")
+        self.n, self.k = n, k
+        for i in range(n):
+            if len(neighbours[i]) > MAXDEG:
+                raise ValueError(f"tile {i} has more than {MAXDEG} neighbours")
+            self.deg[i] = len(neighbours[i])
+            for j in range(self.deg[i]):
+                self.nbr[i][j] = neighbours[i][j]
+        self.forts, self.earth, self.heaven, self.ishtar, self.entry = forts, earth, heaven, ishtar, entry
+        self.nrolls = len(rolls)
+        for i, (p, steps, hsteps, adj, mask) in enumerate(rolls):
+            self.roll_p[i] = p
+            self.roll_steps[i] = steps
+            self.roll_heaven[i] = hsteps
+            self.roll_adjacent[i] = adj
+            self.roll_spawn[i] = mask
+        for i in range(MAXN + 1):
+            for j in range(MAXN + 1):
+                self.binom[i][j] = 0
+            self.binom[i][0] = 1
+            for j in range(1, i + 1):
+                self.binom[i][j] = self.binom[i - 1][j - 1] + self.binom[i - 1][j]
+        self.total = 0
+        for a in range(k + 1):
+            for b in range(k + 1):
+                self.off[a][b] = self.total
+                if a + b <= n:
+                    self.total += self.binom[n][a] * self.binom[n - a][b]
+            self.off[a][k + 1] = self.total
+
+    @property
+    def state_count(self) -> int:
+        return self.total
+
+    def tier_offsets(self):
+        """(k+1, k+2) int64: ``off[a, b]`` first rank of tier (a, b); ``off[a, k+1]`` its row's end."""
+        out = np.zeros((self.k + 1, self.k + 2), dtype=np.int64)
+        for a in range(self.k + 1):
+            for b in range(self.k + 2):
+                out[a, b] = self.off[a][b]
+        return out
+
+    # ---- ranking -------------------------------------------------------------------------
+
+    cdef inline int64_t rank1(self, uint32_t M, uint32_t O) noexcept nogil:
+        cdef int a = __builtin_popcount(M), b = __builtin_popcount(O), i, t
+        cdef int64_t rm = 0, ro = 0
+        cdef uint32_t s = M
+        i = 0
+        while s:
+            t = __builtin_ctz(s)
+            i += 1
+            rm += self.binom[t][i]
+            s &= s - 1
+        s = O
+        i = 0
+        while s:
+            t = __builtin_ctz(s)
+            i += 1
+            # squeeze: index of tile t among the tiles not in M
+            ro += self.binom[t - __builtin_popcount(M & ((<uint32_t> 1 << t) - 1))][i]
+            s &= s - 1
+        return self.off[a][b] + rm * self.binom[self.n - a][b] + ro
+
+    cdef inline void unrank1(self, int64_t r, uint32_t* M, uint32_t* O) noexcept nogil:
+        cdef int a = 0, b = 0, i, t, j
+        cdef int64_t width, rm, ro
+        cdef uint32_t m = 0, o = 0, freeset
+        while a < self.k and self.off[a][self.k + 1] <= r:
+            a += 1
+        while b < self.k and self.off[a][b + 1] <= r:
+            b += 1
+        r -= self.off[a][b]
+        width = self.binom[self.n - a][b]
+        rm = r // width
+        ro = r - rm * width
+        t = self.n - 1
+        for i in range(a, 0, -1):
+            while self.binom[t][i] > rm:
+                t -= 1
+            m |= (<uint32_t> 1) << t
+            rm -= self.binom[t][i]
+            t -= 1
+        t = self.n - a - 1
+        for i in range(b, 0, -1):
+            while self.binom[t][i] > ro:
+                t -= 1
+            ro -= self.binom[t][i]
+            # the t-th free tile (counting from 0) among tiles not in m
+            freeset = ~m
+            for j in range(t):
+                freeset &= freeset - 1
+            o |= (<uint32_t> 1) << __builtin_ctz(freeset)
+            t -= 1
+        M[0] = m
+        O[0] = o
+
+    def rank(self, mine, theirs):
+        """Ranks of states given as arrays of tile masks (vectorized)."""
+        cdef cnp.ndarray[uint32_t, ndim=1] ms = np.ascontiguousarray(mine, dtype=np.uint32).reshape(-1)
+        cdef cnp.ndarray[uint32_t, ndim=1] os_ = np.ascontiguousarray(theirs, dtype=np.uint32).reshape(-1)
+        if ms.shape[0] != os_.shape[0]:
+            raise ValueError("mine and theirs differ in length")
+        outside = np.uint32(0xFFFFFFFF ^ ((1 << self.n) - 1))
+        if ms.shape[0] and (
+            np.any(ms & os_) or np.any(ms & outside) or np.any(os_ & outside)
+            or np.any(np.bitwise_count(ms) > self.k) or np.any(np.bitwise_count(os_) > self.k)
+        ):
+            raise ValueError("state outside the encoding (overlap, unknown tile or too many pieces)")
+        cdef Py_ssize_t i, m = ms.shape[0]
+        cdef cnp.ndarray[int64_t, ndim=1] out = np.empty(m, dtype=np.int64)
+        with nogil:
+            for i in range(m):
+                out[i] = self.rank1(ms[i], os_[i])
+        return out
+
+    def unrank(self, ranks):
+        """(mine, theirs) uint32 tile masks of the given ranks (vectorized)."""
+        cdef cnp.ndarray[int64_t, ndim=1] r = np.ascontiguousarray(ranks, dtype=np.int64).reshape(-1)
+        if r.shape[0] and (r.min() < 0 or r.max() >= self.total):
+            raise ValueError(f"rank outside 0..{self.total - 1}")
+        cdef Py_ssize_t i, m = r.shape[0]
+        cdef cnp.ndarray[uint32_t, ndim=1] ms = np.empty(m, dtype=np.uint32)
+        cdef cnp.ndarray[uint32_t, ndim=1] os_ = np.empty(m, dtype=np.uint32)
+        cdef uint32_t a, b
+        with nogil:
+            for i in range(m):
+                self.unrank1(r[i], &a, &b)
+                ms[i] = a
+                os_[i] = b
+        return ms, os_
+
+    # ---- move generation -----------------------------------------------------------------
+
+    cdef inline void emit(self, Buf* buf, uint32_t M, uint32_t O, int fort) noexcept nogil:
+        if buf.n >= BUF:
+            return  # cannot happen within MAXK/MAXDEG; guarded so memory stays safe
+        buf.m[buf.n] = M
+        buf.o[buf.n] = O
+        buf.f[buf.n] = 2 if (M & self.forts) == self.forts else (1 if fort else 0)
+        buf.n += 1
+
+    cdef inline int step(self, uint32_t M, uint32_t O, int frm, int to, uint32_t* M2, uint32_t* O2) noexcept nogil:
+        """-1 illegal; else 0, or 1 when the step captured. Ishtar protects the other side's forts."""
+        cdef uint32_t bit = (<uint32_t> 1) << to
+        if M & bit:
+            return -1
+        if O & bit:
+            if (bit & self.forts) and (O & self.ishtar):
+                return -1
+            M2[0] = (M & ~((<uint32_t> 1) << frm)) | bit
+            O2[0] = O & ~bit
+            return 1
+        M2[0] = (M & ~((<uint32_t> 1) << frm)) | bit
+        O2[0] = O
+        return 0
+
+    cdef void walks(self, Buf* buf, uint32_t M, uint32_t O, int start, int here, int done, int lo, int hi,
+                    int fort) noexcept nogil:
+        """Moves of one piece (from ``start``, now on ``here`` after ``done`` steps) of lo..hi steps."""
+        cdef int j, to, cap, f2
+        cdef uint32_t M2 = 0, O2 = 0
+        for j in range(self.deg[here]):
+            to = self.nbr[here][j]
+            cap = self.step(M, O, here, to, &M2, &O2)
+            if cap < 0:
+                continue
+            f2 = fort | (((self.forts >> to) & 1) != 0)
+            if done + 1 >= lo and to != start:
+                self.emit(buf, M2, O2, f2)
+            if done + 1 < hi and not (cap and (M2 & self.earth) != self.earth):
+                self.walks(buf, M2, O2, start, to, done + 1, lo, hi, f2)
+
+    cdef void one_piece(self, Buf* buf, uint32_t M, uint32_t O, int lo, int hi) noexcept nogil:
+        cdef uint32_t s = M
+        cdef int p
+        while s:
+            p = __builtin_ctz(s)
+            s &= s - 1
+            self.walks(buf, M, O, p, p, 0, lo, hi, 0)
+
+    cdef void two_pieces(self, Buf* buf, uint32_t M, uint32_t O) noexcept nogil:
+        """Two different pieces one step each. Both orders give the same result when both are
+        legal, so the order with the higher tile first is kept only when the other is illegal."""
+        cdef uint32_t s = M, s2, M1 = 0, O1 = 0, M2 = 0, O2 = 0, Mq = 0, Oq = 0
+        cdef int p, q, j, j2, to, to2
+        while s:
+            p = __builtin_ctz(s)
+            s &= s - 1
+            for j in range(self.deg[p]):
+                to = self.nbr[p][j]
+                if self.step(M, O, p, to, &M1, &O1) < 0:
+                    continue
+                s2 = M1 & ~((<uint32_t> 1) << to)
+                while s2:
+                    q = __builtin_ctz(s2)
+                    s2 &= s2 - 1
+                    for j2 in range(self.deg[q]):
+                        to2 = self.nbr[q][j2]
+                        if self.step(M1, O1, q, to2, &M2, &O2) < 0:
+                            continue
+                        if p > q and self.step(M, O, q, to2, &Mq, &Oq) >= 0 and self.step(Mq, Oq, p, to, &Mq, &Oq) >= 0:
+                            continue
+                        self.emit(buf, M2, O2, ((self.forts >> to) & 1) | ((self.forts >> to2) & 1))
+
+    cdef void spawns(self, Buf* buf, uint32_t M, uint32_t O, uint32_t tiles) noexcept nogil:
+        cdef uint32_t s = tiles & ~(M | O)
+        cdef int t
+        while s:
+            t = __builtin_ctz(s)
+            s &= s - 1
+            self.emit(buf, M | ((<uint32_t> 1) << t), O, 0)
+
+    cdef inline uint32_t adjacent(self, uint32_t M) noexcept nogil:
+        cdef uint32_t s = M, out = 0
+        cdef int p, j
+        while s:
+            p = __builtin_ctz(s)
+            s &= s - 1
+            for j in range(self.deg[p]):
+                out |= (<uint32_t> 1) << self.nbr[p][j]
+        return out
+
+    cdef inline int entry_legal(self, uint32_t M, uint32_t O) noexcept nogil:
+        if __builtin_popcount(M) >= self.k or (M & self.entry):
+            return 0
+        # an opponent's lone piece on the entry may not be captured by a spawn
+        return not ((O & self.entry) and __builtin_popcount(O) == 1)
+
+    cdef int roll_spawn_tiles(self, uint32_t M, uint32_t O, int r, uint32_t* tiles) noexcept nogil:
+        if __builtin_popcount(M) >= self.k:
+            tiles[0] = 0
+            return 0
+        tiles[0] = self.roll_spawn[r] | (self.adjacent(M) if self.roll_adjacent[r] else 0)
+        return 1
+
+    cdef int gen_roll(self, Buf* buf, uint32_t M, uint32_t O, int r) noexcept nogil:
+        """Every outcome of roll ``r`` (the pass when nothing is legal)."""
+        cdef uint32_t tiles = 0
+        buf.n = 0
+        if self.entry_legal(M, O):
+            self.emit(buf, M | self.entry, O & ~self.entry, 0)
+        if self.roll_spawn_tiles(M, O, r, &tiles):
+            self.spawns(buf, M, O, tiles)
+        if self.roll_steps[r] >= 1:
+            self.one_piece(buf, M, O, 1, 1)
+        if self.roll_steps[r] >= 2:
+            self.one_piece(buf, M, O, 2, 2)
+            self.two_pieces(buf, M, O)
+        if self.roll_heaven[r] > self.roll_steps[r] and (M & self.heaven) == self.heaven:
+            self.one_piece(buf, M, O, self.roll_steps[r] + 1, self.roll_heaven[r])
+        if buf.n == 0:
+            self.emit(buf, M, O, 0)
+            buf.f[0] = 3  # pass: flag 3 keeps it apart from a real action
+        return buf.n
+
+    def successors(self, uint32_t mine, uint32_t theirs, int roll):
+        """Outcomes of ``roll`` from the state: list of (mine, theirs, flag); flag 3 = pass."""
+        if not 0 <= roll < self.nrolls:
+            raise ValueError("roll index out of range")
+        cdef Buf buf
+        buf.m = <uint32_t*> malloc(BUF * sizeof(uint32_t))
+        buf.o = <uint32_t*> malloc(BUF * sizeof(uint32_t))
+        buf.f = <uint8_t*> malloc(BUF)
+        try:
+            self.gen_roll(&buf, mine, theirs, roll)
+            return [(int(buf.m[i]), int(buf.o[i]), int(buf.f[i])) for i in range(buf.n)]
+        finally:
+            free(buf.m)
+            free(buf.o)
+            free(buf.f)
+
+    # ---- values ----------------------------------------------------------------------------
+
+    cdef inline float best(self, Buf* buf, const float* V) noexcept nogil:
+        cdef int i
+        cdef float v, top = -2.0
+        for i in range(buf.n):
+            if buf.f[i] == 2:
+                return 1.0
+            if buf.f[i] == 1:
+                v = V[self.rank1(buf.m[i], buf.o[i])]
+            else:
+                v = -V[self.rank1(buf.o[i], buf.m[i])]
+            if v > top:
+                top = v
+        return top
+
+    cdef inline float outcome_value(self, uint32_t M, uint32_t O, int flag, const float* V) noexcept nogil:
+        if (M & self.forts) == self.forts:
+            return 1.0
+        if flag == 1:
+            return V[self.rank1(M, O)]
+        return -V[self.rank1(O, M)]
+
+    cdef float backup(self, Buf* buf, uint32_t M, uint32_t O, const float* V) noexcept nogil:
+        """Expected value over the rolls of the best action: one Bellman backup.
+
+        Rolls share their parts (entry spawn, one-step moves, two-step moves, three-step moves
+        while dominating Heaven), so each part is generated once per state, not once per roll.
+        """
+        cdef int r, t, hmax = 0
+        cdef float total = 0.0, v, entry = -2.0, a1, a2, a3, w
+        cdef uint32_t adj = 0, tiles
+        cdef bint pool = __builtin_popcount(M) < self.k
+        if (M & self.forts) == self.forts:
+            return 1.0
+        if (O & self.forts) == self.forts:
+            return -1.0
+        if self.entry_legal(M, O):
+            entry = self.outcome_value(M | self.entry, O & ~self.entry, 0, V)
+        buf.n = 0
+        self.one_piece(buf, M, O, 1, 1)
+        a1 = self.best(buf, V)
+        buf.n = 0
+        self.one_piece(buf, M, O, 2, 2)
+        self.two_pieces(buf, M, O)
+        a2 = self.best(buf, V)
+        if a1 > a2:
+            a2 = a1
+        a3 = a2
+        for r in range(self.nrolls):
+            if self.roll_heaven[r] > hmax:
+                hmax = self.roll_heaven[r]
+        if hmax > 2 and (M & self.heaven) == self.heaven:
+            buf.n = 0
+            self.one_piece(buf, M, O, 3, hmax)
+            w = self.best(buf, V)
+            if w > a3:
+                a3 = w
+        if pool:
+            adj = self.adjacent(M)
+        for r in range(self.nrolls):
+            v = entry
+            if self.roll_steps[r] >= 1 and a1 > v:
+                v = a1
+            if self.roll_steps[r] >= 2:
+                w = a3 if (self.roll_heaven[r] > 2 and (M & self.heaven) == self.heaven) else a2
+                if w > v:
+                    v = w
+            if pool:
+                tiles = (self.roll_spawn[r] | (adj if self.roll_adjacent[r] else 0)) & ~(M | O)
+                while tiles:
+                    t = __builtin_ctz(tiles)
+                    tiles &= tiles - 1
+                    w = self.outcome_value(M | ((<uint32_t> 1) << t), O, 0, V)
+                    if w > v:
+                        v = w
+            if v < -1.5:
+                v = -V[self.rank1(O, M)]  # nothing legal: pass
+            total += self.roll_p[r] * v
+        return total
+
+    def sweep(self, float[::1] V, int threads=1, int64_t start=0, int64_t stop=-1, bint write=True):
+        """One Gauss-Seidel sweep in place over ranks start..stop-1; returns the largest change.
+
+        With ``write=False`` nothing is written and the result is the Bellman residual.
+        """
+        if V.shape[0] != self.total:
+            raise ValueError(f"value array has {V.shape[0]} entries, the state space {self.total}")
+        if stop < 0:
+            stop = self.total
+        cdef int nt = max(1, threads), t
+        cdef float* worst = <float*> malloc(nt * 64 * sizeof(float))
+        cdef Buf* bufs = <Buf*> malloc(nt * sizeof(Buf))
+        cdef int64_t s
+        cdef uint32_t M = 0, O = 0
+        cdef float v, d, top = 0.0
+        cdef float* Vp = &V[0]
+        cdef int tid
+        for t in range(nt):
+            worst[t * 64] = 0.0
+            bufs[t].m = <uint32_t*> malloc(BUF * sizeof(uint32_t))
+            bufs[t].o = <uint32_t*> malloc(BUF * sizeof(uint32_t))
+            bufs[t].f = <uint8_t*> malloc(BUF)
+        try:
+            with nogil:
+                for s in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
+                    tid = threadid()
+                    self.unrank1(s, &M, &O)
+                    v = self.backup(&bufs[tid], M, O, Vp)
+                    d = fabsf(v - Vp[s])
+                    if d > worst[tid * 64]:
+                        worst[tid * 64] = d
+                    if write:
+                        Vp[s] = v
+            for t in range(nt):
+                if worst[t * 64] > top:
+                    top = worst[t * 64]
+            return top
+        finally:
+            for t in range(nt):
+                free(bufs[t].m)
+                free(bufs[t].o)
+                free(bufs[t].f)
+            free(bufs)
+            free(worst)
+
+    def roll_values(self, float[::1] V, uint32_t mine, uint32_t theirs):
+        """Best value of each roll from the state (after the roll, before acting)."""
+        cdef Buf buf
+        cdef int r
+        buf.m = <uint32_t*> malloc(BUF * sizeof(uint32_t))
+        buf.o = <uint32_t*> malloc(BUF * sizeof(uint32_t))
+        buf.f = <uint8_t*> malloc(BUF)
+        out = []
+        try:
+            for r in range(self.nrolls):
+                self.gen_roll(&buf, mine, theirs, r)
+                out.append(float(self.best(&buf, &V[0])))
+            return out
+        finally:
+            free(buf.m)
+            free(buf.o)
+            free(buf.f)
