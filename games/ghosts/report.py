@@ -41,6 +41,8 @@ def plain(value: Any) -> Any:
 
 
 def _text(value: Any) -> str:
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return str(value.numerator)
     if isinstance(value, (Fraction, float)):
         v = float(value)
         return f"{v:.3e}" if 0 < abs(v) < 1e-4 else f"{v:.6f}"
@@ -48,8 +50,11 @@ def _text(value: Any) -> str:
         return "yes" if value else "no"
     if value is None:
         return "-"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_text(v)}" for k, v in value.items()) or "-"
     if isinstance(value, (list, tuple)):
-        return " ".join(_text(v) for v in value)
+        sep = "; " if any(isinstance(v, str) for v in value) else " "
+        return sep.join(_text(v) for v in value) or "-"
     return str(value)
 
 
