@@ -20,7 +20,7 @@ def literal_roll_result(roll: tuple[str, ...], s: FightSetup) -> list[tuple[str,
     """What one roll of four faces leads to: [(outcome, asset won, strength after, weight)]."""
     c = Counter(roll)
     winter = 1 if s.season == "winter" else 0
-    power = (s.multiplier + winter) * s.players
+    power = sum((m + winter) * s.players for m in (s.multiplier, *s.others))
 
     def duel(total: int) -> tuple[bool, int]:
         return (True, s.strength - total) if s.strength > total else (False, 0)
@@ -29,7 +29,7 @@ def literal_roll_result(roll: tuple[str, ...], s: FightSetup) -> list[tuple[str,
         res = []
         for m2 in s.second_multipliers:
             ok, left = duel(power + (m2 + winter) * s.players)
-            res.append(("won two monsters" if ok else "lost to two monsters", ok, left,
+            res.append(("won vs extra monster" if ok else "lost vs extra monster", ok, left,
                         Fraction(1, len(s.second_multipliers))))
         return res
     if len(c) == 4:
@@ -64,9 +64,10 @@ def as_table(choice) -> dict[tuple[str, bool, int], Fraction]:
     season=st.sampled_from(["summer", "autumn", "winter", "spring"]),
     seconds=st.lists(st.integers(1, 5), min_size=0, max_size=3),
     preset=st.sampled_from(["uniform", "gmit-2018", "narrow-10"]),
+    others=st.lists(st.integers(1, 4), max_size=1),
 )
-def test_roll_matches_enumeration(strength, mult, players, season, seconds, preset) -> None:
-    s = make_setup(strength, mult, players, season, seconds or None)
+def test_roll_matches_enumeration(strength, mult, players, season, seconds, preset, others) -> None:
+    s = make_setup(strength, mult, players, season, seconds or None, others=others)
     probs = face_probabilities(preset)
     got = fight(s, probs)
     assert as_table(got["roll"]) == literal_table(s, probs)
@@ -80,6 +81,8 @@ def test_rulebook_examples() -> None:
     assert as_table(fight(s, face_probabilities())["fight"]) == {("won", True, 5): 1}
     # a monster of 2X fights as 3X in winter
     assert make_setup(10, 2, 2, "winter").power == 6
+    # two monsters revealed together (Uureg Lake): powers add, each hungrier in winter
+    assert make_setup(10, 2, 2, "winter", others=[3]).power == 6 + 8
     # strength equal to power loses
     assert hand_to_hand(9, 9) == (False, 0)
     assert hand_to_hand(10, 9) == (True, 1)

@@ -183,13 +183,16 @@ def race(players: int, chinggis: int | None, alun_gua: int | None, camel: bool, 
 @click.option("--second-multiplier", default=None, metavar="M[,M..]",
               help="Multiplier(s) of the monster three goats bring, equally likely (default: same as the first).")
 @click.option("--asset-value", type=int, default=10, show_default=True, help="Points the asset is worth to you.")
+@click.option("--with-monster", "others", type=int, multiple=True, metavar="M",
+              help="Another monster already in this fight (Uureg Lake's second card, monster-whispering); repeatable.")
 @_face_options
 @_format_options
 def fight_cmd(strength: int, multiplier: int, players: int, season: str, second_multiplier: str | None,
-              asset_value: int, preset: str | None, faces: str | None, as_json: bool, as_csv: bool) -> None:
+              asset_value: int, others: tuple[int, ...], preset: str | None, faces: str | None,
+              as_json: bool, as_csv: bool) -> None:
     """Exact outcomes of a monster fight, with and without rolling the shagai."""
     setup = fight_mod.make_setup(strength, multiplier, players, season,
-                                 _int_list(second_multiplier, "--second-multiplier"), asset_value)
+                                 _int_list(second_multiplier, "--second-multiplier"), asset_value, others)
     probs = face_probabilities(preset, faces)
     choices = fight_mod.fight(setup, probs)
     best = fight_mod.verdict(setup, choices)
@@ -208,14 +211,17 @@ def fight_cmd(strength: int, multiplier: int, players: int, season: str, second_
         return
     if as_json:
         click.echo(json.dumps({
-            "strength": strength, "multiplier": multiplier, "players": players, "season": setup.season,
+            "strength": strength, "multiplier": multiplier, "with_monsters": list(others), "players": players,
+            "season": setup.season,
             "power": setup.power, "second_monster_powers": setup.second_powers(), "asset_value": asset_value,
             "faces": dict(zip(FACES, (float(p) for p in probs))), "outcomes": rows, "totals": totals,
             "better": best,
         }, indent=2))
         return
     winter = " +1 for winter" if setup.winter else ""
-    click.echo(f"Strength {strength} against a {multiplier}X monster{winter}, {players} players: power {setup.power}; "
+    more = "".join(f" + {m}X" for m in others)
+    click.echo(f"Strength {strength} against a {multiplier}X{more} monster{'s' if others else ''}{winter}, "
+               f"{players} players: power {setup.power}; "
                f"{_source(preset, faces)}")
     click.echo(f"{'choice':<8}{'outcome':<22}{'probability':>12}  {'asset':<6}{'strength after':>14}")
     for r in rows:

@@ -25,6 +25,7 @@ class FightSetup:
     season: str
     second_multipliers: tuple[int, ...]
     asset_value: int = 10
+    others: tuple[int, ...] = ()  # multipliers of monsters revealed with it (Uureg Lake, whispering)
 
     @property
     def winter(self) -> int:
@@ -32,7 +33,7 @@ class FightSetup:
 
     @property
     def power(self) -> int:
-        return (self.multiplier + self.winter) * self.players
+        return sum((m + self.winter) * self.players for m in (self.multiplier, *self.others))
 
     def second_powers(self) -> list[int]:
         return [(m + self.winter) * self.players for m in self.second_multipliers]
@@ -45,6 +46,7 @@ def make_setup(
     season: str,
     second_multipliers: Sequence[int] | None = None,
     asset_value: int = 10,
+    others: Sequence[int] = (),
 ) -> FightSetup:
     r = rules()
     if strength < 0:
@@ -58,11 +60,11 @@ def make_setup(
     if season not in r["seasons"]:
         raise InputError(f"unknown season {season!r}; choose one of {', '.join(r['seasons'])}")
     seconds = tuple(second_multipliers) if second_multipliers else (multiplier,)
-    if any(m < 1 for m in seconds):
-        raise InputError("second-monster multipliers must be 1 or more")
+    if any(m < 1 for m in (*seconds, *others)):
+        raise InputError("every monster's multiplier must be 1 or more")
     if asset_value < 0:
         raise InputError(f"asset value must be 0 or more, got {asset_value}")
-    return FightSetup(strength, multiplier, players, season, seconds, asset_value)
+    return FightSetup(strength, multiplier, players, season, seconds, asset_value, tuple(others))
 
 
 @dataclass
@@ -125,7 +127,7 @@ def fight(setup: FightSetup, probs: Sequence[Fraction]) -> dict[str, Choice]:
             powers = setup.second_powers()
             for power2 in powers:
                 w2, l2 = hand_to_hand(setup.strength, setup.power + power2)
-                roll.add("won two monsters" if w2 else "lost to two monsters", p / len(powers), w2, l2)
+                roll.add("won vs extra monster" if w2 else "lost vs extra monster", p / len(powers), w2, l2)
     return {"fight": plain, "roll": roll}
 
 
