@@ -22,8 +22,11 @@ MAX_TILES = 32  # tile sets are 32-bit masks in the kernels
 ROLES = ("fort", "entry", "royal", "ishtar", "marduk")
 SECTIONS = ("earth", "bridge", "heaven")
 SPAWN_KINDS = ("adjacent", "royal", "ishtar", "marduk")
-DEFAULT_BOARD = data.path("ur_board.json")
-DEFAULT_DICE = data.path("ur_dice.json")
+# data.path is the convention; an editable install made before data/ had its __init__ sees a
+# namespace package without it, so fall back to the package's own directory then.
+_data_path = getattr(data, "path", lambda name: Path(list(data.__path__)[0]) / name)
+DEFAULT_BOARD = _data_path("ur_board.json")
+DEFAULT_DICE = _data_path("ur_dice.json")
 
 
 @dataclass(frozen=True)

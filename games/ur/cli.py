@@ -1,0 +1,182 @@
+"""``solver ur``: the Ur (fort rules) commands, a thin layer over ``games.ur``.
+
+graph (state counts per tier), solve (value iteration to a table), best-move, analyze, show.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+import click
+
+from games.ur import kernel
+from games.ur.notation import diagram, format_position, parse
+from games.ur.rules import MAX_PIECES, UrOptions
+from games.ur.solve import (
+    DEFAULT_TOLERANCE,
+    choices,
+    default_table_dir,
+    load_table,
+    solve,
+    state_value,
+    tier_counts,
+)
+from solver.errors import InputError
+
+AUTO_BUILD_MAX_PIECES = 4  # queries solve missing tables up to this size on their own
+
+
+def _options_decorator(default_pieces: int = MAX_PIECES) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def wrap(f: Callable[..., Any]) -> Callable[..., Any]:
+        f = click.option("--dice", "dice_file", type=click.Path(dir_okay=False), help="Dice data file (JSON).")(f)
+        f = click.option("--board", "board_file", type=click.Path(dir_okay=False), help="Board data file (JSON).")(f)
+        f = click.option(
+            "--pieces", type=int, default=default_pieces, show_default=True, help=f"Pieces per player (1-{MAX_PIECES})."
+        )(f)
+        return f
+
+    return wrap
+
+
+def _opts(pieces: int, board_file: str | None, dice_file: str | None) -> UrOptions:
+    return UrOptions(pieces=pieces, board_file=board_file, dice_file=dice_file)
+
+
+def _log(text: str) -> None:
+    click.echo(text, err=True)
+
+
+def _table(options: UrOptions, table_dir: str | None) -> Any:
+    if table_dir is None and options.pieces > AUTO_BUILD_MAX_PIECES:
+        from solver.table import open_table  # noqa: F401  (only to raise the usual missing-table error)
+
+        root = default_table_dir(options)
+        if not (root / "header.json").is_file():
+            raise InputError(
+                f"no solved table for pieces={options.pieces}; build it first with "
+                f"'solver ur solve --pieces {options.pieces}' (large), or ask with a smaller --pieces"
+            )
+    return load_table(options, table_dir, log=_log)
+
+
+@click.group()
+def ur() -> None:
+    """Ur: The Royal Game, fort rules: state graph and exact solution.
+
+    Positions are written 'X:A1,B4 O:C7 X' (tiles of X, tiles of O, side to move) or 'start'.
+    """
+
+
+@ur.command()
+@_options_decorator()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def graph(pieces: int, board_file: str | None, dice_file: str | None, as_json: bool) -> None:
+    """State counts per tier (pieces on the board of the side to move, of the other side)."""
+    options = _opts(pieces, board_file, dice_file)
+    tiers = tier_counts(options)
+    total = kernel(options).state_count
+    if as_json:
+        click.echo(json.dumps({
+            "pieces": pieces,
+            "tiles": options.board.size,
+            "states": total,
+            "tiers": [{"mine": a, "theirs": b, "states": c} for (a, b), c in tiers.items()],
+        }))
+        return
+    click.echo(f"Ur, fort rules: {options.board.size} tiles, {pieces} pieces a side")
+    click.echo("states per tier (rows: pieces of the side to move on the board; columns: the other side's)")
+    click.echo("      " + "".join(f"{b:>12}" for b in range(pieces + 1)))
+    for a in range(pieces + 1):
+        click.echo(f"{a:>6}" + "".join(f"{tiers[a, b]:>12,}" for b in range(pieces + 1)))
+    click.echo(f"states (mover-relative; the same count for either side to move): {total:,}")
+
+
+@ur.command("solve")
+@_options_decorator()
+@click.option("--out", type=click.Path(file_okay=False), help="Table directory (default: the cache).")
+@click.option("--tolerance", type=float, default=DEFAULT_TOLERANCE, show_default=True,
+              help="Stop when no value changes by more than this in a sweep.")
+@click.option("--threads", type=int, default=None, help="OpenMP threads (default: all cores).")
+def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: str | None, tolerance: float,
+              threads: int | None) -> None:
+    """Solve every state by value iteration and write the table (resumes a stopped run)."""
+    options = _opts(pieces, board_file, dice_file)
+    if not 0 < tolerance < 1:
+        raise InputError("tolerance must be between 0 and 1")
+    table = solve(options, out, tolerance=tolerance, threads=threads, log=_log)
+    start = state_value(options, table, frozenset(), frozenset())
+    m = table.meta
+    click.echo(f"solved pieces={pieces}: {table.state_count:,} states, {m['sweeps']} sweeps, "
+               f"residual {m['residual']:.2g} < tolerance {m['tolerance']:g}")
+    click.echo(f"value of start for the first player: {start:+.6f}")
+    click.echo(f"table: {table.path}")
+
+
+def _roll_index(options: UrOptions, roll: str) -> int:
+    return options.dice.index(roll)
+
+
+@ur.command("best-move")
+@click.argument("position")
+@click.option("--roll", required=True, help="blank+blank, blank+gold, blank+silver, gold+silver, gold+gold, silver+silver")
+@_options_decorator()
+@click.option("--table", "table_dir", type=click.Path(file_okay=False), help="Table directory (default: the cache).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def best_move(position: str, roll: str, pieces: int, board_file: str | None, dice_file: str | None,
+              table_dir: str | None, as_json: bool) -> None:
+    """The best action for ROLL in POSITION (or 'start') and its value for the side to move."""
+    options = _opts(pieces, board_file, dice_file)
+    pos = parse(position, options)
+    r = _roll_index(options, roll)
+    table = _table(options, table_dir)
+    ranked = choices(options, table, pos, r)
+    best = ranked[0]
+    board = options.board
+    if as_json:
+        click.echo(json.dumps({
+            "position": format_position(pos, board),
+            "to_move": pos.to_move,
+            "roll": options.dice.rolls[r].name,
+            "value": best.value,
+            "best": best.action.describe(board),
+            "actions": [{"action": c.action.describe(board), "value": c.value} for c in ranked],
+        }))
+        return
+    click.echo(f"{pos.to_move} to move, roll {options.dice.rolls[r].name}: {best.action.describe(board)}")
+    click.echo(f"value for {pos.to_move}: {best.value:+.6f}  (P(win) - P(loss))")
+
+
+@ur.command()
+@click.argument("position")
+@_options_decorator()
+@click.option("--table", "table_dir", type=click.Path(file_okay=False), help="Table directory (default: the cache).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def analyze(position: str, pieces: int, board_file: str | None, dice_file: str | None, table_dir: str | None,
+            as_json: bool) -> None:
+    """The value of POSITION before the roll, and each roll's best action and value."""
+    options = _opts(pieces, board_file, dice_file)
+    pos = parse(position, options)
+    table = _table(options, table_dir)
+    mine, theirs = pos.mover_relative()
+    value = state_value(options, table, mine, theirs)
+    rows = []
+    for i, roll in enumerate(options.dice.rolls):
+        best = choices(options, table, pos, i)[0]
+        rows.append({"roll": roll.name, "probability": roll.probability,
+                     "best": best.action.describe(options.board), "value": best.value})
+    if as_json:
+        click.echo(json.dumps({"position": format_position(pos, options.board), "to_move": pos.to_move,
+                               "value": value, "rolls": rows}))
+        return
+    click.echo(f"{format_position(pos, options.board)}: value for {pos.to_move} before rolling {value:+.6f}")
+    for row in rows:
+        click.echo(f"  {row['roll']:<14} p={row['probability']:<7g} {row['value']:+.6f}  {row['best']}")
+
+
+@ur.command()
+@click.argument("position")
+@_options_decorator()
+def show(position: str, pieces: int, board_file: str | None, dice_file: str | None) -> None:
+    """Draw POSITION (or 'start') on the board."""
+    options = _opts(pieces, board_file, dice_file)
+    click.echo(diagram(parse(position, options), options))

@@ -1,0 +1,192 @@
+"""Solving Ur exactly and asking the solved table questions.
+
+The table holds V = P(win) - P(loss) for the side to move, before the roll, for every
+mover-relative state, found by Gauss-Seidel value iteration (float32, in place) until a sweep
+changes no value by more than the tolerance and the Bellman residual is below it too.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from games.ur import kernel
+from games.ur.engine import Action, actions, terminal_value
+from games.ur.notation import Position
+from games.ur.rules import UrOptions
+from solver.errors import MissingTableError
+from solver.paths import cache_dir
+from solver.progress import progress
+from solver.table import Table, open_table, write_table
+
+GAME = "ur"
+RULE = "fort"
+ENCODING = "ur-mover-relative-placement-tiers"
+ENCODING_VERSION = 1
+DEFAULT_TOLERANCE = 1e-6
+CHECKPOINT = "checkpoint.npy"
+CHECKPOINT_INFO = "checkpoint.json"
+_CHUNK = 1 << 18  # states per progress update
+
+
+def tier_counts(options: UrOptions) -> dict[tuple[int, int], int]:
+    """States per tier (pieces of the side to move on the board, pieces of the other side)."""
+    off = kernel(options).tier_offsets()
+    k = options.pieces
+    return {(a, b): int(off[a, b + 1] - off[a, b]) for a in range(k + 1) for b in range(k + 1)}
+
+
+def default_table_dir(options: UrOptions, cache: str | None = None) -> Path:
+    h = options.header()
+    return cache_dir(cache) / GAME / f"k{options.pieces}-{h['board_sha256'][:10]}-{h['dice_sha256'][:10]}"
+
+
+def default_threads() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+
+
+def solve(
+    options: UrOptions,
+    out: str | os.PathLike[str] | None = None,
+    *,
+    tolerance: float = DEFAULT_TOLERANCE,
+    threads: int | None = None,
+    max_sweeps: int = 100_000,
+    show_progress: bool | None = None,
+    log: Any = None,
+) -> Table:
+    """Solve and write the table at ``out``; resumes from the checkpoint a stopped run left there."""
+    K = kernel(options)
+    n = K.state_count
+    root = Path(out) if out is not None else default_table_dir(options)
+    root.mkdir(parents=True, exist_ok=True)
+    threads = threads or default_threads()
+    header = options.header()
+    values, sweeps, started = _resume(root, header, n, tolerance)
+    spent = 0.0
+    if sweeps and log:
+        log(f"resuming from the checkpoint after sweep {sweeps}")
+    last = float("inf")
+    while sweeps < max_sweeps:
+        t0 = time.perf_counter()
+        last = _sweep(K, values, threads, f"sweep {sweeps + 1}", show_progress)
+        spent += time.perf_counter() - t0
+        sweeps += 1
+        _checkpoint(root, values, {"sweeps": sweeps, "change": last, "options": header, "tolerance": tolerance})
+        if log:
+            log(f"sweep {sweeps}: largest change {last:.3g} ({spent:.1f} s so far)")
+        if last < tolerance:
+            residual = K.sweep(values, threads=threads, write=False)
+            if residual < tolerance:
+                break
+    else:
+        raise RuntimeError(f"no convergence to {tolerance} within {max_sweeps} sweeps")
+    table = write_table(
+        root,
+        game=GAME,
+        rule=RULE,
+        encoding=ENCODING,
+        encoding_version=ENCODING_VERSION,
+        state_count=n,
+        arrays={"value": values, "tier_offsets": K.tier_offsets()},
+        options=header,
+        meta={
+            "tolerance": tolerance,
+            "residual": float(residual),
+            "sweeps": sweeps,
+            "board_file": options.board.source,
+            "value": "P(win) - P(loss) for the side to move, before rolling; endless play counts 0",
+            "solve_seconds_this_run": round(spent, 3),
+            "resumed_at_sweep": started,
+        },
+        seconds=spent,
+    )
+    return open_table(table)
+
+
+def _sweep(K: Any, values: np.ndarray, threads: int, label: str, show: bool | None) -> float:
+    n = values.shape[0]
+    worst = 0.0
+    with progress(n, label, enabled=show) as bar:
+        for start in range(0, n, _CHUNK):
+            stop = min(n, start + _CHUNK)
+            worst = max(worst, K.sweep(values, threads=threads, start=start, stop=stop))
+            bar.update(stop - start)
+            bar.note(f"{label} (change so far {worst:.2g})")
+    return worst
+
+
+def _checkpoint(root: Path, values: np.ndarray, info: dict[str, Any]) -> None:
+    tmp = root / (CHECKPOINT + ".tmp")
+    with open(tmp, "wb") as f:
+        np.save(f, values, allow_pickle=False)
+    os.replace(tmp, root / CHECKPOINT)
+    tmp_info = root / (CHECKPOINT_INFO + ".tmp")
+    tmp_info.write_text(json.dumps(info))
+    os.replace(tmp_info, root / CHECKPOINT_INFO)
+
+
+def _resume(root: Path, header: dict[str, Any], n: int, tolerance: float) -> tuple[np.ndarray, int, int]:
+    try:
+        info = json.loads((root / CHECKPOINT_INFO).read_text())
+        values = np.load(root / CHECKPOINT, allow_pickle=False)
+        if info.get("options") == header and values.shape == (n,) and values.dtype == np.float32:
+            return np.ascontiguousarray(values), int(info["sweeps"]), int(info["sweeps"])
+    except (OSError, ValueError, KeyError):
+        pass
+    return np.zeros(n, dtype=np.float32), 0, 0
+
+
+def load_table(
+    options: UrOptions, table_dir: str | os.PathLike[str] | None = None, *, build: bool = True, log: Any = None
+) -> Table:
+    """The solved table for ``options``: opened from ``table_dir`` (or the cache), solved if missing."""
+    root = Path(table_dir) if table_dir is not None else default_table_dir(options)
+    expect = {"game": GAME, "rule": RULE, "encoding": ENCODING, "encoding_version": ENCODING_VERSION,
+              "options": options.header()}
+    try:
+        return open_table(root, expect=expect)
+    except MissingTableError:
+        if not build:
+            raise
+        if log:
+            log(f"no table at {root}; solving pieces={options.pieces} first")
+        solve(options, root, show_progress=None, log=log)
+        return open_table(root, expect=expect)
+
+
+@dataclass(frozen=True)
+class Choice:
+    action: Action
+    value: float  # for the side that acts, after this action
+
+
+def state_value(options: UrOptions, table: Table, mine: frozenset[int], theirs: frozenset[int]) -> float:
+    """Value for the side to move before rolling (terminal positions are exact +-1)."""
+    done = terminal_value(options.board, mine, theirs)
+    if done is not None:
+        return done
+    b = options.board
+    r = kernel(options).rank([b.mask(mine)], [b.mask(theirs)])[0]
+    return float(table["value"][r])
+
+
+def choices(options: UrOptions, table: Table, pos: Position, roll: int) -> list[Choice]:
+    """Every legal action for the roll with its value, best first."""
+    mine, theirs = pos.mover_relative()
+    out = []
+    for act in actions(options, mine, theirs, options.dice.rolls[roll]):
+        if act.win:
+            v = 1.0
+        elif act.extra_turn:
+            v = state_value(options, table, act.mine, act.theirs)
+        else:
+            v = -state_value(options, table, act.theirs, act.mine)
+        out.append(Choice(act, v))
+    out.sort(key=lambda c: -c.value)
+    return out
