@@ -274,7 +274,7 @@ def test_table_round_trip(tmp_path) -> None:
     sol, where = solve_or_load(cfg, tmp_path, save=True)
     assert "saved" in where
     again, where2 = solve_or_load(cfg, tmp_path, save=True)
-    assert where2.startswith("table")
+    assert where2.startswith("opened")
     for name in ("free", "held", "sing_value", "wait_value"):
         np.testing.assert_array_equal(getattr(sol, name), getattr(again, name))
     other = make_config(3, 6, face_probabilities("uniform"), chinggis=2, alun_gua=1)

@@ -352,7 +352,7 @@ def solve_or_load(cfg: RaceConfig, cache: Path | None, save: bool) -> tuple[Race
     if cache is not None:
         path = table_path(cache, cfg)
         try:
-            return load_solution(path, cfg), f"table {path}"
+            return load_solution(path, cfg), f"opened {path}"
         except MissingTableError:
             pass
         except TableError:
