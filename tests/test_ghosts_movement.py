@@ -112,7 +112,9 @@ def _race_enum(distance: int, t_max: int, faces, count: str) -> list[Fraction]:
                          [(1, "rounds", False, "roll"), (5, "rounds", False, "roll"), (6, "rolls", False, "roll"),
                           (7, "rounds", True, "die"), (4, "rolls", True, "roll")])
 def test_race_against_enumeration(distance, count, anglean, reroll):
-    rows, _ = movement.race(distance, anglean, reroll, count, tolerance=1e-6)
+    rows, tail = movement.race(distance, anglean, reroll, count, tolerance=1e-12)
+    # the mean from the linear recursion agrees with the listed distribution
+    assert 0 <= movement.race_mean(distance, anglean, reroll, count) - sum(t * p for t, p, _ in rows) < 1e-9
     ref = _race_enum(distance, 4, die_faces(anglean, reroll), count)
     assert [p for _, p, _ in rows[:4]] == ref[1:5]
 
@@ -136,6 +138,9 @@ def test_race_monte_carlo_and_edges():
         se = math.sqrt(float(p) * (1 - float(p)) / n)
         assert abs(counts.get(t, 0) / n - float(p)) <= 5 * se + 1e-9
     assert tail < 1e-9 and rows[-1][2] == 1 - tail
+    listed = sum(t * p for t, p, _ in rows)
+    assert 0 <= movement.race_mean(12) - listed < 1e-6
+    assert abs(sum(counts[t] * t for t in counts) / n - float(movement.race_mean(12))) < 0.05
     assert movement.race(0)[0] == [(0, 1, 1)]
     with pytest.raises(InputError):
         movement.race(-1)

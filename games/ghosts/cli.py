@@ -5,8 +5,6 @@ table, or ``--json`` / ``--csv``.
 """
 from __future__ import annotations
 
-from fractions import Fraction
-
 import click
 
 from games.ghosts import combat, movement
@@ -170,10 +168,10 @@ def race_cmd(distance: int, count: str, tolerance: float, anglean: bool, reroll:
     non_negative(distance, "--distance")
     _check_reroll(reroll)
     rows, tail = movement.race(distance, anglean, reroll, count, _tolerance(tolerance))
-    mean = sum((t * p for t, p, _ in rows), Fraction(0))
+    mean = movement.race_mean(distance, anglean, reroll, count)
     emit(Report(f"Turns ({count}) to travel {distance} squares", ["turns", "p", "p_at_most"],
                 [{"turns": t, "p": p, "p_at_most": c} for t, p, c in rows],
-                {"expected_turns_listed": mean, "tail_left_off": tail}), as_json, as_csv)
+                {"expected_turns": mean, "tail_left_off": tail}), as_json, as_csv)
 
 
 @ghosts.command("defend")

@@ -122,3 +122,23 @@ def race(
         if 1 - done < tolerance:
             break
     return rows, 1 - done
+
+
+def race_mean(distance: int, anglean: bool = False, reroll: str = "roll", count: str = "rounds") -> Fraction:
+    """Exact expected number of turns to travel ``distance``: E[d] = 1 + sum_s P(s) E[d - s].
+
+    A turn that moves nothing (s = 0) leaves d unchanged, so that term moves to the left side.
+    """
+    if distance < 0:
+        raise InputError(f"distance is {distance}; expected 0 or more squares")
+    if count not in ("rounds", "rolls"):
+        raise InputError(f"unknown count {count!r}; expected rounds or rolls")
+    dice = ur_roll_distribution(anglean, reroll)
+    if count == "rounds":
+        step = [turn_squares_pmf(s, dice) for s in range(distance + 1)]
+    else:
+        step = list(dice) + [Fraction(0)] * max(0, distance + 1 - len(dice))
+    mean = [Fraction(0)] * (distance + 1)
+    for d in range(1, distance + 1):
+        mean[d] = (1 + sum((step[s] * mean[d - s] for s in range(1, d)), Fraction(0))) / (1 - step[0])
+    return mean[distance]

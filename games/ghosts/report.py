@@ -11,7 +11,7 @@ import io
 import json
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import click
 
@@ -131,5 +131,3 @@ def fraction_text(p: Fraction) -> str:
     return str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
 
 
-def columns_of(rows: Sequence[dict[str, Any]]) -> list[str]:
-    return list(rows[0]) if rows else []
