@@ -137,13 +137,6 @@ def pattern_probabilities(probs: Sequence[Fraction], n: int = 4) -> dict[str, Fr
     return out
 
 
-def face_count_distribution(p: Fraction | float, n: int = 4) -> list[Fraction | float]:
-    """Distribution of how many of ``n`` shagai show one face of probability ``p``."""
-    from math import comb
-
-    return [comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1)]
-
-
 def tuulch_change(pattern: str, strength: int | None = None) -> int:
     """Strength change at Tuul'ch; with a current strength, clamped so strength stays >= 0."""
     delta = int(rules()["tuulch_strength"][pattern])
