@@ -80,10 +80,13 @@ def render(report: Report, fmt: str) -> str:
     if report.rows:
         cells = [[_text(r.get(c)) for c in report.columns] for r in report.rows]
         widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(report.columns)]
+        # numbers line up on the right, words on the left
+        words = [any(isinstance(r.get(c), str) and not r.get(c, "").replace("-", "").isdigit() for r in report.rows)
+                 for c in report.columns]
         lines.append("")
-        lines.append("  ".join(c.rjust(w) for c, w in zip(report.columns, widths)).rstrip())
+        lines.append("  ".join(c.ljust(w) if t else c.rjust(w) for c, w, t in zip(report.columns, widths, words)).rstrip())
         for row in cells:
-            lines.append("  ".join(v.rjust(w) for v, w in zip(row, widths)).rstrip())
+            lines.append("  ".join(v.ljust(w) if t else v.rjust(w) for v, w, t in zip(row, widths, words)).rstrip())
     for note in report.notes:
         lines.append(f"note: {note}")
     return "\n".join(lines)
