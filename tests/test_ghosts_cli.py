@@ -48,6 +48,14 @@ def test_nanna_json_lists_plain_fractions_of_one():
     assert body["probabilities"] == sorted(body["probabilities"])
 
 
+def test_custom_probabilities_equal_to_the_fair_dice_give_the_same_table():
+    fair = json.loads(run("race", "--distance", "6", "--json").output)
+    same = json.loads(run("race", "--distance", "6", "--probs", "0.0625,0.25,0.375,0.25,0.0625", "--json").output)
+    assert fair == same
+    slow = json.loads(run("move", "--probs", "0.5,0.5,0,0,0", "--json").output)
+    assert slow["expected_squares"] == 0.5 and [r["p"] for r in slow["rows"]] == [0.5, 0.5]
+
+
 def test_combat_table_json_covers_every_net():
     body = json.loads(run("combat", "--table", "--json").output)
     nets = [r["net"] for r in body["rows"]]
@@ -69,6 +77,12 @@ def test_combat_table_json_covers_every_net():
     ["move", "--tolerance", "2"],
     ["race", "--distance", "-3"],
     ["race", "--distance", "3", "--count", "days"],
+    ["move", "--probs", "0.2,0.2,0.2,0.2,0.3"],
+    ["move", "--probs", "0.5,0.5,0,0"],
+    ["move", "--probs", "-0.1,0.3,0.4,0.3,0.1"],
+    ["move", "--probs", "0,0,1,0,0"],
+    ["race", "--distance", "4", "--probs", "a,b,c,d,e"],
+    ["move", "--probs", "1/16,1/4,3/8,1/4,1/16", "--anglean", "--reroll", "die"],
     ["defend", "--at-stake", "-2"],
 ])
 def test_bad_input_is_one_line_exit_2(args):

@@ -21,6 +21,15 @@ def _dice_options(func):
     return func
 
 
+def _probs_option(func):
+    return click.option("--probs", default=None,
+                        help="P(roll 0..4) for other dice, e.g. 1/16,1/4,3/8,1/4,1/16 (must sum to 1).")(func)
+
+
+def _probs(text: str | None):
+    return None if text is None else movement.parse_probabilities(text)
+
+
 def _check_reroll(reroll: str) -> None:
     if reroll not in REROLL_READINGS:
         raise InputError(f"unknown reroll reading {reroll!r}; expected one of {', '.join(REROLL_READINGS)}")
@@ -138,13 +147,15 @@ def nanna_cmd(bonus: int, attempts: int | None, as_json: bool, as_csv: bool) -> 
 @ghosts.command("move")
 @click.option("--tolerance", type=float, default=1e-9, show_default=True,
               help="Stop listing when the exact probability of more squares is below this.")
+@_probs_option
 @_dice_options
 @output_options
-def move_cmd(tolerance: float, anglean: bool, reroll: str, as_json: bool, as_csv: bool) -> None:
+def move_cmd(tolerance: float, probs: str | None, anglean: bool, reroll: str, as_json: bool, as_csv: bool) -> None:
     """Squares one turn allows, counting the extra turns a roll of 2 gives (no limit)."""
     _check_reroll(reroll)
-    rows, tail = movement.turn_squares(anglean, reroll, _tolerance(tolerance))
-    dice = movement.ur_roll_distribution(anglean, reroll)
+    dist = _probs(probs)
+    rows, tail = movement.turn_squares(anglean, reroll, _tolerance(tolerance), probs=dist)
+    dice = movement.ur_roll_distribution(anglean, reroll, dist)
     facts = {"roll_probabilities": list(dice), "p_extra_turn": dice[rules().extra_turn_roll],
              "expected_squares": movement.turn_mean(dice),
              "expected_rolls": 1 / (1 - dice[rules().extra_turn_roll]),
@@ -160,15 +171,17 @@ def move_cmd(tolerance: float, anglean: bool, reroll: str, as_json: bool, as_csv
               help="rounds: a turn with its extra turns counts once; rolls: every roll counts.")
 @click.option("--tolerance", type=float, default=1e-9, show_default=True,
               help="Stop listing when the exact probability of needing more turns is below this.")
+@_probs_option
 @_dice_options
 @output_options
-def race_cmd(distance: int, count: str, tolerance: float, anglean: bool, reroll: str, as_json: bool,
-             as_csv: bool) -> None:
+def race_cmd(distance: int, count: str, tolerance: float, probs: str | None, anglean: bool, reroll: str,
+             as_json: bool, as_csv: bool) -> None:
     """Distribution of the number of turns needed to travel a distance."""
     non_negative(distance, "--distance")
     _check_reroll(reroll)
-    rows, tail = movement.race(distance, anglean, reroll, count, _tolerance(tolerance))
-    mean = movement.race_mean(distance, anglean, reroll, count)
+    dist = _probs(probs)
+    rows, tail = movement.race(distance, anglean, reroll, count, _tolerance(tolerance), probs=dist)
+    mean = movement.race_mean(distance, anglean, reroll, count, probs=dist)
     emit(Report(f"Turns ({count}) to travel {distance} squares", ["turns", "p", "p_at_most"],
                 [{"turns": t, "p": p, "p_at_most": c} for t, p, c in rows],
                 {"expected_turns": mean, "tail_left_off": tail}), as_json, as_csv)

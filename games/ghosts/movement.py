@@ -13,14 +13,49 @@ from games.ghosts.rules import REROLL_READINGS, rules
 from solver.errors import InputError
 
 
-def ur_roll_distribution(anglean: bool = False, reroll: str = "roll") -> list[Fraction]:
+def parse_probabilities(text: str) -> list[Fraction]:
+    """``"1/16,1/4,3/8,1/4,1/16"`` -> P(roll = 0..4) for dice that are not the fair Ur dice.
+
+    Each entry is a fraction or decimal; they must be >= 0, sum to 1 (within 1e-9, then
+    scaled to sum exactly to 1), and P(2) must be below 1 or a turn would never end.
+    """
+    parts = [p.strip() for p in text.split(",")]
+    size = rules().ur_dice + 1
+    if len(parts) != size:
+        raise InputError(f"--probs has {len(parts)} entries; expected {size} (P of rolling 0..{size - 1})")
+    try:
+        probs = [Fraction(p) for p in parts]
+    except (ValueError, ZeroDivisionError):
+        raise InputError(f"--probs {text!r}: not numbers; expected e.g. 1/16,1/4,3/8,1/4,1/16") from None
+    if any(p < 0 for p in probs):
+        raise InputError(f"--probs {text!r}: a probability is negative")
+    total = sum(probs, Fraction(0))
+    if abs(total - 1) > Fraction(1, 10**9):
+        raise InputError(f"--probs sum to {float(total):.9g}; expected 1")
+    probs = [p / total for p in probs]
+    if probs[rules().extra_turn_roll] == 1:
+        raise InputError("--probs: a roll of 2 is certain, so a turn never ends; expected P(2) < 1")
+    return probs
+
+
+def ur_roll_distribution(
+    anglean: bool = False, reroll: str = "roll", probs: list[Fraction] | None = None
+) -> list[Fraction]:
     """P(roll = 0..4) for the Ur dice; Anglean rerolls zeros once in the chosen reading.
 
     ``die``: every die showing no mark is rolled again once; ``roll``: a total of 0 is rolled
-    again once.
+    again once.  ``probs`` replaces the fair dice (only the ``roll`` reading applies to it).
     """
     if reroll not in REROLL_READINGS:
         raise InputError(f"unknown reroll reading {reroll!r}; expected one of {', '.join(REROLL_READINGS)}")
+    if probs is not None:
+        if anglean and reroll == "die":
+            raise InputError("the 'die' reroll reading needs the fair dice; use --reroll roll with --probs")
+        dist = list(probs)
+        if anglean:
+            zero = dist[0]
+            dist = [zero * zero] + [p + zero * p for p in dist[1:]]
+        return dist
     r = rules()
     m = Fraction(r.ur_marked, r.ur_tips)
     if anglean and reroll == "die":
@@ -45,7 +80,8 @@ def turn_squares_pmf(s: int, dice: list[Fraction]) -> Fraction:
 
 
 def turn_squares(
-    anglean: bool = False, reroll: str = "roll", tolerance: float = 1e-9, max_squares: int = 400
+    anglean: bool = False, reroll: str = "roll", tolerance: float = 1e-9, max_squares: int = 400,
+    probs: list[Fraction] | None = None,
 ) -> tuple[list[tuple[int, Fraction, Fraction]], Fraction]:
     """Rows (squares, P(exactly), P(at most)) until the exact tail P(more) drops below tolerance.
 
@@ -53,7 +89,7 @@ def turn_squares(
     """
     if not 0 < tolerance < 1:
         raise InputError(f"tolerance is {tolerance}; expected a number between 0 and 1")
-    dice = ur_roll_distribution(anglean, reroll)
+    dice = ur_roll_distribution(anglean, reroll, probs)
     rows = []
     cdf = Fraction(0)
     for s in range(max_squares + 1):
@@ -78,6 +114,7 @@ def race(
     count: str = "rounds",
     tolerance: float = 1e-9,
     max_turns: int = 1000,
+    probs: list[Fraction] | None = None,
 ) -> tuple[list[tuple[int, Fraction, Fraction]], Fraction]:
     """Distribution of the number of turns to travel ``distance`` squares on open ground.
 
@@ -91,7 +128,7 @@ def race(
         raise InputError(f"unknown count {count!r}; expected rounds or rolls")
     if not 0 < tolerance < 1:
         raise InputError(f"tolerance is {tolerance}; expected a number between 0 and 1")
-    dice = ur_roll_distribution(anglean, reroll)
+    dice = ur_roll_distribution(anglean, reroll, probs)
     if count == "rounds":
         step = [turn_squares_pmf(s, dice) for s in range(distance + 1)]
     else:
@@ -124,7 +161,10 @@ def race(
     return rows, 1 - done
 
 
-def race_mean(distance: int, anglean: bool = False, reroll: str = "roll", count: str = "rounds") -> Fraction:
+def race_mean(
+    distance: int, anglean: bool = False, reroll: str = "roll", count: str = "rounds",
+    probs: list[Fraction] | None = None,
+) -> Fraction:
     """Exact expected number of turns to travel ``distance``: E[d] = 1 + sum_s P(s) E[d - s].
 
     A turn that moves nothing (s = 0) leaves d unchanged, so that term moves to the left side.
@@ -133,7 +173,7 @@ def race_mean(distance: int, anglean: bool = False, reroll: str = "roll", count:
         raise InputError(f"distance is {distance}; expected 0 or more squares")
     if count not in ("rounds", "rolls"):
         raise InputError(f"unknown count {count!r}; expected rounds or rolls")
-    dice = ur_roll_distribution(anglean, reroll)
+    dice = ur_roll_distribution(anglean, reroll, probs)
     if count == "rounds":
         step = [turn_squares_pmf(s, dice) for s in range(distance + 1)]
     else:
