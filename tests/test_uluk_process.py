@@ -83,3 +83,11 @@ def test_bad_input():
         with pytest.raises(InputError):
             call()
     assert list(itertools.islice(compositions(3, 2), 5)) == [(1, 2), (2, 1)]
+
+
+def test_processing_claim_is_registered_and_verified():
+    from games.claims import find_claim
+
+    claim = find_claim("uluk-processing-examples")
+    result = claim.checker()()
+    assert result.status == "verified" and len(result.evidence) == 5
