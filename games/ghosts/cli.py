@@ -67,10 +67,10 @@ def combat_cmd(bonus: int, defender: str, emmer: bool, equipment: str, whole: bo
                     notes=["net <= -99 never wins; net >= 100 always wins"]), as_json, as_csv)
         return
     plan = combat.equipment_plan(bonus, d, gear)
-    rows = [
-        {"case": "with equipment when it helps", "p_attacker": plan.win, "exact": fraction_text(plan.win)},
-        {"case": "without equipment", "p_attacker": plan.win_without, "exact": fraction_text(plan.win_without)},
-    ]
+    rows = [{"case": "without equipment", "p_attacker": plan.win_without, "exact": fraction_text(plan.win_without)}]
+    if gear:
+        rows.insert(0, {"case": "with equipment when it helps", "p_attacker": plan.win,
+                        "exact": fraction_text(plan.win)})
     facts = {"defender": defender, "defender_modifier": d, "attacker_bonus": bonus, "equipment": gear,
              "net": bonus + gear - d, "p_attacker_wins": plan.win, "p_defender_wins": 1 - plan.win}
     if gear:
