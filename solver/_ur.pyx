@@ -14,7 +14,7 @@ acts again (a piece moved onto a fort), 2 the mover won (holds every fort).
 import numpy as np
 cimport numpy as cnp
 from cython.parallel cimport prange, threadid
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, free
 from libc.math cimport fabsf
 
@@ -155,6 +155,11 @@ cdef class UrKernel:
             t -= 1
         M[0] = m
         O[0] = o
+
+    cdef inline uint64_t unrank_packed(self, int64_t r) noexcept nogil:
+        cdef uint32_t m = 0, o = 0
+        self.unrank1(r, &m, &o)
+        return (<uint64_t> m) | ((<uint64_t> o) << 32)
 
     def rank(self, mine, theirs):
         """Ranks of states given as arrays of tile masks (vectorized)."""
@@ -426,6 +431,7 @@ cdef class UrKernel:
         cdef Buf* bufs = <Buf*> malloc(nt * sizeof(Buf))
         cdef int64_t s
         cdef uint32_t M = 0, O = 0
+        cdef uint64_t packed
         cdef float v, d, top = 0.0
         cdef float* Vp = &V[0]
         cdef int tid
@@ -438,7 +444,10 @@ cdef class UrKernel:
             with nogil:
                 for s in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
                     tid = threadid()
-                    self.unrank1(s, &M, &O)
+                    # plain assignments, so that prange makes M and O private to each thread
+                    packed = self.unrank_packed(s)
+                    M = <uint32_t> packed
+                    O = <uint32_t> (packed >> 32)
                     v = self.backup(&bufs[tid], M, O, Vp)
                     d = fabsf(v - Vp[s])
                     if d > worst[tid * 64]:

@@ -36,7 +36,7 @@ def test_real_board_small_k_equals_reference(tmp_path, k: int) -> None:
 def test_small_board_equals_reference(tmp_path, k: int) -> None:
     o = mini_options(tmp_path, k)
     table = solve(o, tmp_path / "t", tolerance=1e-7, threads=2)
-    compare(o, table, 1e-4)
+    compare(o, table, 1e-5)  # threads=2 too: catches a race between threads
     if k == 4:
         assert np.abs(np.asarray(table["value"])).max() > 0.1  # a game someone can win
 
