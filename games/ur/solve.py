@@ -173,7 +173,7 @@ def state_value(options: UrOptions, table: Table, mine: frozenset[int], theirs: 
         return done
     b = options.board
     r = kernel(options).rank([b.mask(mine)], [b.mask(theirs)])[0]
-    return float(table["value"][r])
+    return float(table["value"][r]) + 0.0
 
 
 def choices(options: UrOptions, table: Table, pos: Position, roll: int) -> list[Choice]:
@@ -187,6 +187,6 @@ def choices(options: UrOptions, table: Table, pos: Position, roll: int) -> list[
             v = state_value(options, table, act.mine, act.theirs)
         else:
             v = -state_value(options, table, act.theirs, act.mine)
-        out.append(Choice(act, v))
+        out.append(Choice(act, v + 0.0))  # + 0.0 turns -0.0 into 0.0
     out.sort(key=lambda c: -c.value)
     return out

@@ -1,0 +1,103 @@
+"""The ``solver ur`` commands: output formats and one-line errors for bad input."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from games.ur.rules import DEFAULT_BOARD
+from solver.cli import cli
+from tests.test_ur_reference import MINI_BOARD
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, ["ur", *args])
+
+
+def assert_one_line_error(result) -> None:
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error:")
+    assert "Traceback" not in result.output
+
+
+def test_graph_json_counts() -> None:
+    r = run("graph", "--pieces", "3", "--json")
+    assert r.exit_code == 0
+    doc = json.loads(r.output)
+    assert doc["states"] == 1_163_031
+    assert sum(t["states"] for t in doc["tiers"]) == doc["states"]
+
+
+def test_show_start_draws_the_board() -> None:
+    r = run("show", "start")
+    assert r.exit_code == 0
+    assert "pools: X 7, O 7;  X to move" in r.output and r.output.count("\n") == 10
+
+
+def test_show_places_pieces() -> None:
+    r = run("show", "X:A1,b4 O:C7 O", "--pieces", "2")
+    assert r.exit_code == 0
+    row1 = next(line for line in r.output.splitlines() if line.startswith(" 1"))
+    row7 = next(line for line in r.output.splitlines() if line.startswith(" 7"))
+    assert "[X]" in row1 and "[O]" in row7 and "O to move" in r.output
+
+
+def test_solve_then_best_move_and_analyze(tmp_path) -> None:
+    board = tmp_path / "mini.json"
+    board.write_text(json.dumps(MINI_BOARD))
+    out = tmp_path / "table"
+    r = run("solve", "--pieces", "4", "--board", str(board), "--out", str(out))
+    assert r.exit_code == 0, r.output
+    assert "value of start for the first player" in r.output
+    r = run("best-move", "X:A1,A3,C3,C2 O:B2 X", "--roll", "gold+blank", "--pieces", "4", "--board", str(board),
+            "--table", str(out), "--json")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output)
+    assert doc["value"] == 1.0 and "wins" in doc["best"]
+    r = run("analyze", "start", "--pieces", "4", "--board", str(board), "--table", str(out), "--json")
+    doc = json.loads(r.output)
+    assert len(doc["rolls"]) == 6
+    assert abs(doc["value"] - sum(x["probability"] * x["value"] for x in doc["rolls"])) < 1e-5
+
+
+def test_queries_build_a_missing_table() -> None:
+    r = run("best-move", "start", "--roll", "blank+gold", "--pieces", "1", "--json")
+    assert r.exit_code == 0
+    assert json.loads(r.stdout)["value"] == 0.0  # one piece cannot hold four forts
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("show", "start", "--pieces", "8"),
+        ("show", "X:A1,Z9 O:- X"),
+        ("show", "X:A5 O:- X"),
+        ("show", "X:A1 O:A1 X"),
+        ("show", "X:A1,A1 O:- X"),
+        ("show", "X:A1,A2,A3 O:- X", "--pieces", "2"),
+        ("show", "X:A1 O:B2"),
+        ("show", "hello"),
+        ("best-move", "start", "--roll", "gold+copper", "--pieces", "1"),
+        ("analyze", "start", "--pieces", "0"),
+    ],
+)
+def test_bad_input_is_a_one_line_error(args) -> None:
+    assert_one_line_error(run(*args))
+
+
+def test_broken_board_files_are_one_line_errors(tmp_path) -> None:
+    doc = json.loads(DEFAULT_BOARD.read_text())
+    doc["tiles"][0]["neighbours"].append("C8")  # A1 -> C8 but not C8 -> A1
+    bad = tmp_path / "asym.json"
+    bad.write_text(json.dumps(doc))
+    r = run("graph", "--pieces", "2", "--board", str(bad))
+    assert_one_line_error(r)
+    assert "broken adjacency" in r.output
+    doc["tiles"][0]["neighbours"][-1] = "Q9"
+    bad.write_text(json.dumps(doc))
+    assert_one_line_error(run("show", "start", "--board", str(bad)))
+    bad.write_text("{not json")
+    assert_one_line_error(run("show", "start", "--board", str(bad)))
+    assert_one_line_error(run("show", "start", "--board", str(tmp_path / "missing.json")))
