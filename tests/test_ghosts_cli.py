@@ -23,6 +23,8 @@ def run(*args: str):
     ["nanna", "--bonus", "30"],
     ["move", "--tolerance", "1e-4"],
     ["race", "--distance", "8", "--count", "rolls"],
+    ["race", "--distance", "8", "--ambush-variant", "--bonus", "20"],
+    ["move", "--ambush-variant", "--tolerance", "1e-4"],
     ["defend", "--attacker-bonus", "20", "--defender-bonus", "10", "--emmer"],
 ])
 def test_every_command_in_every_format(args):
@@ -84,6 +86,8 @@ def test_combat_table_json_covers_every_net():
     ["race", "--distance", "4", "--probs", "a,b,c,d,e"],
     ["move", "--probs", "1/16,1/4,3/8,1/4,1/16", "--anglean", "--reroll", "die"],
     ["defend", "--at-stake", "-2"],
+    ["move", "--ambush-variant", "--bonus", "-4"],
+    ["race", "--distance", "5", "--ambush-variant", "--count", "rolls"],
 ])
 def test_bad_input_is_one_line_exit_2(args):
     out = run(*args)

@@ -144,3 +144,67 @@ def test_race_monte_carlo_and_edges():
     assert movement.race(0)[0] == [(0, 1, 1)]
     with pytest.raises(InputError):
         movement.race(-1)
+
+
+def _turn_enum_ambush(s_max: int, faces, clear: Fraction) -> list[Fraction]:
+    """Every roll chain, with an Ambush (cleared with chance ``clear``) on each third 2 in a row."""
+    out = [Fraction(0)] * (s_max + 1)
+
+    def walk(moved: int, twos: int, mass: Fraction) -> None:
+        for roll, w in faces.items():
+            if roll != 2:
+                if moved + roll <= s_max:
+                    out[moved + roll] += mass * w
+                continue
+            if (twos + 1) % 3 == 0:
+                out[moved] += mass * w * (1 - clear)  # Ambush lost: turn over, the 2 not moved
+                if moved + 2 <= s_max:
+                    walk(moved + 2, twos + 1, mass * w * clear)
+            elif moved + 2 <= s_max:
+                walk(moved + 2, twos + 1, mass * w)
+
+    walk(0, 0, Fraction(1))
+    return out
+
+
+@pytest.mark.parametrize("clear", [Fraction(0), Fraction(1, 3), Fraction(1)])
+def test_ambush_variant_against_enumeration(clear):
+    dice = movement.ur_roll_distribution()
+    ref = _turn_enum_ambush(16, die_faces(), clear)
+    assert [movement.turn_squares_pmf(s, dice, clear) for s in range(17)] == ref
+    rows, tail = movement.turn_squares(tolerance=1e-13, ambush_clear=clear)
+    assert 0 <= movement.turn_mean(dice, clear) - sum(s * p for s, p, _ in rows) < 1e-9
+    if clear == 1:  # an Ambush always cleared is no variant at all
+        assert movement.turn_mean(dice, clear) == Fraction(16, 5)
+        assert movement.turn_rolls_mean(dice, clear) == movement.turn_rolls_mean(dice)
+
+
+def test_ambush_variant_monte_carlo():
+    clear = Fraction(2, 3)
+    dice = movement.ur_roll_distribution()
+    rng = random.Random(13)
+    n = 40000
+    counts: dict[int, int] = {}
+    rolls = 0
+    for _ in range(n):
+        s = twos = 0
+        while True:
+            r = roll_die_sim(rng)
+            rolls += 1
+            if r != 2:
+                s += r
+                break
+            twos += 1
+            if twos % 3 == 0 and rng.random() >= float(clear):
+                break
+            s += 2
+        counts[s] = counts.get(s, 0) + 1
+    for s in range(10):
+        p = float(movement.turn_squares_pmf(s, dice, clear))
+        se = math.sqrt(p * (1 - p) / n)
+        assert abs(counts.get(s, 0) / n - p) <= 5 * se + 1e-9
+    assert abs(rolls / n - float(movement.turn_rolls_mean(dice, clear))) < 0.03
+    rows, _ = movement.race(9, ambush_clear=clear, tolerance=1e-8)
+    assert 0 <= movement.race_mean(9, ambush_clear=clear) - sum(t * p for t, p, _ in rows) < 1e-6
+    with pytest.raises(InputError):
+        movement.race(9, count="rolls", ambush_clear=clear)

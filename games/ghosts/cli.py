@@ -26,6 +26,19 @@ def _probs_option(func):
                         help="P(roll 0..4) for other dice, e.g. 1/16,1/4,3/8,1/4,1/16 (must sum to 1).")(func)
 
 
+def _ambush_options(func):
+    func = click.option("--bonus", type=int, default=0, show_default=True,
+                        help="With --ambush-variant: the adventurer's total bonus in the Ambush fights.")(func)
+    func = click.option("--ambush-variant", is_flag=True,
+                        help="Variant: every third consecutive 2 needs an Ambush cleared, or the turn ends.")(func)
+    return func
+
+
+def _ambush_clear(variant: bool, bonus: int, anglean: bool, reroll: str):
+    non_negative(bonus, "--bonus")
+    return combat.ambush(bonus, False, anglean, reroll).card if variant else None
+
+
 def _probs(text: str | None):
     return None if text is None else movement.parse_probabilities(text)
 
@@ -148,17 +161,21 @@ def nanna_cmd(bonus: int, attempts: int | None, as_json: bool, as_csv: bool) -> 
 @click.option("--tolerance", type=float, default=1e-9, show_default=True,
               help="Stop listing when the exact probability of more squares is below this.")
 @_probs_option
+@_ambush_options
 @_dice_options
 @output_options
-def move_cmd(tolerance: float, probs: str | None, anglean: bool, reroll: str, as_json: bool, as_csv: bool) -> None:
+def move_cmd(tolerance: float, probs: str | None, ambush_variant: bool, bonus: int, anglean: bool, reroll: str,
+             as_json: bool, as_csv: bool) -> None:
     """Squares one turn allows, counting the extra turns a roll of 2 gives (no limit)."""
     _check_reroll(reroll)
     dist = _probs(probs)
-    rows, tail = movement.turn_squares(anglean, reroll, _tolerance(tolerance), probs=dist)
+    clear = _ambush_clear(ambush_variant, bonus, anglean, reroll)
+    rows, tail = movement.turn_squares(anglean, reroll, _tolerance(tolerance), probs=dist, ambush_clear=clear)
     dice = movement.ur_roll_distribution(anglean, reroll, dist)
     facts = {"roll_probabilities": list(dice), "p_extra_turn": dice[rules().extra_turn_roll],
-             "expected_squares": movement.turn_mean(dice),
-             "expected_rolls": 1 / (1 - dice[rules().extra_turn_roll]),
+             "expected_squares": movement.turn_mean(dice, clear),
+             "p_ambush_cleared": clear,
+             "expected_rolls": movement.turn_rolls_mean(dice, clear),
              "tail_left_off": tail}
     emit(Report("Squares allowed in one turn with its extra turns",
                 ["squares", "p", "p_at_most"],
@@ -172,16 +189,19 @@ def move_cmd(tolerance: float, probs: str | None, anglean: bool, reroll: str, as
 @click.option("--tolerance", type=float, default=1e-9, show_default=True,
               help="Stop listing when the exact probability of needing more turns is below this.")
 @_probs_option
+@_ambush_options
 @_dice_options
 @output_options
-def race_cmd(distance: int, count: str, tolerance: float, probs: str | None, anglean: bool, reroll: str,
-             as_json: bool, as_csv: bool) -> None:
+def race_cmd(distance: int, count: str, tolerance: float, probs: str | None, ambush_variant: bool, bonus: int,
+             anglean: bool, reroll: str, as_json: bool, as_csv: bool) -> None:
     """Distribution of the number of turns needed to travel a distance."""
     non_negative(distance, "--distance")
     _check_reroll(reroll)
     dist = _probs(probs)
-    rows, tail = movement.race(distance, anglean, reroll, count, _tolerance(tolerance), probs=dist)
-    mean = movement.race_mean(distance, anglean, reroll, count, probs=dist)
+    clear = _ambush_clear(ambush_variant, bonus, anglean, reroll)
+    rows, tail = movement.race(distance, anglean, reroll, count, _tolerance(tolerance), probs=dist,
+                               ambush_clear=clear)
+    mean = movement.race_mean(distance, anglean, reroll, count, probs=dist, ambush_clear=clear)
     emit(Report(f"Turns ({count}) to travel {distance} squares", ["turns", "p", "p_at_most"],
                 [{"turns": t, "p": p, "p_at_most": c} for t, p, c in rows],
                 {"expected_turns": mean, "tail_left_off": tail}), as_json, as_csv)

@@ -67,21 +67,35 @@ def ur_roll_distribution(
     return dist
 
 
-def turn_squares_pmf(s: int, dice: list[Fraction]) -> Fraction:
-    """P(a turn with all its extra turns allows exactly ``s`` squares)."""
+def _moved_twos_weight(n: int, p2: Fraction, ambush_clear: Fraction | None) -> Fraction:
+    """P(the first n rolls of a turn are 2s that all moved), with the Ambush variant's checks."""
+    every = rules().ambush_every
+    return p2**n * (ambush_clear ** (n // every) if ambush_clear is not None else 1)
+
+
+def turn_squares_pmf(s: int, dice: list[Fraction], ambush_clear: Fraction | None = None) -> Fraction:
+    """P(a turn with all its extra turns allows exactly ``s`` squares).
+
+    With the Ambush variant (``ambush_clear`` = chance of clearing an Ambush), every third
+    consecutive 2 is moved only if the Ambush is cleared; otherwise the turn ends there.
+    """
     two = rules().extra_turn_roll
+    every = rules().ambush_every
     p2 = dice[two]
     total = Fraction(0)
-    for n in range(s // two + 1):  # n rolls of 2, then one final other roll
+    for n in range(s // two + 1):  # n rolls of 2 moved, then the roll that ends the turn
+        w = _moved_twos_weight(n, p2, ambush_clear)
         last = s - two * n
         if 0 <= last < len(dice) and last != two:
-            total += p2**n * dice[last]
+            total += w * dice[last]
+        if ambush_clear is not None and last == 0 and (n + 1) % every == 0:
+            total += w * p2 * (1 - ambush_clear)  # the Ambush is lost: the turn is over
     return total
 
 
 def turn_squares(
     anglean: bool = False, reroll: str = "roll", tolerance: float = 1e-9, max_squares: int = 400,
-    probs: list[Fraction] | None = None,
+    probs: list[Fraction] | None = None, ambush_clear: Fraction | None = None,
 ) -> tuple[list[tuple[int, Fraction, Fraction]], Fraction]:
     """Rows (squares, P(exactly), P(at most)) until the exact tail P(more) drops below tolerance.
 
@@ -93,7 +107,7 @@ def turn_squares(
     rows = []
     cdf = Fraction(0)
     for s in range(max_squares + 1):
-        p = turn_squares_pmf(s, dice)
+        p = turn_squares_pmf(s, dice, ambush_clear)
         cdf += p
         rows.append((s, p, cdf))
         if 1 - cdf < tolerance:
@@ -101,10 +115,38 @@ def turn_squares(
     return rows, 1 - cdf
 
 
-def turn_mean(dice: list[Fraction]) -> Fraction:
-    """Expected squares per turn: E[roll] / (1 - P(2)) by Wald's identity."""
-    mean = sum((k * p for k, p in enumerate(dice)), Fraction(0))
-    return mean / (1 - dice[rules().extra_turn_roll])
+def turn_mean(dice: list[Fraction], ambush_clear: Fraction | None = None) -> Fraction:
+    """Expected squares per turn, exactly.
+
+    Without the variant this is Wald's E[roll] / (1 - P(2)).  With it, the weights of n moved
+    2s repeat in blocks of three (x = P(2)^3 * P(clear) per block), so the series is summed in
+    closed form with sum x^k = 1/(1-x) and sum k x^k = x/(1-x)^2.
+    """
+    two = rules().extra_turn_roll
+    p2 = dice[two]
+    if ambush_clear is None:
+        return sum((k * p for k, p in enumerate(dice)), Fraction(0)) / (1 - p2)
+    every = rules().ambush_every
+    stop = sum((p for k, p in enumerate(dice) if k != two), Fraction(0))       # P(a turn-ending roll)
+    stop_sq = sum((k * p for k, p in enumerate(dice) if k != two), Fraction(0))
+    x = p2**every * ambush_clear
+    g0, g1 = 1 / (1 - x), x / (1 - x) ** 2
+    mean = Fraction(0)
+    for j in range(every):
+        # n = every*k + j moved 2s: squares 2n, then the ending roll (or a lost Ambush, 0 more)
+        end = stop + (p2 * (1 - ambush_clear) if j == every - 1 else 0)
+        weight = p2**j
+        mean += weight * (two * (every * g1 + j * g0) * end + g0 * stop_sq)
+    return mean
+
+
+def turn_rolls_mean(dice: list[Fraction], ambush_clear: Fraction | None = None) -> Fraction:
+    """Expected Ur dice rolls in one turn: the sum over n of P(n moved 2s), in blocks of three."""
+    p2 = dice[rules().extra_turn_roll]
+    if ambush_clear is None:
+        return 1 / (1 - p2)
+    every = rules().ambush_every
+    return sum((p2**j for j in range(every)), Fraction(0)) / (1 - p2**every * ambush_clear)
 
 
 def race(
@@ -115,6 +157,7 @@ def race(
     tolerance: float = 1e-9,
     max_turns: int = 1000,
     probs: list[Fraction] | None = None,
+    ambush_clear: Fraction | None = None,
 ) -> tuple[list[tuple[int, Fraction, Fraction]], Fraction]:
     """Distribution of the number of turns to travel ``distance`` squares on open ground.
 
@@ -126,11 +169,13 @@ def race(
         raise InputError(f"distance is {distance}; expected 0 or more squares")
     if count not in ("rounds", "rolls"):
         raise InputError(f"unknown count {count!r}; expected rounds or rolls")
+    if count == "rolls" and ambush_clear is not None:
+        raise InputError("the Ambush variant needs --count rounds (rolls are then not independent)")
     if not 0 < tolerance < 1:
         raise InputError(f"tolerance is {tolerance}; expected a number between 0 and 1")
     dice = ur_roll_distribution(anglean, reroll, probs)
     if count == "rounds":
-        step = [turn_squares_pmf(s, dice) for s in range(distance + 1)]
+        step = [turn_squares_pmf(s, dice, ambush_clear) for s in range(distance + 1)]
     else:
         step = list(dice) + [Fraction(0)] * max(0, distance + 1 - len(dice))
     if distance == 0:
@@ -163,7 +208,7 @@ def race(
 
 def race_mean(
     distance: int, anglean: bool = False, reroll: str = "roll", count: str = "rounds",
-    probs: list[Fraction] | None = None,
+    probs: list[Fraction] | None = None, ambush_clear: Fraction | None = None,
 ) -> Fraction:
     """Exact expected number of turns to travel ``distance``: E[d] = 1 + sum_s P(s) E[d - s].
 
@@ -173,9 +218,11 @@ def race_mean(
         raise InputError(f"distance is {distance}; expected 0 or more squares")
     if count not in ("rounds", "rolls"):
         raise InputError(f"unknown count {count!r}; expected rounds or rolls")
+    if count == "rolls" and ambush_clear is not None:
+        raise InputError("the Ambush variant needs --count rounds (rolls are then not independent)")
     dice = ur_roll_distribution(anglean, reroll, probs)
     if count == "rounds":
-        step = [turn_squares_pmf(s, dice) for s in range(distance + 1)]
+        step = [turn_squares_pmf(s, dice, ambush_clear) for s in range(distance + 1)]
     else:
         step = list(dice) + [Fraction(0)] * max(0, distance + 1 - len(dice))
     mean = [Fraction(0)] * (distance + 1)

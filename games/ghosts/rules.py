@@ -25,6 +25,7 @@ class GhostsRules:
     extra_turn_roll: int
     nanna_attempts: int
     ambush_dice: int
+    ambush_every: int
 
 
 @lru_cache(maxsize=1)
@@ -42,6 +43,7 @@ def rules() -> GhostsRules:
         extra_turn_roll=int(ur["extra_turn_roll"]),
         nanna_attempts=int(raw["nanna_attempts"]),
         ambush_dice=int(raw["ambush_dice"]),
+        ambush_every=int(raw["ambush_variant_every_consecutive_two"]),
     )
 
 
