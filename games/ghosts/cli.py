@@ -174,9 +174,10 @@ def move_cmd(tolerance: float, probs: str | None, ambush_variant: bool, bonus: i
     dice = movement.ur_roll_distribution(anglean, reroll, dist)
     facts = {"roll_probabilities": list(dice), "p_extra_turn": dice[rules().extra_turn_roll],
              "expected_squares": movement.turn_mean(dice, clear),
-             "p_ambush_cleared": clear,
              "expected_rolls": movement.turn_rolls_mean(dice, clear),
              "tail_left_off": tail}
+    if clear is not None:
+        facts["p_ambush_cleared"] = clear
     emit(Report("Squares allowed in one turn with its extra turns",
                 ["squares", "p", "p_at_most"],
                 [{"squares": s, "p": p, "p_at_most": c} for s, p, c in rows], facts), as_json, as_csv)
