@@ -417,9 +417,12 @@ cdef class UrKernel:
             total += self.roll_p[r] * v
         return total
 
-    def sweep(self, float[::1] V, int threads=1, int64_t start=0, int64_t stop=-1, bint write=True):
+    def sweep(self, float[::1] V, int threads=1, int64_t start=0, int64_t stop=-1, bint write=True,
+              bint backwards=False):
         """One Gauss-Seidel sweep in place over ranks start..stop-1; returns the largest change.
 
+        ``backwards`` visits the ranks from the top down (states with many pieces on the board
+        first, where the wins are).
         With ``write=False`` nothing is written and the result is the Bellman residual.
         """
         if V.shape[0] != self.total:
@@ -429,7 +432,7 @@ cdef class UrKernel:
         cdef int nt = max(1, threads), t
         cdef float* worst = <float*> malloc(nt * 64 * sizeof(float))
         cdef Buf* bufs = <Buf*> malloc(nt * sizeof(Buf))
-        cdef int64_t s
+        cdef int64_t s, i
         cdef uint32_t M = 0, O = 0
         cdef uint64_t packed
         cdef float v, d, top = 0.0
@@ -442,7 +445,8 @@ cdef class UrKernel:
             bufs[t].f = <uint8_t*> malloc(BUF)
         try:
             with nogil:
-                for s in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
+                for i in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
+                    s = (stop - 1 - (i - start)) if backwards else i
                     tid = threadid()
                     # plain assignments, so that prange makes M and O private to each thread
                     packed = self.unrank_packed(s)

@@ -80,3 +80,20 @@ def test_best_action_takes_a_win_and_values_agree_with_the_table(tmp_path) -> No
     mine, theirs = pos.mover_relative()
     expect = sum(r.probability * choices(o, table, pos, i)[0].value for i, r in enumerate(o.dice.rolls))
     assert abs(state_value(o, table, mine, theirs) - expect) < 1e-5
+
+
+def test_kernel_roll_values_and_backwards_sweeps_agree_with_the_engine(tmp_path) -> None:
+    o = mini_options(tmp_path, 4)
+    table = load_table(o, tmp_path / "t")
+    K = kernel(o)
+    values = np.array(table["value"])
+    for text in ("start", "X:A1,B3 O:C1,B2 O", "X:A3,C3,B2 O:B1 X"):
+        pos = parse(text, o)
+        mine, theirs = pos.mover_relative()
+        got = K.roll_values(values, o.board.mask(mine), o.board.mask(theirs))
+        want = [choices(o, table, pos, i)[0].value for i in range(len(o.dice.rolls))]
+        assert np.allclose(got, want, atol=1e-6)
+    backwards = np.zeros_like(values)
+    while K.sweep(backwards, threads=2, backwards=True) >= 1e-7:
+        pass
+    assert np.abs(backwards - values).max() < 1e-4  # the table was solved to 1e-6 only

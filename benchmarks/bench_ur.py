@@ -1,0 +1,114 @@
+"""Ur (fort rules): speed of one value-iteration sweep, solve times, memory, and the k = 7 projection.
+
+Run with ``nice -n 19 python benchmarks/bench_ur.py [--solve-k4]``. Speeds are per core (one
+thread); the reference is the plain Python engine (games.ur.engine) with a Python rank
+function, measured on a sample in the same run, and the script prints the ratio.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import tempfile
+import time
+from math import comb
+
+import numpy as np
+
+from games.ur import kernel
+from games.ur.engine import actions, terminal_value
+from games.ur.rules import UrOptions
+from games.ur.solve import solve
+
+
+def py_rank(n: int, k: int, mine: frozenset[int], theirs: frozenset[int]) -> int:
+    """The kernel's rank, written plainly (tiers, then colex of mine, then of theirs squeezed)."""
+    a, b = len(mine), len(theirs)
+    rm = sum(comb(t, i + 1) for i, t in enumerate(sorted(mine)))
+    free = [t for t in range(n) if t not in mine]
+    ro = sum(comb(free.index(t), i + 1) for i, t in enumerate(sorted(theirs)))
+    off = 0
+    for x in range(k + 1):
+        for y in range(k + 1):
+            if (x, y) == (a, b):
+                return off + rm * comb(n - a, b) + ro
+            off += comb(n, x) * comb(n - x, y)
+    raise ValueError("state outside the encoding")
+
+
+def py_backup(o: UrOptions, V: np.ndarray, mine: frozenset[int], theirs: frozenset[int]) -> float:
+    done = terminal_value(o.board, mine, theirs)
+    if done is not None:
+        return done
+    n, k = o.board.size, o.pieces
+    total = 0.0
+    for roll in o.dice.rolls:
+        best = -2.0
+        for act in actions(o, mine, theirs, roll):
+            if act.win:
+                v = 1.0
+            elif act.extra_turn:
+                v = float(V[py_rank(n, k, act.mine, act.theirs)])
+            else:
+                v = -float(V[py_rank(n, k, act.theirs, act.mine)])
+            best = max(best, v)
+        total += roll.probability * best
+    return total
+
+
+def sweep_speed(k: int, sample: int, py_sample: int) -> dict[str, float]:
+    o = UrOptions(pieces=k)
+    K = kernel(o)
+    n = K.state_count
+    rng = np.random.default_rng(k)
+    V = rng.uniform(-1, 1, n).astype(np.float32)
+    # a contiguous block taken from the top tiers, where states have most pieces (the bulk)
+    stop = n
+    start = max(0, n - sample)
+    t = time.perf_counter()
+    K.sweep(V, threads=1, start=start, stop=stop)
+    fast = (stop - start) / (time.perf_counter() - t)
+    ranks = rng.integers(start, stop, py_sample)
+    ms, ts = K.unrank(ranks)
+    states = [(frozenset(i for i in range(20) if m >> i & 1), frozenset(i for i in range(20) if x >> i & 1))
+              for m, x in zip(ms, ts)]
+    t = time.perf_counter()
+    for m, x in states:
+        py_backup(o, V, m, x)
+    slow = len(states) / (time.perf_counter() - t)
+    # the whole space at the same per-state cost as the measured block (an upper estimate)
+    whole = n / fast
+    return {"k": k, "states": n, "cython_per_s": fast, "python_per_s": slow, "ratio": fast / slow,
+            "full_sweep_s_est": whole}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--solve-k4", action="store_true", help="also solve k = 4 completely (long)")
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args()
+    random.seed(1)
+    print("one Gauss-Seidel sweep, one thread (states in the top tiers, where most states are):")
+    rows = []
+    for k, sample, py in ((2, 36711, 300), (3, 300_000, 200), (4, 500_000, 100), (7, 200_000, 20)):
+        r = sweep_speed(k, sample, py)
+        rows.append(r)
+        print(f"  k={k}: {r['states']:>13,} states  Cython {r['cython_per_s']:>11,.0f} states/s/core  "
+              f"Python {r['python_per_s']:>7,.0f} states/s  ratio {r['ratio']:>6,.0f}x  "
+              f"full sweep ~{r['full_sweep_s_est']:,.1f} s/core")
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in (3,) + ((4,) if args.solve_k4 else ()):
+            t = time.perf_counter()
+            table = solve(UrOptions(pieces=k), f"{tmp}/k{k}", threads=args.threads, show_progress=False)
+            print(f"solve k={k}: {time.perf_counter() - t:,.1f} s with {args.threads} threads, "
+                  f"{table.meta['sweeps']} sweeps, residual {table.meta['residual']:.2g}")
+    print("memory: 4 bytes per state (one float32 value; no graph is stored); the checkpoint is "
+          "another 4 bytes per state on disk")
+    k7 = rows[-1]
+    n7 = k7["states"]
+    print(f"k=7 projection: {n7:,} states -> {n7 * 4 / 2**30:.1f} GiB of values; one sweep "
+          f"~{n7 / k7['cython_per_s'] / 3600:.1f} core-hours "
+          f"({n7 / k7['cython_per_s'] / 3600 / 2:.1f} h on this 2-core machine) times the number of sweeps")
+
+
+if __name__ == "__main__":
+    main()
