@@ -48,10 +48,7 @@ def _log(text: str) -> None:
 
 def _table(options: UrOptions, table_dir: str | None) -> Any:
     if table_dir is None and options.pieces > AUTO_BUILD_MAX_PIECES:
-        from solver.table import open_table  # noqa: F401  (only to raise the usual missing-table error)
-
-        root = default_table_dir(options)
-        if not (root / "header.json").is_file():
+        if not (default_table_dir(options) / "header.json").is_file():
             raise InputError(
                 f"no solved table for pieces={options.pieces}; build it first with "
                 f"'solver ur solve --pieces {options.pieces}' (large), or ask with a smaller --pieces"
