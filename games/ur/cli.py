@@ -23,7 +23,7 @@ from games.ur.solve import (
 )
 from solver.errors import InputError
 
-AUTO_BUILD_MAX_PIECES = 4  # queries solve missing tables up to this size on their own
+AUTO_BUILD_MAX_PIECES = 3  # queries solve missing tables up to this size on their own (seconds)
 
 
 def _options_decorator(default_pieces: int = MAX_PIECES) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
