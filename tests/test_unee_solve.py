@@ -119,3 +119,58 @@ def test_default_variant_best_moves_agree_with_successor_values():
         assert v == max(m.value for m in infos)
         best = t.best_moves(pos)
         assert best and all(m.value == v for m in best)
+
+
+@pytest.mark.parametrize("h,b", [(2, 2), (2, 3), (3, 1)])
+@pytest.mark.parametrize("skip,both", OPTION_COMBOS)
+def test_split_bounds_equal_reference(h, b, skip, both):
+    if b == 3 and (skip or both):
+        pytest.skip("12 balls checked with the default options here")
+    from tests.unee_solve_ref import split_bounds_reference
+
+    opts = small_options(h, b, skip, both)
+    g = build_graph(opts)
+    arr = S.solve_arrays(g, "split")
+    L, U = split_bounds_reference(plain_graph(h, opts.max_balls, skip, both), h)
+    for board in L:
+        r = g.rank(unee.Position.from_relative(board, "S"))
+        assert (arr["lower"][r], arr["upper"][r]) == (L[board], U[board]), board
+
+
+@pytest.mark.parametrize("h,b,smax", [(2, 2, 5), (3, 1, 3)])
+def test_split_exact_search_lies_within_bounds(h, b, smax):
+    from games.unee.split import exact_value
+    from tests.unee_solve_ref import first_repetition_value
+
+    opts = small_options(h, b)
+    g = build_graph(opts)
+    arr = S.solve_arrays(g, "split")
+    pg = plain_graph(h, opts.max_balls)
+    rng = np.random.default_rng(11)
+    for r in rng.choice(g.n_states, size=min(150, g.n_states), replace=False):
+        lo, hi = int(arr["lower"][r]), int(arr["upper"][r])
+        value, _ = exact_value(g, arr["lower"], arr["upper"], int(r))
+        assert lo <= value <= hi
+    # on small boards the search equals a plain exhaustive search over histories
+    checked = open_gap = 0
+    for board in pg:
+        if sum(board) > smax:
+            continue
+        r = g.rank(unee.Position.from_relative(board, "S"))
+        value, _ = exact_value(g, arr["lower"], arr["upper"], r)
+        assert value == first_repetition_value(pg, h, board), board
+        checked += 1
+        open_gap += arr["lower"][r] != arr["upper"][r]
+    assert checked > 20
+    if h == 2:  # there the small boards include positions where the bounds differ
+        assert open_gap > 0
+
+
+def test_split_exact_search_stops_at_its_effort_limit():
+    from games.unee.split import EffortLimitReached, exact_value
+
+    g = build_graph(small_options(3, 1))
+    arr = S.solve_arrays(g, "split")
+    gap = np.flatnonzero(arr["lower"] != arr["upper"])
+    with pytest.raises(EffortLimitReached, match="stopped after 1 positions"):
+        exact_value(g, arr["lower"], arr["upper"], int(gap[-1]), effort=1)

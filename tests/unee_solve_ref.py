@@ -91,3 +91,76 @@ def termination_thresholds(g):
         b = max((u for u in us if lose[(x, u)]), default=None)
         out[x] = (a, b)
     return out, m
+
+
+def split_bounds_reference(g, n):
+    """Split rule bounds from the textbook co-Büchi formula W = mu X. nu Y. (Good & Pre(Y)) | Pre(X),
+    one threshold at a time, on nodes (board, 0 = P to move / 1 = opponent to move)."""
+    L, U = {}, {}
+
+    def delta(x):
+        return sum(x[:n]) - sum(x[n:])
+
+    for s in sorted({sum(x) for x in g}):
+        layer = [x for x in g if sum(x) == s]
+        nodes = [(x, r) for x in layer for r in (0, 1)]
+        won = {}
+        for u in range(-s + 1, s + 1):
+            def fixed(node):
+                x, r = node
+                if g[x]:
+                    return None
+                return (-s >= u) if r == 0 else (s >= u)  # no move: all balls go to the opponent
+
+            def pre(node, S):
+                f = fixed(node)
+                if f is not None:
+                    return f
+                x, r = node
+                inner = [(cap, y) for cap, y in g[x] if cap == 0]
+                exits = [(cap, y) for cap, y in g[x] if cap != 0]
+                if r == 0:
+                    return any(cap - U[y] >= u for cap, y in exits) or any((y, 1) in S for _, y in inner)
+                return all(L[y] - cap >= u for cap, y in exits) and all((y, 0) in S for _, y in inner)
+
+            def good(node):
+                x, r = node
+                return delta(x) >= u if r == 0 else -delta(x) >= u
+
+            X = set()
+            while True:
+                Y = set(nodes)
+                while True:
+                    Y2 = {v for v in nodes if (good(v) and pre(v, Y)) or pre(v, X)}
+                    if Y2 == Y:
+                        break
+                    Y = Y2
+                if Y == X:
+                    break
+                X = Y
+            won[u] = X
+        for x in layer:
+            L[x] = max([u for u in range(-s + 1, s + 1) if (x, 0) in won[u]], default=-s)
+            lost = [u for u in range(-s + 1, s + 1) if (x, 1) not in won[u]]
+            U[x] = 1 - min(lost, default=s + 1)
+    return L, U
+
+
+def first_repetition_value(g, n, x, path=None):
+    """The exact split-rule value of a fresh game from x by exhaustive search over histories."""
+    if path is None:
+        path = [(x, 0)]
+    moves = g[x]
+    if not moves:
+        return -sum(x)
+    side = path[-1][1]
+    best = None
+    for cap, y in moves:
+        if cap:
+            val = cap - first_repetition_value(g, n, y)
+        elif (y, 1 - side) in path:
+            val = -(sum(y[:n]) - sum(y[n:]))
+        else:
+            val = -first_repetition_value(g, n, y, path + [(y, 1 - side)])
+        best = val if best is None else max(best, val)
+    return best

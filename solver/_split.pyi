@@ -1,0 +1,11 @@
+from typing import Callable
+
+import numpy as np
+import numpy.typing as npt
+
+def split_tiers(
+    indptr: npt.NDArray[np.int64], succ: npt.NDArray[np.int32], reward: npt.NDArray[np.int8],
+    rindptr: npt.NDArray[np.int64], pred: npt.NDArray[np.int32], tiers: npt.NDArray[np.int64],
+    terminal: npt.NDArray[np.int8], delta: npt.NDArray[np.int8], bound: npt.NDArray[np.int8],
+    progress: Callable[[int], None] | None = ...,
+) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]: ...
