@@ -97,3 +97,11 @@ def test_kernel_roll_values_and_backwards_sweeps_agree_with_the_engine(tmp_path)
     while K.sweep(backwards, threads=2, backwards=True) >= 1e-7:
         pass
     assert np.abs(backwards - values).max() < 1e-4  # the table was solved to 1e-6 only
+
+
+@pytest.mark.slow
+def test_three_pieces_real_board_is_a_draw_everywhere(tmp_path) -> None:
+    table = solve(UrOptions(pieces=3), tmp_path / "t", threads=2)
+    values = np.asarray(table["value"])
+    assert table.state_count == 1_163_031 and np.all(values == 0)
+    assert table.meta["residual"] < table.meta["tolerance"]
