@@ -1,0 +1,314 @@
+"""How long Ünee games last: seeded Monte Carlo samples of games from the start, their length
+statistics and histogram, and the check of the claim "games usually take more than 150 moves".
+
+A game ends at the first repetition of an absolute position (board and side to move) or when
+the mover has no ball; lengths are counted in plies (one player's turn = one ply).
+"""
+from __future__ import annotations
+
+import math
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from games.claims import ClaimResult
+from games.unee.graph import SIDE_INDEX, StateGraph, build_graph
+from games.unee.notation import Position, start_position
+from games.unee.rules import DEFAULT, UneeOptions
+from solver import _play
+from solver.errors import InputError
+
+POLICIES = ("random", "optimal")
+# scenario name -> (South's policy, North's policy)
+SCENARIOS: dict[str, tuple[str, str]] = {
+    "random": ("random", "random"),
+    "optimal": ("optimal", "optimal"),
+    "south-optimal": ("optimal", "random"),
+    "north-optimal": ("random", "optimal"),
+}
+SCENARIO_TEXT = {
+    "random": "both sides play uniformly random legal moves",
+    "optimal": "both sides play optimally (uncounted rule), uniformly among equally good moves",
+    "south-optimal": "South optimal (uncounted rule), North uniformly random",
+    "north-optimal": "North optimal (uncounted rule), South uniformly random",
+}
+END_NAMES = ("no-move", "repetition", "cap")
+DEFAULT_SEED = 20090601  # fixed so that every report shows the same sample
+# no game can be longer than the number of absolute positions; the cap is only a safety stop
+DEFAULT_MAX_PLIES = 1_000_000
+MAX_GAMES = 10_000_000
+
+# the claim: "more than 150 moves"; a move here is one player's turn (a ply)
+CLAIM_MOVES = 150
+CLAIM_GAMES = {"random": 50_000, "optimal": 5_000, "south-optimal": 5_000, "north-optimal": 5_000}
+CONFIDENCE_Z = 3.29  # two-sided 99.9 % normal quantile for the Wilson interval of a share
+HISTOGRAM_NAME = "unee_game_lengths.png"
+
+
+def optimal_mask(graph: StateGraph, table: Any | None = None) -> np.ndarray:
+    """uint8 per edge: 1 where the move keeps the mover's uncounted-rule value."""
+    if table is None:
+        from games.unee.solution import solve
+
+        table = solve("uncounted", graph.options)
+    if table.rule != "uncounted":
+        raise InputError(f"optimal moves are taken from the uncounted table, not the {table.rule} one")
+    return _play.optimal_mask(graph.indptr, graph.succ, graph.captured, np.asarray(table.table["value"]))
+
+
+def _policy_code(policy: str) -> int:
+    if policy == "random":
+        return _play.RANDOM
+    if policy == "optimal":
+        return _play.RANDOM_MARKED
+    raise InputError(f"unknown policy {policy!r}; expected one of: {', '.join(POLICIES)}")
+
+
+def play_sample(
+    options: UneeOptions = DEFAULT,
+    south: str = "random",
+    north: str = "random",
+    games: int = 1000,
+    seed: int = DEFAULT_SEED,
+    start: Position | None = None,
+    max_plies: int = DEFAULT_MAX_PLIES,
+    record: bool = False,
+    mask: np.ndarray | None = None,
+) -> dict[str, Any]:
+    """Play ``games`` seeded games from ``start`` (default: the standard start) with the given
+    policies; returns the kernel's per-game arrays (see ``solver._play.play_games``)."""
+    if not 1 <= games <= MAX_GAMES:
+        raise InputError(f"number of games must be 1..{MAX_GAMES:,}, got {games}")
+    if max_plies < 1:
+        raise InputError(f"the ply cap must be at least 1, got {max_plies}")
+    if not 0 <= seed < 2**64:
+        raise InputError(f"the seed must be 0 .. 2**64 - 1, got {seed}")
+    codes = (_policy_code(south), _policy_code(north))
+    graph = build_graph(options)
+    if mask is None and _play.RANDOM_MARKED in codes:
+        mask = optimal_mask(graph)
+    pos = start if start is not None else start_position(options)
+    return _play.play_games(
+        graph.indptr, graph.succ, graph.captured, graph.rank(pos), SIDE_INDEX[pos.side],
+        games, seed, codes[0], codes[1], mask, max_plies, record,
+    )
+
+
+@dataclass
+class LengthStats:
+    """Game lengths (plies) of one seeded sample from the start."""
+
+    scenario: str
+    south: str
+    north: str
+    options: UneeOptions
+    games: int
+    seed: int
+    max_plies: int
+    median: float
+    q1: float
+    q3: float
+    mean: float
+    minimum: int
+    maximum: int
+    share_over: float  # games longer than ``threshold`` plies
+    share_over_each: float  # games longer than ``threshold`` moves of each player (2 x plies)
+    threshold: int
+    ends: dict[str, int]
+    seconds: float
+    plies: np.ndarray = field(repr=False)
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games / self.seconds if self.seconds > 0 else float("inf")
+
+    def share_interval(self, z: float = CONFIDENCE_Z) -> tuple[float, float]:
+        """Wilson score interval of ``share_over``."""
+        return wilson(self.share_over, self.games, z)
+
+    def as_dict(self) -> dict[str, Any]:
+        lo, hi = self.share_interval()
+        return {
+            "scenario": self.scenario,
+            "description": SCENARIO_TEXT[self.scenario],
+            "south": self.south,
+            "north": self.north,
+            "options": self.options.as_dict(),
+            "unit": "ply (one player's turn)",
+            "games": self.games,
+            "seed": self.seed,
+            "max_plies": self.max_plies,
+            "median": self.median,
+            "q1": self.q1,
+            "q3": self.q3,
+            "mean": round(self.mean, 3),
+            "min": self.minimum,
+            "max": self.maximum,
+            "threshold": self.threshold,
+            "share_over": self.share_over,
+            "share_over_interval": [round(lo, 5), round(hi, 5)],
+            "share_over_each": self.share_over_each,
+            "ends": self.ends,
+            "seconds": round(self.seconds, 3),
+        }
+
+    def line(self) -> str:
+        return (
+            f"{self.scenario:>13}: median {self.median:g} plies (quartiles {self.q1:g}-{self.q3:g}, "
+            f"mean {self.mean:.1f}, range {self.minimum}-{self.maximum}); "
+            f"> {self.threshold} plies {100 * self.share_over:.1f} %, "
+            f"> {self.threshold} moves each ({2 * self.threshold} plies) {100 * self.share_over_each:.1f} %; "
+            f"{self.games:,} games, seed {self.seed}"
+        )
+
+
+def wilson(share: float, n: int, z: float = CONFIDENCE_Z) -> tuple[float, float]:
+    if n <= 0:
+        return 0.0, 1.0
+    denom = 1 + z * z / n
+    centre = (share + z * z / (2 * n)) / denom
+    half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def length_statistics(
+    options: UneeOptions = DEFAULT,
+    scenario: str = "random",
+    games: int = 5000,
+    seed: int = DEFAULT_SEED,
+    max_plies: int = DEFAULT_MAX_PLIES,
+    threshold: int = CLAIM_MOVES,
+    mask: np.ndarray | None = None,
+) -> LengthStats:
+    """Length statistics of ``games`` games from the standard start under ``scenario``
+    (one of ``SCENARIOS``); the same seed gives the same games."""
+    if scenario not in SCENARIOS:
+        raise InputError(f"unknown scenario {scenario!r}; expected one of: {', '.join(SCENARIOS)}")
+    south, north = SCENARIOS[scenario]
+    t0 = time.perf_counter()
+    out = play_sample(options, south, north, games, seed, max_plies=max_plies, mask=mask)
+    seconds = time.perf_counter() - t0
+    plies = out["plies"]
+    q1, med, q3 = (float(v) for v in np.percentile(plies, [25, 50, 75]))
+    counts = np.bincount(out["end"], minlength=len(END_NAMES))
+    return LengthStats(
+        scenario=scenario,
+        south=south,
+        north=north,
+        options=options,
+        games=games,
+        seed=seed,
+        max_plies=max_plies,
+        median=med,
+        q1=q1,
+        q3=q3,
+        mean=float(plies.mean()),
+        minimum=int(plies.min()),
+        maximum=int(plies.max()),
+        share_over=float(np.count_nonzero(plies > threshold)) / games,
+        share_over_each=float(np.count_nonzero(plies > 2 * threshold)) / games,
+        threshold=threshold,
+        ends={name: int(c) for name, c in zip(END_NAMES, counts)},
+        seconds=seconds,
+        plies=plies,
+    )
+
+
+def histogram(samples: list[LengthStats], path: str | os.PathLike[str]) -> Path:
+    """Draw the length distribution of each sample (share of games per 10 plies) to a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    top = max(int(s.maximum) for s in samples)
+    bins = np.arange(0, top + 11, 10)
+    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
+    try:
+        for s in samples:
+            weights = np.full(s.plies.shape, 1.0 / s.games)
+            ax.hist(s.plies, bins=bins, weights=weights, histtype="step", linewidth=1.4,
+                    label=f"{s.scenario}: median {s.median:g}, {s.games:,} games")
+        threshold = samples[0].threshold
+        ax.axvline(threshold, color="black", linestyle="--", linewidth=1)
+        ax.axvline(2 * threshold, color="grey", linestyle=":", linewidth=1)
+        ax.text(threshold, ax.get_ylim()[1] * 0.95, f" {threshold} plies", fontsize=8, va="top")
+        ax.text(2 * threshold, ax.get_ylim()[1] * 0.95, f" {threshold} moves each", fontsize=8, va="top")
+        opts = samples[0].options
+        ax.set_title(
+            f"Ünee Tugalluulax ({opts.holes_per_row} holes a row, {opts.balls_per_hole} balls each): "
+            f"game length from the start, seed {samples[0].seed}",
+            fontsize=9,
+        )
+        ax.set_xlabel("plies (one player's turn each) until no move or the first repetition")
+        ax.set_ylabel("share of games per 10 plies")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        try:
+            fig.savefig(path, format="png")
+        except OSError as exc:
+            raise InputError(f"cannot write the histogram {path}: {exc.strerror or exc}") from None
+    finally:
+        plt.close(fig)
+    return path
+
+
+def games_take_more_than_150_moves(plots_dir: str | os.PathLike[str] | None = None) -> ClaimResult:
+    """Check "games usually take more than 150 moves" on the standard game.
+
+    Criterion: a move is one player's turn (a ply), and "usually" means more than half of the
+    games. Casual play is modelled by both sides choosing uniformly random legal moves; the claim
+    is verified if the 99.9 % Wilson interval of the share of such games longer than 150 plies
+    lies above one half, refuted if below, undetermined if it contains one half. Optimal play
+    (uncounted rule) for one or both sides, and the reading "150 moves of each player" (300
+    plies), are reported as evidence only.
+    """
+    options = DEFAULT
+    graph = build_graph(options)
+    mask = optimal_mask(graph)
+    stats = {
+        name: length_statistics(options, name, CLAIM_GAMES[name], DEFAULT_SEED, mask=mask) for name in SCENARIOS
+    }
+    judged = stats["random"]
+    lo, hi = judged.share_interval()
+    pct = 100 * judged.share_over
+    if lo > 0.5:
+        status = "verified"
+        verdict = "more than half"
+    elif hi < 0.5:
+        status = "refuted"
+        verdict = "fewer than half"
+    else:
+        status = "undetermined"
+        verdict = "about half"
+    margin = " (narrowly)" if status != "undetermined" and min(abs(lo - 0.5), abs(hi - 0.5)) < 0.05 else ""
+    summary = (
+        f"{verdict}{margin} of random games from the start last more than {CLAIM_MOVES} plies: "
+        f"{pct:.1f} % (99.9 % interval {100 * lo:.1f}-{100 * hi:.1f} %), median {judged.median:g} plies; "
+        f"counted as {CLAIM_MOVES} moves of each player only {100 * judged.share_over_each:.1f} % do"
+    )
+    evidence = [
+        f"criterion: a move is one player's turn (ply); 'usually' = more than half of the games from the "
+        f"standard start under uniformly random play (99.9 % Wilson interval clear of 50 %); a game ends "
+        f"when the mover has no ball or a position (board and side to move) repeats",
+    ]
+    evidence += [stats[name].line() for name in SCENARIOS]
+    evidence.append(
+        "optimal = uniformly random among the moves that keep the solved value under the uncounted rule; "
+        + "; ".join(
+            f"{name} ends: " + ", ".join(f"{k} {v}" for k, v in stats[name].ends.items() if v)
+            for name in SCENARIOS
+        )
+    )
+    figures: dict[str, Any] = {name: s.as_dict() for name, s in stats.items()}
+    figures["games_per_second"] = {name: round(s.games_per_second) for name, s in stats.items()}
+    if plots_dir is not None:
+        path = histogram(list(stats.values()), Path(plots_dir) / HISTOGRAM_NAME)
+        evidence.append(f"histogram: {path}")
+        figures["histogram"] = str(path)
+    return ClaimResult(status, summary, evidence, figures)
