@@ -125,6 +125,7 @@ def test_capturing_loses_smallest_default_positions_replay():
             if m.captured:
                 assert m.upper < 0
         assert table.probe_bounds(pos)[0] >= 0
+        assert table.principal_variation(pos).end == "repetition"
 
 
 def run(*args):

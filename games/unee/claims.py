@@ -13,8 +13,8 @@ a capture is available, and
 - ``draw`` (score level so far): every capture loses the game, and neither side can force the
   game to finish (without repetition) at least level for itself, so best play repeats;
 - ``split``: every capture certainly loses (its upper bound is below 0) while the mover can
-  guarantee at least an even score (lower bound >= 0); the repetition is confirmed on the
-  principal variation of the positions shown.
+  guarantee at least an even score (lower bound >= 0), and best play by the bounds (the move
+  with the best guaranteed, then hoped-for, value) repeats a position.
 """
 from __future__ import annotations
 
@@ -57,7 +57,49 @@ def capture_losing_mask(table: UneeTable, graph: StateGraph) -> np.ndarray:
     n = graph.n_states
     captures = np.bincount(owner[is_cap], minlength=n)
     losing = np.bincount(owner[is_cap & loses], minlength=n)
-    return (captures > 0) & (losing == captures) & ok_state
+    mask = (captures > 0) & (losing == captures) & ok_state
+    if table.rule == "split":
+        # the bounds say nothing of repetition: keep the positions whose best play repeats
+        choice = split_choice(table, graph, owner)
+        for r in np.flatnonzero(mask):
+            mask[r] = follow_repeats(graph, choice, int(r))
+    return mask
+
+
+def split_choice(table: UneeTable, graph: StateGraph, owner: np.ndarray) -> np.ndarray:
+    """The edge best play follows under the split rule (the first move with the best
+    (guaranteed, hoped-for) pair, as ``UneeTable.best_moves`` orders them); -1 without a move."""
+    t = table.table
+    cap = graph.captured.astype(np.int32)
+    low = cap - t["upper"][graph.succ].astype(np.int32)
+    high = cap - t["lower"][graph.succ].astype(np.int32)
+    key = (low + 64) * 256 + (high + 64)
+    deg = graph.degree()
+    starts = np.minimum(graph.indptr[:-1], max(key.size - 1, 0))
+    best = np.maximum.reduceat(key, starts) if key.size else np.zeros(graph.n_states, dtype=key.dtype)
+    best[deg == 0] = -1
+    hit = np.flatnonzero(key == best[owner])
+    who = owner[hit]
+    first = np.ones(hit.size, dtype=bool)
+    first[1:] = who[1:] != who[:-1]
+    choice = np.full(graph.n_states, -1, dtype=np.int64)
+    choice[who[first]] = hit[first]
+    return choice
+
+
+def follow_repeats(graph: StateGraph, choice: np.ndarray, rank: int, limit: int = 100_000) -> bool:
+    """Does following ``choice`` from (rank, South to move) end by repeating a position?"""
+    seen = {(rank, 0)}
+    x, side = rank, 0
+    for _ in range(limit):
+        k = int(choice[x])
+        if k < 0:
+            return False
+        x, side = int(graph.succ[k]), 1 - side
+        if (x, side) in seen:
+            return True
+        seen.add((x, side))
+    return False
 
 
 @dataclass
@@ -142,7 +184,9 @@ def capture_losing_mask_one(table: UneeTable, graph: StateGraph, rank: int) -> b
         return all(int(t["a"][y]) != NEVER and int(t["a"][y]) > c for y, c in caps) and int(t["a"][rank]) < 0 and int(
             t["b"][rank]
         ) < 0
-    return all(c - int(t["lower"][y]) < 0 for y, c in caps) and int(t["lower"][rank]) >= 0
+    if not (all(c - int(t["lower"][y]) < 0 for y, c in caps) and int(t["lower"][rank]) >= 0):
+        return False
+    return follow_repeats(graph, split_choice(table, graph, _edge_owner(graph)), rank)
 
 
 def replay_check(table: UneeTable, pos: Position) -> tuple[bool, str]:
