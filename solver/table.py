@@ -133,6 +133,7 @@ def write_table(
         with open(tmp / HEADER_FILE, "w", encoding="utf-8") as f:
             json.dump(header, f, indent=2, sort_keys=True)
             f.write("\n")
+        os.chmod(tmp, 0o755)  # mkdtemp makes it private; tables are meant to be shared
         _replace_dir(tmp, final)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

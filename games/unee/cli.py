@@ -469,6 +469,7 @@ def export(options: UneeOptions, rule: str, fmt: str, balls: int | None, reachab
             count = len(arr)
             with open(tmp, "wb") as f:
                 np.save(f, arr, allow_pickle=False)
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; an export is for sharing
         os.replace(tmp, out)
     except BaseException:
         if os.path.exists(tmp):

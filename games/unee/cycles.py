@@ -254,6 +254,7 @@ def save_graph(G: Any, path: str | Path, title: str = "") -> Path:
             fig.tight_layout()
             fig.savefig(tmp, format=suffix[1:], dpi=110)
             plt.close(fig)
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; a picture is for sharing
         os.replace(tmp, out)
     except BaseException:
         if os.path.exists(tmp):
