@@ -198,7 +198,26 @@ def test_recorded_games_replay_legally(policies):
                 assert h in optimal_holes(values, SMALL, board)
             return h
 
-        check_same_game(g, out, i, ref_play(start, 0, replay, SMALL))
+        ref = ref_play(start, 0, replay, SMALL)
+        check_same_game(g, out, i, ref)
+        plies, end, caps, _, (board, side) = ref
+        if end == "no-move":  # the player who moved last takes what is left
+            caps[1 - side] += sum(board)
+        assert [int(L.final_scores(SMALL, out)[k][i]) for k in (0, 1)] == caps
+
+
+@pytest.mark.parametrize("options", [SMALL, opts(3, 2), opts(2, 2)])
+def test_optimal_sides_secure_the_start_value(options):
+    """Uncounted rule: both sides optimal gives South exactly the start's value in every game;
+    South optimal against random gives at least that, North optimal at most that."""
+    table = unee.solve("uncounted", options)
+    v = table.probe_value(unee.start_position(options))
+    for scenario, test in (("optimal", np.equal), ("south-optimal", np.greater_equal),
+                           ("north-optimal", np.less_equal)):
+        out = L.play_sample(options, *L.SCENARIOS[scenario], games=400, seed=4)
+        s, n = L.final_scores(options, out)
+        assert np.all(test(s - n, v)), scenario
+        assert np.all(out["end"] != _play.END_CAP)
 
 
 def ks_distance(a, b):
@@ -301,5 +320,8 @@ def test_claim_check(tmp_path):
     assert r.status == ("verified" if lo > 0.5 else "refuted" if hi < 0.5 else "undetermined")
     assert sum(r.figures["optimal"]["ends"].values()) == L.CLAIM_GAMES["optimal"]
     assert all(f["ends"]["cap"] == 0 for f in r.figures.values() if isinstance(f, dict) and "ends" in f)
+    value = unee.solve("uncounted").probe_value(unee.start_position())
+    assert r.figures["optimal"]["mean_difference"] == value
+    assert r.figures["south-optimal"]["outcomes"]["north"] == 0 or value < 0
     assert (tmp_path / L.HISTOGRAM_NAME).stat().st_size > 1000
     json.dumps(r.figures)

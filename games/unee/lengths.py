@@ -119,6 +119,8 @@ class LengthStats:
     share_over_each: float  # games longer than ``threshold`` moves of each player (2 x plies)
     threshold: int
     ends: dict[str, int]
+    outcomes: dict[str, int]  # under the uncounted rule: "south", "draw", "north" (who won)
+    mean_difference: float  # South's final balls minus North's, uncounted rule
     seconds: float
     plies: np.ndarray = field(repr=False)
 
@@ -153,16 +155,20 @@ class LengthStats:
             "share_over_interval": [round(lo, 5), round(hi, 5)],
             "share_over_each": self.share_over_each,
             "ends": self.ends,
+            "outcomes": self.outcomes,
+            "mean_difference": round(self.mean_difference, 3),
             "seconds": round(self.seconds, 3),
         }
 
     def line(self) -> str:
+        ends = ", ".join(f"{100 * v / self.games:.0f} % {k}" for k, v in self.ends.items() if v)
+        won = "/".join(f"{100 * self.outcomes[k] / self.games:.0f}" for k in ("south", "draw", "north"))
         return (
-            f"{self.scenario:>13}: median {self.median:g} plies (quartiles {self.q1:g}-{self.q3:g}, "
-            f"mean {self.mean:.1f}, range {self.minimum}-{self.maximum}); "
+            f"{self.scenario:<13} {self.games:>7,} games: median {self.median:g} plies "
+            f"(quartiles {self.q1:g}-{self.q3:g}, mean {self.mean:.1f}, max {self.maximum}); "
             f"> {self.threshold} plies {100 * self.share_over:.1f} %, "
-            f"> {self.threshold} moves each ({2 * self.threshold} plies) {100 * self.share_over_each:.1f} %; "
-            f"{self.games:,} games, seed {self.seed}"
+            f"> {2 * self.threshold} plies {100 * self.share_over_each:.1f} %; ends {ends}; "
+            f"South won/drew/lost {won} %"
         )
 
 
@@ -173,6 +179,19 @@ def wilson(share: float, n: int, z: float = CONFIDENCE_Z) -> tuple[float, float]
     centre = (share + z * z / (2 * n)) / denom
     half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / denom
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def final_scores(options: UneeOptions, out: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Each game's final balls (South, North) under the uncounted rule: captures, plus the balls
+    left on the board for the player who moved last when the mover has none; a repetition or the
+    ply cap leaves the board's balls to nobody."""
+    graph = build_graph(options)
+    south = out["south_captured"].astype(np.int64)
+    north = out["north_captured"].astype(np.int64)
+    stuck = out["end"] == _play.END_NO_MOVE
+    left = np.where(stuck, graph.layer_of(out["final_state"]), 0)
+    # the mover (final_side) is stuck: the balls go to the other side
+    return south + np.where(out["final_side"] == 1, left, 0), north + np.where(out["final_side"] == 0, left, 0)
 
 
 def length_statistics(
@@ -195,6 +214,8 @@ def length_statistics(
     plies = out["plies"]
     q1, med, q3 = (float(v) for v in np.percentile(plies, [25, 50, 75]))
     counts = np.bincount(out["end"], minlength=len(END_NAMES))
+    south_total, north_total = final_scores(options, out)
+    diff = south_total - north_total
     return LengthStats(
         scenario=scenario,
         south=south,
@@ -213,6 +234,8 @@ def length_statistics(
         share_over_each=float(np.count_nonzero(plies > 2 * threshold)) / games,
         threshold=threshold,
         ends={name: int(c) for name, c in zip(END_NAMES, counts)},
+        outcomes={"south": int((diff > 0).sum()), "draw": int((diff == 0).sum()), "north": int((diff < 0).sum())},
+        mean_difference=float(diff.mean()),
         seconds=seconds,
         plies=plies,
     )
@@ -294,17 +317,11 @@ def games_take_more_than_150_moves(plots_dir: str | os.PathLike[str] | None = No
     )
     evidence = [
         f"criterion: a move is one player's turn (ply); 'usually' = more than half of the games from the "
-        f"standard start under uniformly random play (99.9 % Wilson interval clear of 50 %); a game ends "
-        f"when the mover has no ball or a position (board and side to move) repeats",
+        f"start under uniformly random play, 99.9 % Wilson interval clear of 50 %; seed {DEFAULT_SEED}",
+        "a game ends when the mover has no ball or a position (board and side to move) repeats; optimal = "
+        "uniformly random among the moves that keep the uncounted-rule value; 300 plies = 150 moves each",
     ]
     evidence += [stats[name].line() for name in SCENARIOS]
-    evidence.append(
-        "optimal = uniformly random among the moves that keep the solved value under the uncounted rule; "
-        + "; ".join(
-            f"{name} ends: " + ", ".join(f"{k} {v}" for k, v in stats[name].ends.items() if v)
-            for name in SCENARIOS
-        )
-    )
     figures: dict[str, Any] = {name: s.as_dict() for name, s in stats.items()}
     figures["games_per_second"] = {name: round(s.games_per_second) for name, s in stats.items()}
     if plots_dir is not None:
