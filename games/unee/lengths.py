@@ -309,11 +309,11 @@ def games_take_more_than_150_moves(plots_dir: str | os.PathLike[str] | None = No
     else:
         status = "undetermined"
         verdict = "about half"
-    margin = " (narrowly)" if status != "undetermined" and min(abs(lo - 0.5), abs(hi - 0.5)) < 0.05 else ""
+    margin = " (narrowly)" if status != "undetermined" and abs(judged.share_over - 0.5) < 0.05 else ""
     summary = (
         f"{verdict}{margin} of random games from the start last more than {CLAIM_MOVES} plies: "
         f"{pct:.1f} % (99.9 % interval {100 * lo:.1f}-{100 * hi:.1f} %), median {judged.median:g} plies; "
-        f"counted as {CLAIM_MOVES} moves of each player only {100 * judged.share_over_each:.1f} % do"
+        f"read as {CLAIM_MOVES} moves of each player ({2 * CLAIM_MOVES} plies): {100 * judged.share_over_each:.1f} %"
     )
     evidence = [
         f"criterion: a move is one player's turn (ply); 'usually' = more than half of the games from the "
