@@ -436,10 +436,8 @@ def pv(options: UneeOptions, position: str, rule: str, captured: str | None, dia
 def export(options: UneeOptions, rule: str, fmt: str, balls: int | None, reachable: bool, out: str | None,
            cache: str | None, table_dir: str | None) -> None:
     """Export the table in the player's notation: position, side, value, remoteness, best moves."""
-    import os
-    import tempfile
-
     from games.unee.export import export_array, write_csv
+    from solver.atomic import atomic_path, check_writable
     from games.unee.graph import build_graph
     from solver.errors import InputError
 
@@ -448,33 +446,23 @@ def export(options: UneeOptions, rule: str, fmt: str, balls: int | None, reachab
     if fmt == "npy" and out is None:
         raise InputError("--format npy needs --out FILE")
     if out is not None:
-        parent = os.path.dirname(os.path.abspath(out))
-        if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
-            raise InputError(f"cannot write {out}: {parent} is not a writable directory")
+        check_writable(out)
     table = load_table(options, rule, cache, table_dir)
     graph = build_graph(options)
     if out is None:
         write_csv(sys.stdout, table, graph, balls, reachable)
         return
-    fd, tmp = tempfile.mkstemp(prefix=".export-", dir=os.path.dirname(os.path.abspath(out)))
-    try:
+    with atomic_path(out) as tmp:
         if fmt == "csv":
-            with os.fdopen(fd, "w", newline="") as f:
+            with open(tmp, "w", newline="") as f:
                 count = write_csv(f, table, graph, balls, reachable)
         else:
             import numpy as np
 
-            os.close(fd)
             arr = export_array(table, graph, balls, reachable)
             count = len(arr)
             with open(tmp, "wb") as f:
                 np.save(f, arr, allow_pickle=False)
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; an export is for sharing
-        os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
     click.echo(f"wrote {count:,} positions to {out}", err=True)
 
 

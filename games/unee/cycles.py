@@ -215,20 +215,15 @@ def cycle_graph(cycle: Cycle, lead_in: Cycle | None = None, lead_shown: int = 3)
 
 def save_graph(G: Any, path: str | Path, title: str = "") -> Path:
     """Write a DiGraph as GraphML (.graphml) or a picture (.png, .svg); tmp file then rename."""
-    import os
-    import tempfile
-
     import networkx as nx
+
+    from solver.atomic import atomic_path
 
     out = Path(path)
     suffix = out.suffix.lower()
     if suffix not in (".png", ".svg", ".graphml"):
         raise InputError(f"cannot write {out.name}: expected a .png, .svg or .graphml file name")
-    if not out.parent.exists() or not os.access(out.parent, os.W_OK):
-        raise InputError(f"cannot write {out}: {out.parent} is not a writable directory")
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.stem}-", suffix=suffix, dir=out.parent)
-    os.close(fd)
-    try:
+    with atomic_path(out) as tmp:
         if suffix == ".graphml":
             nx.write_graphml(G, tmp)
         else:
@@ -254,12 +249,6 @@ def save_graph(G: Any, path: str | Path, title: str = "") -> Path:
             fig.tight_layout()
             fig.savefig(tmp, format=suffix[1:], dpi=110)
             plt.close(fig)
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; a picture is for sharing
-        os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
     return out
 
 
