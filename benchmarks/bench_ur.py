@@ -60,7 +60,9 @@ def sweep_speed(k: int, sample: int, py_sample: int) -> dict[str, float]:
     K = kernel(o)
     n = K.state_count
     rng = np.random.default_rng(k)
-    V = rng.uniform(-1, 1, n).astype(np.float32)
+    # random values for the small spaces; zeros (lazily mapped pages) for k = 7, whose 4.8 GiB
+    # value array would otherwise be written in full just to time a block of it
+    V = (rng.random(n, dtype=np.float32) * 2 - 1) if n < 50_000_000 else np.zeros(n, dtype=np.float32)
     # the whole space, or for large k a block of the top tiers (the most expensive states)
     stop = n
     start = max(0, n - sample) if sample else 0
