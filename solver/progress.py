@@ -32,5 +32,5 @@ def progress(total: int, label: str, enabled: bool | None = None) -> Iterator[Pr
     if not enabled:
         yield Progress(None)
         return
-    with click.progressbar(length=total, label=label, file=sys.stderr, show_eta=True) as bar:
+    with click.progressbar(length=total, label=label, file=sys.stderr, show_eta=False, show_percent=True) as bar:
         yield Progress(bar)
