@@ -58,6 +58,12 @@ class SolverGroup(click.Group):
             return super().invoke(ctx)
         except InputError as exc:
             raise BadInput(str(exc)) from None
+        except click.UsageError as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # a bare group shows its help
+                raise
+            # bad options or arguments of a subcommand: one line, not click's usage block
+            where = exc.ctx.command_path if exc.ctx is not None else "solver"
+            raise BadInput(f"{exc.format_message()} (see '{where} --help')") from None
         except (TableError, PositionNotCoveredError) as exc:
             raise click.ClickException(str(exc)) from None
 

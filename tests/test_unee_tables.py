@@ -178,3 +178,4 @@ def test_bad_query_input(args, words):
     out = run(*SMALL_ARGS, *args)
     assert out.exit_code == 2, out.output
     assert words in out.output and "Traceback" not in out.output
+    assert len(out.output.strip().splitlines()) == 1, out.output
