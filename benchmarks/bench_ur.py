@@ -109,6 +109,8 @@ def main() -> None:
     print(f"k=7 projection: {n7:,} states -> {n7 * 4 / 2**30:.1f} GiB of values; one sweep "
           f"~{n7 / k7['cython_per_s'] / 3600:.1f} core-hours "
           f"({n7 / k7['cython_per_s'] / 3600 / 2:.1f} h on this 2-core machine) times the number of sweeps")
+    print("  (k=7 reads an untouched all-zero value array, which stays in cache: a lower bound on the "
+          "time; with 4.8 GiB of real values expect the per-state cost of k=4 or more)")
 
 
 if __name__ == "__main__":
