@@ -137,6 +137,14 @@ cdef void sweep_tier(int64_t lo, int64_t hi,
     free(fill)
 
 
+cdef void largest_tier(const int64_t[::1] indptr, const int64_t[::1] tiers, int64_t* maxn, int64_t* maxe) noexcept:
+    """The most states and the most moves any one tier has (to size the per-tier buffers)."""
+    cdef int64_t t
+    for t in range(tiers.shape[0] - 1):
+        maxn[0] = max(maxn[0], tiers[t + 1] - tiers[t])
+        maxe[0] = max(maxe[0], indptr[tiers[t + 1]] - indptr[tiers[t]])
+
+
 def solve_tiers(const int64_t[::1] indptr, const int32_t[::1] succ, const int8_t[::1] reward,
                 const int64_t[::1] rindptr, const int32_t[::1] pred,
                 const int64_t[::1] tiers, const int8_t[::1] terminal, str mode, progress=None):
@@ -165,9 +173,7 @@ def solve_tiers(const int64_t[::1] indptr, const int32_t[::1] succ, const int8_t
     cdef int8_t[::1] A = out_a
     cdef int8_t[::1] B = out_b
     cdef int64_t maxn = 0, maxe = 0
-    for t in range(ntiers):
-        maxn = max(maxn, tiers[t + 1] - tiers[t])
-        maxe = max(maxe, indptr[tiers[t + 1]] - indptr[tiers[t]])
+    largest_tier(indptr, tiers, &maxn, &maxe)
     cdef int32_t* ea = <int32_t*> malloc((maxn + 1) * sizeof(int32_t))
     cdef int32_t* cnt = <int32_t*> malloc((maxn + 1) * sizeof(int32_t))
     cdef int32_t* ra = <int32_t*> malloc((maxn + 1) * sizeof(int32_t))
@@ -310,9 +316,7 @@ def remoteness_tiers(const int64_t[::1] indptr, const int32_t[::1] succ, const i
     cdef uint8_t[::1] C = out_c
     cdef int8_t[::1] K = out_k
     cdef int64_t maxn = 0, maxe = 0, t
-    for t in range(ntiers):
-        maxn = max(maxn, tiers[t + 1] - tiers[t])
-        maxe = max(maxe, indptr[tiers[t + 1]] - indptr[tiers[t]])
+    largest_tier(indptr, tiers, &maxn, &maxe)
     cdef int64_t* best = <int64_t*> malloc((maxn + 1) * sizeof(int64_t))
     cdef uint8_t* bestc = <uint8_t*> malloc((maxn + 1) * sizeof(uint8_t))
     cdef int64_t* bestk = <int64_t*> malloc((maxn + 1) * sizeof(int64_t))
