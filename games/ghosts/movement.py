@@ -149,6 +149,28 @@ def turn_rolls_mean(dice: list[Fraction], ambush_clear: Fraction | None = None) 
     return sum((p2**j for j in range(every)), Fraction(0)) / (1 - p2**every * ambush_clear)
 
 
+def _check_race(distance: int, count: str, ambush_clear: Fraction | None) -> None:
+    if distance < 0:
+        raise InputError(f"distance is {distance}; expected 0 or more squares")
+    if count not in ("rounds", "rolls"):
+        raise InputError(f"unknown count {count!r}; expected rounds or rolls")
+    if count == "rolls" and ambush_clear is not None:
+        raise InputError("the Ambush variant needs --count rounds (rolls are then not independent)")
+
+
+def _race_steps(
+    distance: int, anglean: bool, reroll: str, count: str, probs: list[Fraction] | None,
+    ambush_clear: Fraction | None,
+) -> list[Fraction]:
+    """P(a turn moves s squares) for s = 0 .. distance (a turn: a round, or a single roll)."""
+    dice = ur_roll_distribution(anglean, reroll, probs)
+    if count == "rounds":
+        step = [turn_squares_pmf(s, dice, ambush_clear) for s in range(distance + 1)]
+    else:
+        step = list(dice) + [Fraction(0)] * max(0, distance + 1 - len(dice))
+    return step
+
+
 def race(
     distance: int,
     anglean: bool = False,
@@ -165,19 +187,10 @@ def race(
     the Ur dice counts.  Overshooting is allowed.  Rows (t, P(exactly t), P(at most t)) until
     the exact tail is below ``tolerance``; also returns that tail.
     """
-    if distance < 0:
-        raise InputError(f"distance is {distance}; expected 0 or more squares")
-    if count not in ("rounds", "rolls"):
-        raise InputError(f"unknown count {count!r}; expected rounds or rolls")
-    if count == "rolls" and ambush_clear is not None:
-        raise InputError("the Ambush variant needs --count rounds (rolls are then not independent)")
+    _check_race(distance, count, ambush_clear)
     if not 0 < tolerance < 1:
         raise InputError(f"tolerance is {tolerance}; expected a number between 0 and 1")
-    dice = ur_roll_distribution(anglean, reroll, probs)
-    if count == "rounds":
-        step = [turn_squares_pmf(s, dice, ambush_clear) for s in range(distance + 1)]
-    else:
-        step = list(dice) + [Fraction(0)] * max(0, distance + 1 - len(dice))
+    step = _race_steps(distance, anglean, reroll, count, probs, ambush_clear)
     if distance == 0:
         return [(0, Fraction(1), Fraction(1))], Fraction(0)
     # left[d] = P(d squares still to go); d = distance .. 1
@@ -214,17 +227,8 @@ def race_mean(
 
     A turn that moves nothing (s = 0) leaves d unchanged, so that term moves to the left side.
     """
-    if distance < 0:
-        raise InputError(f"distance is {distance}; expected 0 or more squares")
-    if count not in ("rounds", "rolls"):
-        raise InputError(f"unknown count {count!r}; expected rounds or rolls")
-    if count == "rolls" and ambush_clear is not None:
-        raise InputError("the Ambush variant needs --count rounds (rolls are then not independent)")
-    dice = ur_roll_distribution(anglean, reroll, probs)
-    if count == "rounds":
-        step = [turn_squares_pmf(s, dice, ambush_clear) for s in range(distance + 1)]
-    else:
-        step = list(dice) + [Fraction(0)] * max(0, distance + 1 - len(dice))
+    _check_race(distance, count, ambush_clear)
+    step = _race_steps(distance, anglean, reroll, count, probs, ambush_clear)
     mean = [Fraction(0)] * (distance + 1)
     for d in range(1, distance + 1):
         mean[d] = (1 + sum((step[s] * mean[d - s] for s in range(1, d)), Fraction(0))) / (1 - step[0])
