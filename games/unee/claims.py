@@ -33,43 +33,42 @@ from games.unee.solution import NEVER, UneeTable, solve
 SHOWN = 3
 
 
-def _edge_owner(graph: StateGraph) -> np.ndarray:
-    return np.repeat(np.arange(graph.n_states, dtype=np.int64), graph.degree())
-
-
-def capture_losing_mask(table: UneeTable, graph: StateGraph) -> np.ndarray:
-    """Boolean per board (South to move): the position fits the 'Capturing loses!' caption."""
+def capture_losing_mask(table: UneeTable, graph: StateGraph, ranks: np.ndarray | None = None) -> np.ndarray:
+    """Boolean per board (South to move; all boards, or the given ``ranks``): the position fits
+    the 'Capturing loses!' caption."""
     t = table.table
-    owner = _edge_owner(graph)
-    succ = graph.succ
-    cap = graph.captured.astype(np.int16)
+    owner, edges = graph.edges_of(ranks)
+    states = np.arange(graph.n_states) if ranks is None else np.asarray(ranks, dtype=np.int64)
+    succ = graph.succ[edges]
+    cap = graph.captured[edges].astype(np.int16)
     is_cap = cap > 0
     if table.rule == "uncounted":
         loses = cap - t["value"][succ].astype(np.int16) < 0
-        ok_state = (np.asarray(t["value"]) >= 0) & (np.asarray(t["cycling"]) == 1)
+        ok_state = (t["value"][states] >= 0) & (t["cycling"][states] == 1)
     elif table.rule == "draw":
         a_succ = t["a"][succ].astype(np.int16)
         loses = (a_succ != NEVER) & (a_succ > cap)
-        ok_state = (np.asarray(t["a"]) < 0) & (np.asarray(t["b"]) < 0)
+        ok_state = (t["a"][states] < 0) & (t["b"][states] < 0)
     else:
         loses = cap - t["lower"][succ].astype(np.int16) < 0
-        ok_state = np.asarray(t["lower"]) >= 0
-    n = graph.n_states
+        ok_state = t["lower"][states] >= 0
+    n = states.size
     captures = np.bincount(owner[is_cap], minlength=n)
     losing = np.bincount(owner[is_cap & loses], minlength=n)
     mask = (captures > 0) & (losing == captures) & ok_state
-    if table.rule == "split":
+    if table.rule == "split" and mask.any():
         # the bounds say nothing of repetition: keep the positions whose best play repeats
-        choice = split_choice(table, graph, owner)
-        for r in np.flatnonzero(mask):
-            mask[r] = follow_repeats(graph, choice, int(r))
+        choice = split_choice(table, graph)
+        for i in np.flatnonzero(mask):
+            mask[i] = follow_repeats(graph, choice, int(states[i]))
     return mask
 
 
-def split_choice(table: UneeTable, graph: StateGraph, owner: np.ndarray) -> np.ndarray:
+def split_choice(table: UneeTable, graph: StateGraph) -> np.ndarray:
     """The edge best play follows under the split rule (the first move with the best
     (guaranteed, hoped-for) pair, as ``UneeTable.best_moves`` orders them); -1 without a move."""
     t = table.table
+    owner, _ = graph.edges_of()
     cap = graph.captured.astype(np.int32)
     low = cap - t["upper"][graph.succ].astype(np.int32)
     high = cap - t["lower"][graph.succ].astype(np.int32)
@@ -130,7 +129,7 @@ def explain_position(table: UneeTable, pos: Position, captured: int = 0) -> dict
     graph = build_graph(table.options)
     moves = table.analyze(pos, captured)
     rank = table.rank(pos)
-    fits = bool(capture_losing_mask_one(table, graph, rank))
+    fits = bool(capture_losing_mask(table, graph, np.array([rank]))[0])
     rows = []
     for m in moves:
         if table.rule == "draw":
@@ -167,26 +166,6 @@ def explain_position(table: UneeTable, pos: Position, captured: int = 0) -> dict
         "best_play_plies": len(line.plies),
         "moves": rows,
     }
-
-
-def capture_losing_mask_one(table: UneeTable, graph: StateGraph, rank: int) -> bool:
-    """The caption test for one board (same definition as ``capture_losing_mask``)."""
-    t = table.table
-    moves = graph.moves(rank)
-    caps = [(y, c) for _, y, c in moves if c]
-    if not caps:
-        return False
-    if table.rule == "uncounted":
-        return all(c - int(t["value"][y]) < 0 for y, c in caps) and int(t["value"][rank]) >= 0 and bool(
-            t["cycling"][rank]
-        )
-    if table.rule == "draw":
-        return all(int(t["a"][y]) != NEVER and int(t["a"][y]) > c for y, c in caps) and int(t["a"][rank]) < 0 and int(
-            t["b"][rank]
-        ) < 0
-    if not (all(c - int(t["lower"][y]) < 0 for y, c in caps) and int(t["lower"][rank]) >= 0):
-        return False
-    return follow_repeats(graph, split_choice(table, graph, _edge_owner(graph)), rank)
 
 
 def replay_check(table: UneeTable, pos: Position) -> tuple[bool, str]:

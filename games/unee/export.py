@@ -27,10 +27,7 @@ def _best_mask(table: UneeTable, graph: StateGraph, ranks: np.ndarray) -> np.nda
     """Bit h set when the mover's relative hole h is a best move (by the rule's own measure)."""
     t = table.table
     mask = np.zeros(ranks.shape[0], dtype=np.uint8)
-    lo, hi = graph.indptr[ranks], graph.indptr[ranks + 1]
-    deg = (hi - lo).astype(np.int64)
-    owner = np.repeat(np.arange(ranks.shape[0]), deg)
-    edges = np.repeat(lo - np.cumsum(np.concatenate([[0], deg[:-1]])), deg) + np.arange(int(deg.sum()))
+    owner, edges = graph.edges_of(ranks)
     succ = graph.succ[edges]
     cap = graph.captured[edges].astype(np.int16)
     if table.rule == "uncounted":

@@ -47,6 +47,18 @@ class StateGraph:
     def degree(self) -> np.ndarray:
         return np.diff(self.indptr)
 
+    def edges_of(self, ranks: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(owner, edge) for every move of the given states (all states by default): the index
+        of the move's state in ``ranks`` and the move's edge id, in CSR order."""
+        if ranks is None:
+            return np.repeat(np.arange(self.n_states, dtype=np.int64), self.degree()), np.arange(self.n_edges)
+        ranks = np.asarray(ranks, dtype=np.int64)
+        lo = self.indptr[ranks]
+        deg = self.indptr[ranks + 1] - lo
+        owner = np.repeat(np.arange(ranks.size, dtype=np.int64), deg)
+        edges = np.repeat(lo - (np.cumsum(deg) - deg), deg) + np.arange(int(deg.sum()))
+        return owner, edges
+
     def reverse(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Predecessor CSR: (rindptr, pred, forward edge id)."""
         if "reverse" not in self._cache:
