@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -281,6 +281,10 @@ class UneeTable:
     # -- moves
     def analyze(self, pos: Position, captured: int = 0) -> list[MoveInfo]:
         """Every legal move with what it is worth to the mover, best moves flagged."""
+        return self._judge(pos, captured)[0]
+
+    def _judge(self, pos: Position, captured: int) -> tuple[list[MoveInfo], list[int]]:
+        """The moves (best flagged) and the indices of the best ones, best first."""
         from games.unee.rules import sow_relative
 
         r = self.rank(pos)
@@ -307,9 +311,7 @@ class UneeTable:
                 value = lower if lower == upper else None
             infos.append(MoveInfo(move_name(pos.side, hole, n), hole, cap, nxt, value, lower, upper, outcome, rem, cyc))
         best = self._best_indices(r, infos)
-        return [
-            MoveInfo(**{**m.__dict__, "best": i in best}) for i, m in enumerate(infos)
-        ]
+        return [replace(m, best=i in best) for i, m in enumerate(infos)], best
 
     def _best_indices(self, rank: int, infos: list[MoveInfo]) -> list[int]:
         """Indices of the best moves, best first by the rule's tie-break."""
@@ -329,8 +331,7 @@ class UneeTable:
 
     def best_moves(self, pos: Position, captured: int = 0) -> list[MoveInfo]:
         """The best moves, the one the principal variation follows first."""
-        infos = self.analyze(pos, captured)
-        order = self._best_indices(self.rank(pos), infos)
+        infos, order = self._judge(pos, captured)
         return [infos[i] for i in order]
 
     def best_move(self, pos: Position, captured: int = 0) -> MoveInfo | None:
