@@ -2,11 +2,14 @@
 
 Run with ``nice -n 19 python benchmarks/bench_ur.py [--solve-k4]``. Speeds are per core (one
 thread); the reference is the plain Python engine (games.ur.engine) with a Python rank
-function, measured on a sample in the same run, and the script prints the ratio.
+function, measured on a sample in the same run, and the script prints the ratio. It also times
+the policy method's cheap parts against a full sweep, and measures what the issue's two-step
+hint (values through an intermediate "one step taken" state) could save at most.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import tempfile
 import time
@@ -16,7 +19,7 @@ import numpy as np
 
 from games.ur import kernel
 from games.ur.engine import actions, terminal_value
-from games.ur.rules import UrOptions
+from games.ur.rules import DEFAULT_DICE, UrOptions
 from games.ur.solve import solve
 
 
@@ -82,6 +85,65 @@ def sweep_speed(k: int, sample: int, py_sample: int) -> dict[str, float]:
             "full_sweep_s_est": whole}
 
 
+def policy_speed(k: int, threads: int) -> dict[str, float]:
+    """One full sweep (recording the policy) against one float32 policy sweep and one float64
+    policy product, on the whole space."""
+    K = kernel(UrOptions(pieces=k))
+    n = K.state_count
+    V = np.random.default_rng(k).random(n, dtype=np.float32) * 2 - 1
+    policy = np.empty((n, 6), dtype=np.int32)
+    t = time.perf_counter()
+    K.sweep(V, threads=threads, policy=policy)
+    full = time.perf_counter() - t
+    t = time.perf_counter()
+    K.evaluate(policy, V, threads=threads)
+    ev = time.perf_counter() - t
+    x = V.astype(np.float64)
+    out = np.empty(n)
+    t = time.perf_counter()
+    K.policy_apply(policy, x, out, minus=True, threads=threads)
+    prod = time.perf_counter() - t
+    return {"full": full, "evaluate": ev, "product": prod}
+
+
+def two_step_share(k: int, states: int, tmp: str) -> dict[str, float]:
+    """Time of a block of full sweeps with the real dice, with every two-step roll cut to one
+    step, and with no steps at all: the differences are the costs of the two-step and one-step
+    parts of a backup."""
+    with open(DEFAULT_DICE) as f:
+        base = json.load(f)
+    times = {}
+    for name, cap in (("real", 2), ("one step", 1), ("no steps", 0)):
+        dice = json.loads(json.dumps(base))
+        for roll in dice["rolls"].values():
+            roll["steps"] = min(roll.get("steps", 0), cap)
+            if cap < 2:
+                roll.pop("heaven_steps", None)
+        path = f"{tmp}/dice_{cap}.json"
+        with open(path, "w") as f:
+            json.dump(dice, f)
+        K = kernel(UrOptions(pieces=k, dice_file=path))
+        n = K.state_count
+        V = np.random.default_rng(1).random(n, dtype=np.float32) * 2 - 1
+        start = n - states
+        t = time.perf_counter()
+        K.sweep(V, threads=1, start=start, stop=n)
+        times[name] = time.perf_counter() - t
+    return times
+
+
+def count_outcomes(k: int, sample: int) -> list[float]:
+    """Mean number of outcomes per roll over random states."""
+    o = UrOptions(pieces=k)
+    K = kernel(o)
+    ms, ts = K.unrank(np.random.default_rng(1).integers(0, K.state_count, sample))
+    counts = np.zeros(len(o.dice.rolls))
+    for m, x in zip(ms, ts):
+        for r in range(len(o.dice.rolls)):
+            counts[r] += len(K.successors(int(m), int(x), r))
+    return list(counts / sample)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--solve-k4", action="store_true", help="also solve k = 4 completely (long)")
@@ -96,17 +158,41 @@ def main() -> None:
         print(f"  k={k}: {r['states']:>13,} states  Cython {r['cython_per_s']:>11,.0f} states/s/core  "
               f"Python {r['python_per_s']:>7,.0f} states/s  ratio {r['ratio']:>6,.0f}x  "
               f"full sweep ~{r['full_sweep_s_est']:,.1f} s/core")
+    p = policy_speed(4, args.threads)
+    print(f"policy method, k=4, {args.threads} threads: full sweep recording the policy {p['full']:.2f} s; "
+          f"float32 policy sweep {p['evaluate']:.3f} s ({p['full'] / p['evaluate']:.0f}x cheaper); "
+          f"float64 policy product {p['product']:.3f} s ({p['full'] / p['product']:.0f}x cheaper)")
+    counts = count_outcomes(4, 5000)
+    names = [r.name for r in UrOptions().dice.rolls]
+    print("outcomes generated per roll, k=4 (mean of 5,000 random states): "
+          + ", ".join(f"{a} {c:.1f}" for a, c in zip(names, counts)))
     with tempfile.TemporaryDirectory() as tmp:
+        sh = two_step_share(4, 2_000_000, tmp)
+        two = sh["real"] - sh["one step"]
+        one = sh["one step"] - sh["no steps"]
+        # the hint replaces the two-step part by a pass computing the best single step of every
+        # state (about the one-step part) and one lookup per first step (about the one-step part
+        # again): at best the sweep costs real - two + 2 * one
+        best = sh["real"] - two + 2 * one
+        print(f"two-step hint, k=4, top 2,000,000 states, one thread: sweep {sh['real']:.2f} s; two-step part "
+              f"{two:.2f} s ({two / sh['real']:.0%}), one-step part {one:.2f} s; with intermediate values at "
+              f"best ~{best:.2f} s ({sh['real'] / best:.2f}x faster sweeps)")
+        methods = ("sweeps", "policy")
         for k in (3,) + ((4,) if args.solve_k4 else ()):
-            t = time.perf_counter()
-            table = solve(UrOptions(pieces=k), f"{tmp}/k{k}", threads=args.threads, show_progress=False)
-            print(f"solve k={k}: {time.perf_counter() - t:,.1f} s with {args.threads} threads, "
-                  f"{table.meta['sweeps']} sweeps, residual {table.meta['residual']:.2g}")
-    print("memory: 4 bytes per state (one float32 value; no graph is stored); the checkpoint is "
-          "another 4 bytes per state on disk")
+            for method in methods if k == 3 else ("policy",):
+                t = time.perf_counter()
+                table = solve(UrOptions(pieces=k), f"{tmp}/k{k}{method}", threads=args.threads,
+                              show_progress=False, method=method)
+                m = table.meta
+                print(f"solve k={k} ({method}): {time.perf_counter() - t:,.1f} s with {args.threads} threads, "
+                      f"{m['sweeps']} sweeps + {m['policy_products']} policy products, residual {m['residual']:.2g}")
+    print("memory: sweeps: 4 bytes per state (one float32 value; no graph is stored); policy: "
+          "another 24 bytes per state (an int32 code per roll) and ten float64 vectors (80 bytes) "
+          "while evaluating; the checkpoint is another 4 bytes per state on disk")
     k7 = rows[-1]
     n7 = k7["states"]
-    print(f"k=7 projection: {n7:,} states -> {n7 * 4 / 2**30:.1f} GiB of values; one sweep "
+    print(f"k=7 projection: {n7:,} states -> {n7 * 4 / 2**30:.1f} GiB of values "
+          f"({n7 * 108 / 2**30:.0f} GiB with the policy method, beyond this machine, so sweeps); one sweep "
           f"~{n7 / k7['cython_per_s'] / 3600:.1f} core-hours "
           f"({n7 / k7['cython_per_s'] / 3600 / 2:.1f} h on this 2-core machine) times the number of sweeps")
     print("  (k=7 reads an untouched all-zero value array, which stays in cache: a lower bound on the "

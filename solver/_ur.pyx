@@ -25,6 +25,9 @@ DEF MAXDEG = 8
 DEF MAXROLLS = 8
 DEF MAXK = 8
 DEF BUF = 8192
+DEF WIN = -2147483647 - 1  # policy code: the outcome wins (+1)
+DEF LOSS = -2147483647  # policy code: the state is lost (-1)
+DEF NOCODE = -2147483647 + 1  # no outcome seen yet
 
 cdef extern from *:
     int __builtin_popcount(unsigned int) nogil
@@ -338,88 +341,126 @@ cdef class UrKernel:
 
     # ---- values ----------------------------------------------------------------------------
 
-    cdef inline float best(self, Buf* buf, const float* V) noexcept nogil:
+    cdef inline float best(self, Buf* buf, const float* V, int32_t* code) noexcept nogil:
+        """Best value among the outcomes in ``buf``; ``code`` receives its policy code."""
         cdef int i
+        cdef int64_t r
         cdef float v, top = -2.0
+        code[0] = NOCODE
         for i in range(buf.n):
             if buf.f[i] == 2:
+                code[0] = WIN
                 return 1.0
             if buf.f[i] == 1:
-                v = V[self.rank1(buf.m[i], buf.o[i])]
+                r = self.rank1(buf.m[i], buf.o[i])
+                v = V[r]
             else:
-                v = -V[self.rank1(buf.o[i], buf.m[i])]
+                r = self.rank1(buf.o[i], buf.m[i])
+                v = -V[r]
+                r = -r - 1
             if v > top:
                 top = v
+                code[0] = <int32_t> r
         return top
 
-    cdef inline float outcome_value(self, uint32_t M, uint32_t O, int flag, const float* V) noexcept nogil:
+    cdef inline float outcome_value(self, uint32_t M, uint32_t O, int flag, const float* V,
+                                    int32_t* code) noexcept nogil:
+        cdef int64_t r
         if (M & self.forts) == self.forts:
+            code[0] = WIN
             return 1.0
         if flag == 1:
-            return V[self.rank1(M, O)]
-        return -V[self.rank1(O, M)]
+            r = self.rank1(M, O)
+            code[0] = <int32_t> r
+            return V[r]
+        r = self.rank1(O, M)
+        code[0] = <int32_t> (-r - 1)
+        return -V[r]
 
-    cdef float backup(self, Buf* buf, uint32_t M, uint32_t O, const float* V) noexcept nogil:
+    cdef float backup(self, Buf* buf, uint32_t M, uint32_t O, const float* V, int32_t* codes) noexcept nogil:
         """Expected value over the rolls of the best action: one Bellman backup.
 
         Rolls share their parts (entry spawn, one-step moves, two-step moves, three-step moves
         while dominating Heaven), so each part is generated once per state, not once per roll.
+        When ``codes`` is not NULL, ``codes[r]`` receives the policy code of roll r's best
+        outcome: rank ``c`` (the mover acts again, value V[c]), ``-c - 1`` (the turn passes,
+        value -V[c]), WIN (+1) or LOSS (-1).
         """
         cdef int r, t, hmax = 0
         cdef float total = 0.0, v, entry = -2.0, a1, a2, a3, w
+        cdef int32_t centry = NOCODE, c1, c2, c3, cw, cv
         cdef uint32_t adj = 0, tiles
         cdef bint pool = __builtin_popcount(M) < self.k
-        if (M & self.forts) == self.forts:
-            return 1.0
-        if (O & self.forts) == self.forts:
-            return -1.0
+        if (M & self.forts) == self.forts or (O & self.forts) == self.forts:
+            cv = WIN if (M & self.forts) == self.forts else LOSS
+            if codes != NULL:
+                for r in range(self.nrolls):
+                    codes[r] = cv
+            return 1.0 if cv == WIN else -1.0
         if self.entry_legal(M, O):
-            entry = self.outcome_value(M | self.entry, O & ~self.entry, 0, V)
+            entry = self.outcome_value(M | self.entry, O & ~self.entry, 0, V, &centry)
         buf.n = 0
         self.one_piece(buf, M, O, 1, 1)
-        a1 = self.best(buf, V)
+        a1 = self.best(buf, V, &c1)
         buf.n = 0
         self.one_piece(buf, M, O, 2, 2)
         self.two_pieces(buf, M, O)
-        a2 = self.best(buf, V)
+        a2 = self.best(buf, V, &c2)
         if a1 > a2:
             a2 = a1
+            c2 = c1
         a3 = a2
+        c3 = c2
         for r in range(self.nrolls):
             if self.roll_heaven[r] > hmax:
                 hmax = self.roll_heaven[r]
         if hmax > 2 and (M & self.heaven) == self.heaven:
             buf.n = 0
             self.one_piece(buf, M, O, 3, hmax)
-            w = self.best(buf, V)
+            w = self.best(buf, V, &cw)
             if w > a3:
                 a3 = w
+                c3 = cw
         if pool:
             adj = self.adjacent(M)
         for r in range(self.nrolls):
             v = entry
+            cv = centry
             if self.roll_steps[r] >= 1 and a1 > v:
                 v = a1
+                cv = c1
             if self.roll_steps[r] >= 2:
-                w = a3 if (self.roll_heaven[r] > 2 and (M & self.heaven) == self.heaven) else a2
+                if self.roll_heaven[r] > 2 and (M & self.heaven) == self.heaven:
+                    w = a3
+                    cw = c3
+                else:
+                    w = a2
+                    cw = c2
                 if w > v:
                     v = w
+                    cv = cw
             if pool:
                 tiles = (self.roll_spawn[r] | (adj if self.roll_adjacent[r] else 0)) & ~(M | O)
                 while tiles:
                     t = __builtin_ctz(tiles)
                     tiles &= tiles - 1
-                    w = self.outcome_value(M | ((<uint32_t> 1) << t), O, 0, V)
+                    w = self.outcome_value(M | ((<uint32_t> 1) << t), O, 0, V, &cw)
                     if w > v:
                         v = w
-            if v < -1.5:
-                v = -V[self.rank1(O, M)]  # nothing legal: pass
+                        cv = cw
+            if v < -1.5:  # nothing legal: pass
+                v = self.outcome_value(M, O, 0, V, &cv)
             total += self.roll_p[r] * v
+            if codes != NULL:
+                codes[r] = cv
         return total
 
     def sweep(self, float[::1] V, int threads=1, int64_t start=0, int64_t stop=-1, bint write=True,
-              bint backwards=False):
+              bint backwards=False, int32_t[:, ::1] policy=None):
         """One Gauss-Seidel sweep in place over ranks start..stop-1; returns the largest change.
+
+        With ``policy`` (int32, one row per state, one column per roll), each visited state's
+        row receives the policy codes of its best outcomes (see ``backup``).
 
         ``backwards`` visits the ranks from the top down (states with many pieces on the board
         first, where the wins are).
@@ -438,6 +479,12 @@ cdef class UrKernel:
         cdef float v, d, top = 0.0
         cdef float* Vp = &V[0]
         cdef int tid
+        cdef int32_t* P = NULL
+        cdef int R = self.nrolls
+        if policy is not None:
+            if policy.shape[0] != self.total or policy.shape[1] != self.nrolls:
+                raise ValueError(f"policy array must have shape ({self.total}, {self.nrolls})")
+            P = &policy[0, 0]
         for t in range(nt):
             worst[t * 64] = 0.0
             bufs[t].m = <uint32_t*> malloc(BUF * sizeof(uint32_t))
@@ -452,7 +499,7 @@ cdef class UrKernel:
                     packed = self.unrank_packed(s)
                     M = <uint32_t> packed
                     O = <uint32_t> (packed >> 32)
-                    v = self.backup(&bufs[tid], M, O, Vp)
+                    v = self.backup(&bufs[tid], M, O, Vp, (P + s * R) if P != NULL else NULL)
                     d = fabsf(v - Vp[s])
                     if d > worst[tid * 64]:
                         worst[tid * 64] = d
@@ -474,6 +521,7 @@ cdef class UrKernel:
         """Best value of each roll from the state (after the roll, before acting)."""
         cdef Buf buf
         cdef int r
+        cdef int32_t code
         buf.m = <uint32_t*> malloc(BUF * sizeof(uint32_t))
         buf.o = <uint32_t*> malloc(BUF * sizeof(uint32_t))
         buf.f = <uint8_t*> malloc(BUF)
@@ -481,9 +529,84 @@ cdef class UrKernel:
         try:
             for r in range(self.nrolls):
                 self.gen_roll(&buf, mine, theirs, r)
-                out.append(float(self.best(&buf, &V[0])))
+                out.append(float(self.best(&buf, &V[0], &code)))
             return out
         finally:
             free(buf.m)
             free(buf.o)
             free(buf.f)
+
+    # ---- a fixed policy ----------------------------------------------------------------------
+
+    cdef inline double policy_term(self, int32_t c, const float* V) noexcept nogil:
+        if c >= 0:
+            return V[c]
+        if c == WIN:
+            return 1.0
+        if c == LOSS:
+            return -1.0
+        return -V[-(<int64_t> c) - 1]
+
+    def evaluate(self, const int32_t[:, ::1] policy, float[::1] V, int threads=1):
+        """One Gauss-Seidel sweep of the fixed policy's equations V = c + A V, in place.
+
+        Costs a handful of lookups a state instead of generating every action, so many of these
+        sweeps fit in the time of one full backup. The arithmetic is the full sweep's (float32,
+        the rolls summed in the same order), so where the policy is still the greedy one both
+        sweeps have the same fixed point. Returns the largest change.
+        """
+        if V.shape[0] != self.total or policy.shape[0] != self.total or policy.shape[1] != self.nrolls:
+            raise ValueError("value or policy array does not fit the state space")
+        cdef int nt = max(1, threads), t, r, tid
+        cdef float* worst = <float*> malloc(nt * 64 * sizeof(float))
+        cdef int64_t s
+        cdef float acc, d, top = 0.0
+        cdef float* Vp = &V[0]
+        cdef const int32_t* P = &policy[0, 0]
+        cdef int R = self.nrolls
+        for t in range(nt):
+            worst[t * 64] = 0.0
+        with nogil:
+            for s in prange(self.total, schedule="static", chunksize=65536, num_threads=nt):
+                tid = threadid()
+                acc = 0.0
+                for r in range(R):  # float32, summed in backup's order: the same fixed point
+                    acc = acc + self.roll_p[r] * <float> self.policy_term(P[s * R + r], Vp)
+                d = fabsf(acc - Vp[s])
+                if d > worst[tid * 64]:
+                    worst[tid * 64] = d
+                Vp[s] = acc
+        for t in range(nt):
+            if worst[t * 64] > top:
+                top = worst[t * 64]
+        free(worst)
+        return top
+
+    def policy_apply(self, const int32_t[:, ::1] policy, const double[::1] x, double[::1] out,
+                     bint constants=False, bint minus=False, int threads=1):
+        """``out = A x`` (or ``c + A x`` with ``constants``, ``x - A x`` with ``minus``) for the
+        fixed policy: a matrix-vector product for Krylov solvers, in float64."""
+        if x.shape[0] != self.total or out.shape[0] != self.total or policy.shape[0] != self.total \
+                or policy.shape[1] != self.nrolls:
+            raise ValueError("vector or policy array does not fit the state space")
+        cdef int nt = max(1, threads), r
+        cdef int64_t s
+        cdef int32_t c
+        cdef double acc, term
+        cdef const int32_t* P = &policy[0, 0]
+        cdef int R = self.nrolls
+        with nogil:
+            for s in prange(self.total, schedule="static", chunksize=65536, num_threads=nt):
+                acc = 0.0
+                for r in range(R):
+                    c = P[s * R + r]
+                    if c >= 0:
+                        term = x[c]
+                    elif c == WIN:
+                        term = 1.0 if constants else 0.0
+                    elif c == LOSS:
+                        term = -1.0 if constants else 0.0
+                    else:
+                        term = -x[-(<int64_t> c) - 1]
+                    acc = acc + self.roll_p[r] * term
+                out[s] = (x[s] - acc) if minus else acc

@@ -1,8 +1,16 @@
 """Solving Ur exactly and asking the solved table questions.
 
 The table holds V = P(win) - P(loss) for the side to move, before the roll, for every
-mover-relative state, found by Gauss-Seidel value iteration (float32, in place) until a sweep
-changes no value by more than the tolerance and the Bellman residual is below it too.
+mover-relative state. It is found by Gauss-Seidel value iteration (float32, in place) until a
+full sweep changes no value by more than the tolerance and the Bellman residual is below it too.
+
+Games with four pieces last long, so plain sweeps gain only about 1% a sweep near the end.
+The experimental ``policy`` method alternates one full sweep, which also records every state's
+best outcome for each roll (the greedy policy of both players), with an evaluation of that
+fixed policy, V = c + A V, by BiCGSTAB on (I - A) V = c. It reaches a small Bellman residual
+about 8x faster, but where endless play is possible the Bellman equations have more than one
+solution, and it can stop on one that is not the game's value (on the 8-tile test board it is
+off by up to 0.044 against the plain reference). Plain sweeps from zero are the default.
 """
 from __future__ import annotations
 
@@ -19,7 +27,8 @@ from games.ur import kernel
 from games.ur.engine import Action, actions, terminal_value
 from games.ur.notation import Position
 from games.ur.rules import UrOptions
-from solver.errors import MissingTableError
+from solver.errors import InputError, MissingTableError
+from solver.krylov import bicgstab
 from solver.paths import cache_dir
 from solver.progress import progress
 from solver.table import Table, open_table, write_table
@@ -32,6 +41,12 @@ DEFAULT_TOLERANCE = 1e-6
 CHECKPOINT = "checkpoint.npy"
 CHECKPOINT_INFO = "checkpoint.json"
 _CHUNK = 1 << 18  # states per progress update
+METHODS = ("sweeps", "policy")
+# bytes a state for the policy method: int32 codes per roll, plus eight float64 Krylov vectors
+# and two temporaries
+_POLICY_BYTES_PER_ROLL = 4
+_KRYLOV_BYTES = 10 * 8
+_SETTLE_SWEEPS = 20
 
 
 def tier_counts(options: UrOptions) -> dict[tuple[int, int], int]:
@@ -57,33 +72,53 @@ def solve(
     tolerance: float = DEFAULT_TOLERANCE,
     threads: int | None = None,
     max_sweeps: int = 100_000,
+    method: str = "sweeps",
     show_progress: bool | None = None,
     log: Any = None,
 ) -> Table:
-    """Solve and write the table at ``out``; resumes from the checkpoint a stopped run left there."""
+    """Solve and write the table at ``out``; resumes from the checkpoint a stopped run left there.
+
+    ``method``: ``sweeps`` (plain value iteration from zero, the default) or ``policy``
+    (experimental: full sweeps alternating with evaluations of the greedy policy; about 100
+    bytes a state; fast, but may settle on a Bellman solution that is not the game's value, see
+    the module docstring).
+    """
     K = kernel(options)
     n = K.state_count
+    nrolls = len(options.dice.rolls)
+    method = choose_method(method, n, nrolls)
     root = Path(out) if out is not None else default_table_dir(options)
     root.mkdir(parents=True, exist_ok=True)
     threads = threads or default_threads()
     header = options.header()
-    values, sweeps, started = _resume(root, header, n, tolerance)
+    values, sweeps, started, products = _resume(root, header, n, tolerance)
+    policy = np.empty((n, nrolls), dtype=np.int32) if method == "policy" else None
     spent = 0.0
     if sweeps and log:
         log(f"resuming from the checkpoint after sweep {sweeps}")
     last = float("inf")
     while sweeps < max_sweeps:
         t0 = time.perf_counter()
-        last = _sweep(K, values, threads, f"sweep {sweeps + 1}", show_progress)
+        last = _sweep(K, values, threads, f"sweep {sweeps + 1}", show_progress, policy)
         spent += time.perf_counter() - t0
         sweeps += 1
-        _checkpoint(root, values, {"sweeps": sweeps, "change": last, "options": header, "tolerance": tolerance})
+        info = {"sweeps": sweeps, "products": products, "change": last, "options": header, "tolerance": tolerance}
+        _checkpoint(root, values, info)
         if log:
             log(f"sweep {sweeps}: largest change {last:.3g} ({spent:.1f} s so far)")
         if last < tolerance:
             residual = K.sweep(values, threads=threads, write=False)
             if residual < tolerance:
                 break
+        if policy is not None:
+            t0 = time.perf_counter()
+            res = evaluate_policy(K, policy, values, max(last * 0.01, tolerance / 10), threads)
+            spent += time.perf_counter() - t0
+            products += res.matvecs
+            _checkpoint(root, values, {**info, "products": products})
+            if log:
+                log(f"  policy of sweep {sweeps} evaluated: {res.matvecs} products, residual "
+                    f"{res.initial:.2g} -> {res.residual:.2g} ({spent:.1f} s so far)")
     else:
         raise RuntimeError(f"no convergence to {tolerance} within {max_sweeps} sweeps")
     table = write_table(
@@ -99,6 +134,8 @@ def solve(
             "tolerance": tolerance,
             "residual": float(residual),
             "sweeps": sweeps,
+            "method": method,
+            "policy_products": products,
             "board_file": options.board.source,
             "value": "P(win) - P(loss) for the side to move, before rolling; endless play counts 0",
             "solve_seconds_this_run": round(spent, 3),
@@ -109,13 +146,55 @@ def solve(
     return open_table(table)
 
 
-def _sweep(K: Any, values: np.ndarray, threads: int, label: str, show: bool | None) -> float:
+def choose_method(method: str, n: int, nrolls: int) -> str:
+    """``method``, checked; ``policy`` only when its arrays fit in half the machine's memory."""
+    if method not in METHODS:
+        raise InputError(f"unknown method {method!r}; expected one of {', '.join(METHODS)}")
+    need = n * (nrolls * _POLICY_BYTES_PER_ROLL + _KRYLOV_BYTES)
+    try:
+        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        memory = 0
+    if method == "policy" and need > memory / 2:
+        raise InputError(f"the policy method needs about {need / 2**30:.1f} GiB, more than half of this "
+                         f"machine's memory; use --method sweeps")
+    return method
+
+
+def evaluate_policy(K: Any, policy: np.ndarray, values: np.ndarray, tol: float, threads: int) -> Any:
+    """Replace ``values`` (in place) by the fixed policy's values, solved to residual ``tol``.
+
+    The policy's equations are V = c + A V (c: the immediate wins, A: +-p for each roll's
+    chosen outcome); BiCGSTAB solves (I - A) V = c from the current values. The result is kept
+    only when it lowered the residual; it is clipped to [-1, 1], where every value lies.
+    """
+    n = values.shape[0]
+    c = np.empty(n)
+    K.policy_apply(policy, np.zeros(n), c, constants=True, threads=threads)
+
+    def matvec(x: np.ndarray, out: np.ndarray) -> None:
+        K.policy_apply(policy, x, out, minus=True, threads=threads)
+
+    res = bicgstab(matvec, c, values, tol=tol, maxiter=300)
+    if np.isfinite(res.residual) and res.residual < res.initial:
+        np.clip(res.x, -1.0, 1.0, out=res.x)
+        values[:] = res.x
+        # rounding to float32 leaves changes of an ulp; a few cheap float32 sweeps of the same
+        # equations settle them, so the next full sweep measures the policy, not the rounding
+        for _ in range(_SETTLE_SWEEPS):
+            if K.evaluate(policy, values, threads=threads) == 0.0:
+                break
+    return res
+
+
+def _sweep(K: Any, values: np.ndarray, threads: int, label: str, show: bool | None,
+           policy: np.ndarray | None = None) -> float:
     n = values.shape[0]
     worst = 0.0
     with progress(n, label, enabled=show) as bar:
         for start in range(0, n, _CHUNK):
             stop = min(n, start + _CHUNK)
-            worst = max(worst, K.sweep(values, threads=threads, start=start, stop=stop))
+            worst = max(worst, K.sweep(values, threads=threads, start=start, stop=stop, policy=policy))
             bar.update(stop - start)
             bar.note(f"{label} (change so far {worst:.2g})")
     return worst
@@ -131,15 +210,16 @@ def _checkpoint(root: Path, values: np.ndarray, info: dict[str, Any]) -> None:
     os.replace(tmp_info, root / CHECKPOINT_INFO)
 
 
-def _resume(root: Path, header: dict[str, Any], n: int, tolerance: float) -> tuple[np.ndarray, int, int]:
+def _resume(root: Path, header: dict[str, Any], n: int, tolerance: float) -> tuple[np.ndarray, int, int, int]:
     try:
         info = json.loads((root / CHECKPOINT_INFO).read_text())
         values = np.load(root / CHECKPOINT, allow_pickle=False)
         if info.get("options") == header and values.shape == (n,) and values.dtype == np.float32:
-            return np.ascontiguousarray(values), int(info["sweeps"]), int(info["sweeps"])
+            sweeps = int(info["sweeps"])
+            return np.ascontiguousarray(values), sweeps, sweeps, int(info.get("products", 0))
     except (OSError, ValueError, KeyError):
         pass
-    return np.zeros(n, dtype=np.float32), 0, 0
+    return np.zeros(n, dtype=np.float32), 0, 0, 0
 
 
 def load_table(
