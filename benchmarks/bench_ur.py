@@ -3,13 +3,12 @@
 Run with ``nice -n 19 python benchmarks/bench_ur.py [--solve-k4]``. Speeds are per core (one
 thread); the reference is the plain Python engine (games.ur.engine) with a Python rank
 function, measured on a sample in the same run, and the script prints the ratio. It also times
-the policy method's cheap parts against a full sweep, and measures what the issue's two-step
-hint (values through an intermediate "one step taken" state) could save at most.
+the policy method's cheap parts against a full sweep, and counts the outcomes a backup generates
+per roll (the size of the two-step part that the issue's intermediate-value hint would shrink).
 """
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import tempfile
 import time
@@ -19,7 +18,7 @@ import numpy as np
 
 from games.ur import kernel
 from games.ur.engine import actions, terminal_value
-from games.ur.rules import DEFAULT_DICE, UrOptions
+from games.ur.rules import UrOptions
 from games.ur.solve import solve
 
 
@@ -106,32 +105,6 @@ def policy_speed(k: int, threads: int) -> dict[str, float]:
     return {"full": full, "evaluate": ev, "product": prod}
 
 
-def two_step_share(k: int, states: int, tmp: str) -> dict[str, float]:
-    """Time of a block of full sweeps with the real dice, with every two-step roll cut to one
-    step, and with no steps at all: the differences are the costs of the two-step and one-step
-    parts of a backup."""
-    with open(DEFAULT_DICE) as f:
-        base = json.load(f)
-    times = {}
-    for name, cap in (("real", 2), ("one step", 1), ("no steps", 0)):
-        dice = json.loads(json.dumps(base))
-        for roll in dice["rolls"].values():
-            roll["steps"] = min(roll.get("steps", 0), cap)
-            if cap < 2:
-                roll.pop("heaven_steps", None)
-        path = f"{tmp}/dice_{cap}.json"
-        with open(path, "w") as f:
-            json.dump(dice, f)
-        K = kernel(UrOptions(pieces=k, dice_file=path))
-        n = K.state_count
-        V = np.random.default_rng(1).random(n, dtype=np.float32) * 2 - 1
-        start = n - states
-        t = time.perf_counter()
-        K.sweep(V, threads=1, start=start, stop=n)
-        times[name] = time.perf_counter() - t
-    return times
-
-
 def count_outcomes(k: int, sample: int) -> list[float]:
     """Mean number of outcomes per roll over random states."""
     o = UrOptions(pieces=k)
@@ -167,16 +140,6 @@ def main() -> None:
     print("outcomes generated per roll, k=4 (mean of 5,000 random states): "
           + ", ".join(f"{a} {c:.1f}" for a, c in zip(names, counts)))
     with tempfile.TemporaryDirectory() as tmp:
-        sh = two_step_share(4, 2_000_000, tmp)
-        two = sh["real"] - sh["one step"]
-        one = sh["one step"] - sh["no steps"]
-        # the hint replaces the two-step part by a pass computing the best single step of every
-        # state (about the one-step part) and one lookup per first step (about the one-step part
-        # again): at best the sweep costs real - two + 2 * one
-        best = sh["real"] - two + 2 * one
-        print(f"two-step hint, k=4, top 2,000,000 states, one thread: sweep {sh['real']:.2f} s; two-step part "
-              f"{two:.2f} s ({two / sh['real']:.0%}), one-step part {one:.2f} s; with intermediate values at "
-              f"best ~{best:.2f} s ({sh['real'] / best:.2f}x faster sweeps)")
         methods = ("sweeps", "policy")
         for k in (3,) + ((4,) if args.solve_k4 else ()):
             for method in methods if k == 3 else ("policy",):
