@@ -59,8 +59,41 @@ cdef inline int node_status(TierData* d, int64_t n, int u) noexcept nogil:
     return ACTIVE
 
 
+cdef int64_t attract(TierData* d, int64_t tail, uint8_t mark, int one_edge_role) noexcept nogil:
+    """Backward attractor inside the active nodes: spreads ``mark`` (in ``d.inA``) from the
+    nodes queued in ``d.queue[:tail]``. A node of role ``one_edge_role`` joins through any one
+    move into the marked set; a node of the other role joins when all its active moves lead
+    there (``d.cnt`` counts the others down) and it has no flagged way out. Returns the new tail.
+    """
+    cdef int64_t head = 0, n, x, j, p, q
+    cdef int role
+    while head < tail:
+        n = d.queue[head]
+        head += 1
+        x = (n >> 1) + d.lo
+        role = n & 1
+        for j in range(d.rindptr[x], d.rindptr[x + 1]):
+            p = d.pred[j]
+            if p < d.lo or p >= d.hi:
+                continue
+            q = ((p - d.lo) << 1) | (1 - role)
+            if d.st[q] != ACTIVE or d.inA[q] == mark:
+                continue
+            if (q & 1) == one_edge_role:
+                d.inA[q] = mark
+                d.queue[tail] = q
+                tail += 1
+            else:
+                d.cnt[q] -= 1
+                if d.cnt[q] == 0 and not d.flag[q]:
+                    d.inA[q] = mark
+                    d.queue[tail] = q
+                    tail += 1
+    return tail
+
+
 cdef void solve_threshold(TierData* d, int u) noexcept nogil:
-    cdef int64_t nact = 0, n, x, i, k, y, j, p, head, tail, nleft, q
+    cdef int64_t nact = 0, n, x, i, k, y, j, tail, nleft, q
     cdef int role, good
     for n in range(d.m):
         d.st[n] = node_status(d, n, u)
@@ -71,7 +104,6 @@ cdef void solve_threshold(TierData* d, int u) noexcept nogil:
         return
     while True:
         # A: nodes from which the opponent forces a bad position or a losing exit for P
-        head = 0
         tail = 0
         nleft = 0
         for q in range(nact):
@@ -105,31 +137,9 @@ cdef void solve_threshold(TierData* d, int u) noexcept nogil:
                 tail += 1
         if nleft == 0:
             break
-        while head < tail:
-            n = d.queue[head]
-            head += 1
-            x = (n >> 1) + d.lo
-            role = n & 1
-            for j in range(d.rindptr[x], d.rindptr[x + 1]):
-                p = d.pred[j]
-                if p < d.lo or p >= d.hi:
-                    continue
-                q = ((p - d.lo) << 1) | (1 - role)
-                if d.st[q] != ACTIVE or d.inA[q]:
-                    continue
-                if (q & 1) == 1:
-                    d.inA[q] = 1
-                    d.queue[tail] = q
-                    tail += 1
-                else:
-                    d.cnt[q] -= 1
-                    if d.cnt[q] == 0 and not d.flag[q]:
-                        d.inA[q] = 1
-                        d.queue[tail] = q
-                        tail += 1
+        tail = attract(d, tail, 1, 1)
         # B: P's attractor to the rest (from there P avoids bad positions forever or exits well),
         # and to every winning move out of the game left (which A may include)
-        head = 0
         tail = 0
         for q in range(nact):
             n = d.active[q]
@@ -155,28 +165,7 @@ cdef void solve_threshold(TierData* d, int u) noexcept nogil:
                     d.inA[n] = 2
                     d.queue[tail] = n
                     tail += 1
-        while head < tail:
-            n = d.queue[head]
-            head += 1
-            x = (n >> 1) + d.lo
-            role = n & 1
-            for j in range(d.rindptr[x], d.rindptr[x + 1]):
-                p = d.pred[j]
-                if p < d.lo or p >= d.hi:
-                    continue
-                q = ((p - d.lo) << 1) | (1 - role)
-                if d.st[q] != ACTIVE or d.inA[q] == 2:
-                    continue
-                if (q & 1) == 0:
-                    d.inA[q] = 2
-                    d.queue[tail] = q
-                    tail += 1
-                else:
-                    d.cnt[q] -= 1
-                    if d.cnt[q] == 0 and not d.flag[q]:
-                        d.inA[q] = 2
-                        d.queue[tail] = q
-                        tail += 1
+        tail = attract(d, tail, 2, 0)
         if tail == 0:
             break  # P can force nothing more: the opponent wins everything left
         for q in range(tail):
