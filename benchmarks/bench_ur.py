@@ -90,7 +90,7 @@ def policy_speed(k: int, threads: int) -> dict[str, float]:
     K = kernel(UrOptions(pieces=k))
     n = K.state_count
     V = np.random.default_rng(k).random(n, dtype=np.float32) * 2 - 1
-    policy = np.empty((n, 6), dtype=np.int32)
+    policy = np.empty((n, K.roll_count), dtype=np.int32)
     t = time.perf_counter()
     K.sweep(V, threads=threads, policy=policy)
     full = time.perf_counter() - t

@@ -96,6 +96,10 @@ cdef class UrKernel:
     def state_count(self) -> int:
         return self.total
 
+    @property
+    def roll_count(self) -> int:
+        return self.nrolls
+
     def tier_offsets(self):
         """(k+1, k+2) int64: ``off[a, b]`` first rank of tier (a, b); ``off[a, k+1]`` its row's end."""
         out = np.zeros((self.k + 1, self.k + 2), dtype=np.int64)

@@ -39,7 +39,7 @@ def mini4(tmp_path_factory):
 def greedy(K, V0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Values after one full sweep from ``V0`` and the policy that sweep recorded."""
     V = V0.copy()
-    policy = np.empty((K.state_count, 6), dtype=np.int32)
+    policy = np.empty((K.state_count, K.roll_count), dtype=np.int32)
     K.sweep(V, threads=2, policy=policy)
     return V, policy
 
