@@ -45,3 +45,11 @@ class UrKernel:
         minus: bool = ...,
         threads: int = ...,
     ) -> None: ...
+    def endless_pass(
+        self,
+        V: npt.NDArray[np.float32],
+        good: npt.NDArray[np.uint8],
+        eps: float,
+        threads: int = ...,
+        first: bool = ...,
+    ) -> int: ...

@@ -614,3 +614,105 @@ cdef class UrKernel:
                         term = -x[-(<int64_t> c) - 1]
                     acc = acc + self.roll_p[r] * term
                 out[s] = (x[s] - acc) if minus else acc
+
+    # ---- endless play: can the side ahead force the game to end? ------------------------------
+
+    cdef inline int64_t outcome_target(self, Buf* buf, int i, const float* V, float* v) noexcept nogil:
+        """Successor rank of outcome ``i`` (-1 for a win) and, in ``v``, its value for the mover."""
+        cdef int64_t c
+        if buf.f[i] == 2:
+            v[0] = 1.0
+            return -1
+        if buf.f[i] == 1:
+            c = self.rank1(buf.m[i], buf.o[i])
+            v[0] = V[c]
+            return c
+        c = self.rank1(buf.o[i], buf.m[i])
+        v[0] = -V[c]
+        return c
+
+    cdef int reaches(self, Buf* buf, uint32_t M, uint32_t O, const float* V, float ahead,
+                     const uint8_t* good, float eps) noexcept nogil:
+        """1 when the state joins the set that can be made to end (see ``endless_pass``)."""
+        cdef int r, i, inside
+        cdef float v = 0.0, top
+        cdef int64_t c
+        for r in range(self.nrolls):
+            self.gen_roll(buf, M, O, r)
+            if ahead > 0:  # the mover wants the game to end: one of its best outcomes must lead there
+                top = -2.0
+                for i in range(buf.n):
+                    self.outcome_target(buf, i, V, &v)
+                    if v > top:
+                        top = v
+                for i in range(buf.n):
+                    c = self.outcome_target(buf, i, V, &v)
+                    if v >= top - eps and (c < 0 or good[c]):
+                        return 1
+            else:  # the mover would rather play for ever: only a roll with no way out forces it
+                inside = 1
+                for i in range(buf.n):
+                    c = self.outcome_target(buf, i, V, &v)
+                    if c >= 0 and not good[c]:
+                        inside = 0
+                        break
+                if inside:
+                    return 1
+        return 0
+
+    def endless_pass(self, const float[::1] V, uint8_t[::1] good, float eps, int threads=1,
+                     bint first=False):
+        """One in-place pass of the attractor of the finished games; returns the states it added.
+
+        ``good`` marks the states from which the game can be brought to an end (with positive
+        probability) against any resistance, given the values ``V``. The side ahead (V > eps for
+        the mover) may use only actions within ``eps`` of its best, since any other action gives
+        up value; the side behind may use every action, since endless play (0) is better for it.
+        ``first`` also marks the finished positions and those worth at most ``eps`` either way
+        (there endless play is consistent with the value). Repeat until a pass adds nothing; the
+        states left unmarked with |V| > eps are where ``V`` cannot be the game's value: the side
+        ahead cannot make the game end by best play, and endless play counts 0, not V.
+        """
+        if V.shape[0] != self.total or good.shape[0] != self.total:
+            raise ValueError("value or mark array does not fit the state space")
+        cdef int nt = max(1, threads), t, tid
+        cdef int64_t* added = <int64_t*> malloc(nt * 8 * sizeof(int64_t))
+        cdef Buf* bufs = <Buf*> malloc(nt * sizeof(Buf))
+        cdef int64_t s, total_added = 0
+        cdef uint32_t M = 0, O = 0
+        cdef uint64_t packed
+        cdef const float* Vp = &V[0]
+        cdef uint8_t* G = &good[0]
+        cdef float v
+        for t in range(nt):
+            added[t * 8] = 0
+            bufs[t].m = <uint32_t*> malloc(BUF * sizeof(uint32_t))
+            bufs[t].o = <uint32_t*> malloc(BUF * sizeof(uint32_t))
+            bufs[t].f = <uint8_t*> malloc(BUF)
+        try:
+            with nogil:
+                for s in prange(self.total, schedule="dynamic", chunksize=4096, num_threads=nt):
+                    if G[s]:
+                        continue
+                    tid = threadid()
+                    packed = self.unrank_packed(s)
+                    M = <uint32_t> packed
+                    O = <uint32_t> (packed >> 32)
+                    v = Vp[s]
+                    if first and ((M & self.forts) == self.forts or (O & self.forts) == self.forts
+                                  or fabsf(v) <= eps):
+                        G[s] = 1
+                        added[tid * 8] += 1
+                    elif self.reaches(&bufs[tid], M, O, Vp, v, G, eps):
+                        G[s] = 1
+                        added[tid * 8] += 1
+            for t in range(nt):
+                total_added += added[t * 8]
+            return total_added
+        finally:
+            for t in range(nt):
+                free(bufs[t].m)
+                free(bufs[t].o)
+                free(bufs[t].f)
+            free(bufs)
+            free(added)

@@ -1,6 +1,7 @@
 """``solver ur``: the Ur (fort rules) commands, a thin layer over ``games.ur``.
 
-graph (state counts per tier), solve (value iteration to a table), best-move, analyze, show.
+graph (state counts per tier), solve (value iteration to a table), check (is a table the game's
+value where endless play is possible), best-move, analyze, show.
 """
 from __future__ import annotations
 
@@ -8,15 +9,19 @@ import json
 from typing import Any, Callable
 
 import click
+import numpy as np
 
 from games.ur import kernel
-from games.ur.notation import diagram, format_position, parse
+from games.ur.notation import Position, diagram, format_position, parse
 from games.ur.rules import MAX_PIECES, UrOptions
 from games.ur.solve import (
     DEFAULT_TOLERANCE,
     METHODS,
+    check_eps,
     choices,
     default_table_dir,
+    default_threads,
+    endless_check,
     load_table,
     solve,
     state_value,
@@ -115,6 +120,63 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
                f"({m['method']}), residual {m['residual']:.2g} < tolerance {m['tolerance']:g}")
     click.echo(f"value of start for the first player: {start:+.6f}")
     click.echo(f"table: {table.path}")
+
+
+@ur.command("check")
+@_options_decorator()
+@click.option("--table", "table_dir", type=click.Path(file_okay=False), help="Table directory (default: the cache).")
+@click.option("--eps", type=float, default=None,
+              help="Slack for 'best action' and 'worth 0' (default: 10 x the table's tolerance).")
+@click.option("--threads", type=int, default=None, help="OpenMP threads (default: all cores).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_dir: str | None,
+              eps: float | None, threads: int | None, as_json: bool) -> None:
+    """Check a solved table against endless play (exit 1 when it fails).
+
+    Passes when the table solves the Bellman equations and, from every state where a side is
+    ahead, that side's best actions can bring the game to an end; values that only endless
+    play could keep are not the game's values.
+    """
+    options = _opts(pieces, board_file, dice_file)
+    if eps is not None and not 0 < eps < 1:
+        raise InputError("--eps must be between 0 and 1")
+    if threads is not None and threads < 1:
+        raise InputError("--threads must be at least 1")
+    table = _table(options, table_dir)
+    K = kernel(options)
+    values = np.ascontiguousarray(table["value"], dtype=np.float32)
+    tolerance = float(table.meta.get("tolerance", DEFAULT_TOLERANCE))
+    eps = eps if eps is not None else check_eps(tolerance)
+    n_threads = threads or default_threads()
+    residual = float(K.sweep(values.copy(), threads=n_threads, write=False))
+    result = endless_check(K, values, eps, n_threads, show_progress=None)
+    ok = result.passed and residual < tolerance
+    examples = []
+    for r in result.examples:
+        ms, ts = K.unrank([r])
+        mine = frozenset(i for i in range(options.board.size) if int(ms[0]) >> i & 1)
+        theirs = frozenset(i for i in range(options.board.size) if int(ts[0]) >> i & 1)
+        examples.append({"position": format_position(Position.from_relative(mine, theirs, "X"), options.board),
+                         "value": float(values[r])})
+    if as_json:
+        click.echo(json.dumps({"table": str(table.path), "states": table.state_count, "tolerance": tolerance,
+                               "residual": residual, "eps": eps, "passes": result.passes,
+                               "flagged": result.flagged, "examples": examples, "passed": ok}))
+    else:
+        click.echo(f"table {table.path}: {table.state_count:,} states, tolerance {tolerance:g}")
+        click.echo(f"  Bellman residual {residual:.2g} ({'below' if residual < tolerance else 'NOT below'} "
+                   f"the tolerance)")
+        if result.passed:
+            click.echo(f"  endless play: from every state where a side is ahead by more than {eps:g}, its best "
+                       f"actions can end the game ({result.passes} passes)")
+        else:
+            click.echo(f"  endless play: {result.flagged:,} states claim an advantage by more than {eps:g} that "
+                       f"their side can keep only by never ending the game (worth 0); for example")
+            for e in examples:
+                click.echo(f"    {e['position']}  {e['value']:+.6f}")
+        click.echo("passed: these are the game's values" if ok else "FAILED: not the game's values")
+    if not ok:
+        raise SystemExit(1)
 
 
 def _roll_index(options: UrOptions, roll: str) -> int:

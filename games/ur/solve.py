@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,8 @@ METHODS = ("sweeps", "policy")
 _POLICY_BYTES_PER_ROLL = 4
 _KRYLOV_BYTES = 10 * 8
 _SETTLE_SWEEPS = 20
+CHECK_EPS_FACTOR = 10
+_MAX_REPAIRS = 3  # checks that may fail before every value restarts from zero
 
 
 def tier_counts(options: UrOptions) -> dict[tuple[int, int], int]:
@@ -93,34 +95,32 @@ def solve(
     header = options.header()
     values, sweeps, started, products = _resume(root, header, n, tolerance)
     policy = np.empty((n, nrolls), dtype=np.int32) if method == "policy" else None
+    eps = check_eps(tolerance)
     spent = 0.0
     if sweeps and log:
         log(f"resuming from the checkpoint after sweep {sweeps}")
-    last = float("inf")
-    while sweeps < max_sweeps:
+    repairs = 0
+    while True:
+        residual, sweeps, products, spent = _iterate(
+            K, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, products, spent,
+            show_progress, log)
         t0 = time.perf_counter()
-        last = _sweep(K, values, threads, f"sweep {sweeps + 1}", show_progress, policy)
+        check = endless_check(K, values, eps, threads, show_progress)
         spent += time.perf_counter() - t0
-        sweeps += 1
-        info = {"sweeps": sweeps, "products": products, "change": last, "options": header, "tolerance": tolerance}
-        _checkpoint(root, values, info)
+        if check.passed or repairs > _MAX_REPAIRS:
+            break
+        # Values that only endless play could keep. Restart them from 0 and go on with plain
+        # sweeps (after a few such repairs, restart every value from 0: plain sweeps from zero
+        # are the reference); the check runs again when the sweeps have converged.
+        repairs += 1
+        values[np.arange(n) if repairs > _MAX_REPAIRS else check.states] = 0.0
+        policy = None
         if log:
-            log(f"sweep {sweeps}: largest change {last:.3g} ({spent:.1f} s so far)")
-        if last < tolerance:
-            residual = K.sweep(values, threads=threads, write=False)
-            if residual < tolerance:
-                break
-        if policy is not None:
-            t0 = time.perf_counter()
-            res = evaluate_policy(K, policy, values, max(last * 0.01, tolerance / 10), threads)
-            spent += time.perf_counter() - t0
-            products += res.matvecs
-            _checkpoint(root, values, {**info, "products": products})
-            if log:
-                log(f"  policy of sweep {sweeps} evaluated: {res.matvecs} products, residual "
-                    f"{res.initial:.2g} -> {res.residual:.2g} ({spent:.1f} s so far)")
-    else:
-        raise RuntimeError(f"no convergence to {tolerance} within {max_sweeps} sweeps")
+            log(f"endless check: {check.flagged:,} states claim an advantage that only endless play keeps; "
+                + ("every value restarts from 0" if repairs > _MAX_REPAIRS else "their values restart from 0")
+                + " and plain sweeps go on")
+    if not check.passed and log:
+        log(f"warning: {check.flagged:,} states still fail the endless check (see 'solver ur check')")
     table = write_table(
         root,
         game=GAME,
@@ -140,10 +140,48 @@ def solve(
             "value": "P(win) - P(loss) for the side to move, before rolling; endless play counts 0",
             "solve_seconds_this_run": round(spent, 3),
             "resumed_at_sweep": started,
+            "endless_check": check.summary(),
+            "endless_repairs": repairs,
         },
         seconds=spent,
     )
     return open_table(table)
+
+
+def _iterate(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
+             max_sweeps: int, policy: np.ndarray | None, sweeps: int, products: int, spent: float,
+             show_progress: bool | None, log: Any) -> tuple[float, int, int, float]:
+    """Sweep (and, with ``policy``, evaluate greedy policies) until change and residual are below
+    ``tolerance``; checkpoints after every sweep. Returns (residual, sweeps, products, seconds)."""
+    while sweeps < max_sweeps:
+        t0 = time.perf_counter()
+        last = _sweep(K, values, threads, f"sweep {sweeps + 1}", show_progress, policy)
+        spent += time.perf_counter() - t0
+        sweeps += 1
+        info = {"sweeps": sweeps, "products": products, "change": last, "options": header, "tolerance": tolerance}
+        _checkpoint(root, values, info)
+        if log:
+            log(f"sweep {sweeps}: largest change {last:.3g} ({spent:.1f} s so far)")
+        if last < tolerance:
+            residual = K.sweep(values, threads=threads, write=False)
+            if residual < tolerance:
+                return residual, sweeps, products, spent
+        if policy is not None:
+            t0 = time.perf_counter()
+            res = evaluate_policy(K, policy, values, max(last * 0.01, tolerance / 10), threads)
+            spent += time.perf_counter() - t0
+            products += res.matvecs
+            _checkpoint(root, values, {**info, "products": products})
+            if log:
+                log(f"  policy of sweep {sweeps} evaluated: {res.matvecs} products, residual "
+                    f"{res.initial:.2g} -> {res.residual:.2g} ({spent:.1f} s so far)")
+    raise RuntimeError(f"no convergence to {tolerance} within {max_sweeps} sweeps")
+
+
+def check_eps(tolerance: float) -> float:
+    """The slack of the endless check for a table solved to ``tolerance``: values a few sweeps
+    from their limit may still differ from it by several times the last change."""
+    return max(CHECK_EPS_FACTOR * tolerance, 1e-6)
 
 
 def choose_method(method: str, n: int, nrolls: int) -> str:
@@ -185,6 +223,52 @@ def evaluate_policy(K: Any, policy: np.ndarray, values: np.ndarray, tol: float, 
             if K.evaluate(policy, values, threads=threads) == 0.0:
                 break
     return res
+
+
+@dataclass(frozen=True)
+class EndlessCheck:
+    """Result of ``endless_check``: the states whose value endless play contradicts."""
+
+    eps: float
+    passes: int
+    flagged: int
+    examples: tuple[int, ...]  # ranks of up to ten flagged states, largest |value| first
+    states: np.ndarray = field(repr=False, compare=False)  # ranks of every flagged state
+
+    @property
+    def passed(self) -> bool:
+        return self.flagged == 0
+
+    def summary(self) -> dict[str, Any]:
+        return {"eps": self.eps, "passes": self.passes, "flagged": self.flagged}
+
+
+def endless_check(K: Any, values: np.ndarray, eps: float, threads: int = 1,
+                  show_progress: bool | None = False) -> EndlessCheck:
+    """Check that ``values`` can be the game's value where endless play is possible.
+
+    A small Bellman residual is not enough: with endless play counted 0, the equations have
+    other solutions, in which a side claims an advantage that it can only keep by letting the
+    game go on for ever. The check marks, pass after pass, the states from which the game can
+    be made to end (see ``UrKernel.endless_pass``): the side ahead may use only its best
+    actions (within ``eps``), the side behind any action. The value of a state that stays
+    unmarked while a side is ahead by more than ``eps`` is wrong: that side's best play lets the
+    game run for ever, which is worth 0, not the advantage it claims. Values that pass, and
+    solve the Bellman equations, are the game's values (docs/ur.md explains why).
+    """
+    n = values.shape[0]
+    good = np.zeros(n, dtype=np.uint8)
+    passes = 0
+    with progress(n, "endless check", enabled=show_progress) as bar:
+        added = 1
+        while added:
+            added = K.endless_pass(values, good, eps, threads=threads, first=passes == 0)
+            passes += 1
+            bar.update(added)
+            bar.note(f"endless check, pass {passes}")
+    bad = np.flatnonzero((good == 0) & (np.abs(values) > eps))
+    worst = bad[np.argsort(-np.abs(values[bad]), kind="stable")[:10]]
+    return EndlessCheck(eps, passes, int(bad.size), tuple(int(r) for r in worst), bad)
 
 
 def _sweep(K: Any, values: np.ndarray, threads: int, label: str, show: bool | None,

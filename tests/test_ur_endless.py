@@ -1,0 +1,163 @@
+"""The endless check of Ur tables: the kernel against a plain Python attractor built on the slow
+reference move generator, and the check's verdict on real solutions and on false ones."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from games.ur import kernel
+from games.ur.solve import endless_check, solve
+from solver.cli import cli
+from solver.table import write_table
+from tests.test_ur_reference import mini_options, ref_outcomes
+
+
+def ref_flagged(opts, K, V: np.ndarray, eps: float) -> set[int]:
+    """States left out of the attractor of the finished games, written out plainly.
+
+    A finished state, or one worth at most eps either way, is in. A state whose mover is ahead
+    (V > eps) joins when, for some roll, one of its actions within eps of that roll's best leads
+    to a win or into the set; a state whose mover is behind joins when, for some roll, every
+    action does. Repeat until nothing joins.
+    """
+    b = opts.board
+    forts = frozenset(i for i in range(b.size) if "fort" in b.roles[i])
+    n = K.state_count
+    ms, ts = K.unrank(np.arange(n))
+    tiles = [(frozenset(i for i in range(b.size) if int(ms[s]) >> i & 1),
+              frozenset(i for i in range(b.size) if int(ts[s]) >> i & 1)) for s in range(n)]
+
+    def rank(mine: frozenset, theirs: frozenset) -> int:
+        return int(K.rank([b.mask(mine)], [b.mask(theirs)])[0])
+
+    moves = {}
+    for s, (m, t) in enumerate(tiles):
+        rows = []
+        for roll in opts.dice.rolls:
+            row = []
+            for m2, t2, flag in ref_outcomes(opts, m, t, roll):
+                if flag == 2:
+                    row.append((None, 1.0))
+                elif flag == 1:
+                    row.append((rank(m2, t2), None))
+                else:
+                    row.append((rank(t2, m2), "pass"))
+            rows.append(row)
+        moves[s] = rows
+
+    def value(succ, how) -> float:
+        if succ is None:
+            return 1.0
+        return float(V[succ]) if how is None else -float(V[succ])
+
+    inside = {s for s, (m, t) in enumerate(tiles) if forts <= m or forts <= t or abs(V[s]) <= eps}
+    grew = True
+    while grew:
+        grew = False
+        for s in range(n):
+            if s in inside:
+                continue
+            for row in moves[s]:
+                if V[s] > 0:
+                    best = max(value(*o) for o in row)
+                    joins = any(value(*o) >= best - eps and (o[0] is None or o[0] in inside) for o in row)
+                else:
+                    joins = all(o[0] is None or o[0] in inside for o in row)
+                if joins:
+                    inside.add(s)
+                    grew = True
+                    break
+    return set(range(n)) - inside
+
+
+@pytest.fixture(scope="module")
+def mini2(tmp_path_factory):
+    o = mini_options(tmp_path_factory.mktemp("mini2"), 2)
+    return o, kernel(o)
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), eps=st.sampled_from([1e-6, 0.05, 0.3]),
+       zeros=st.floats(0.0, 0.9))
+def test_kernel_check_equals_the_plain_attractor(mini2, seed: int, eps: float, zeros: float) -> None:
+    o, K = mini2
+    rng = np.random.default_rng(seed)
+    V = (rng.random(K.state_count) * 2 - 1).astype(np.float32)
+    V[rng.random(K.state_count) < zeros] = 0.0
+    expect = {s for s in ref_flagged(o, K, V, eps) if abs(V[s]) > eps}
+    got = endless_check(K, V, eps, threads=2)
+    assert set(got.states.tolist()) == expect
+    assert got.flagged == len(expect) and set(got.examples) <= expect
+
+
+def false_solution(K) -> np.ndarray:
+    """A Bellman solution that is not the game's value: sweeps alternating with many cheap sweeps
+    of the greedy policy lock advantages into cycles of recaptures on the entry."""
+    V = np.zeros(K.state_count, dtype=np.float32)
+    policy = np.empty((K.state_count, K.roll_count), dtype=np.int32)
+    for _ in range(15):
+        K.sweep(V, policy=policy)
+        for _ in range(100):
+            K.evaluate(policy, V)
+    for _ in range(50):
+        if K.sweep(V) == 0.0:
+            break
+    return V
+
+
+@pytest.fixture(scope="module")
+def mini4_solved(tmp_path_factory):
+    d = tmp_path_factory.mktemp("mini4")
+    o = mini_options(d, 4)
+    table = solve(o, d / "table", tolerance=1e-7, threads=2)
+    return o, kernel(o), table, d
+
+
+def test_the_solution_passes_and_a_false_bellman_solution_fails(mini4_solved) -> None:
+    o, K, table, _ = mini4_solved
+    assert table.meta["endless_check"]["flagged"] == 0 and table.meta["endless_check"]["eps"] == 1e-6
+    values = np.array(table["value"])
+    assert endless_check(K, values, 1e-6).passed
+    fake = false_solution(K)
+    assert K.sweep(fake.copy(), write=False) < 1e-6  # a Bellman solution...
+    assert np.abs(fake - values).max() > 0.01  # ...far from the value...
+    bad = endless_check(K, fake, 1e-6)
+    assert bad.flagged > 0 and len(bad.examples) == min(10, bad.flagged)  # ...and the check says so
+    assert np.abs(fake[list(bad.examples)]).min() > 1e-6
+
+
+def test_policy_method_is_repaired_to_the_solution(mini4_solved, tmp_path) -> None:
+    o, K, table, _ = mini4_solved
+    fast = solve(o, tmp_path / "policy", tolerance=1e-7, threads=2, method="policy")
+    assert fast.meta["method"] == "policy" and fast.meta["endless_check"]["flagged"] == 0
+    assert np.abs(np.array(fast["value"]) - np.array(table["value"])).max() < 1e-5
+
+
+def test_cli_check_passes_the_solution_and_fails_a_false_one(mini4_solved, tmp_path) -> None:
+    o, K, table, d = mini4_solved
+    board = str(d / "mini_board.json")
+    runner = CliRunner()
+    ok = runner.invoke(cli, ["ur", "check", "--pieces", "4", "--board", board, "--table", str(table.path)])
+    assert ok.exit_code == 0, ok.output
+    assert "passed" in ok.output
+    fake = false_solution(K)
+    write_table(tmp_path / "fake", game="ur", rule="fort", encoding=table.header["encoding"],
+                encoding_version=table.header["encoding_version"], state_count=K.state_count,
+                arrays={"value": fake, "tier_offsets": K.tier_offsets()}, options=o.header(),
+                meta={"tolerance": 1e-7})
+    bad = runner.invoke(cli, ["ur", "check", "--pieces", "4", "--board", board, "--table", str(tmp_path / "fake"),
+                              "--json"])
+    assert bad.exit_code == 1
+    report = json.loads(bad.output)
+    assert not report["passed"] and report["flagged"] > 0 and report["examples"]
+    assert report["examples"][0]["position"].startswith("X:")
+    text = runner.invoke(cli, ["ur", "check", "--pieces", "4", "--board", board, "--table", str(tmp_path / "fake")])
+    assert text.exit_code == 1 and "FAILED" in text.output and "for example" in text.output
+    wrong = runner.invoke(cli, ["ur", "check", "--pieces", "4", "--board", board, "--table", str(table.path),
+                                "--eps", "0"])
+    assert wrong.exit_code == 2 and "--eps must be between 0 and 1" in wrong.output
