@@ -55,6 +55,7 @@ cdef class UrKernel:
     cdef int64_t binom[MAXN + 1][MAXN + 1]
     cdef int64_t off[MAXK + 1][MAXK + 2]
     cdef int64_t total
+    cdef float gamma  # discount on the value of the next turn (1: none); set by each value kernel
 
     def __init__(self, int n, int k, neighbours, uint32_t forts, uint32_t earth, uint32_t heaven,
                  uint32_t ishtar, uint32_t entry, rolls):
@@ -72,6 +73,7 @@ cdef class UrKernel:
                 self.nbr[i][j] = neighbours[i][j]
         self.forts, self.earth, self.heaven, self.ishtar, self.entry = forts, earth, heaven, ishtar, entry
         self.nrolls = len(rolls)
+        self.gamma = 1.0
         for i, (p, steps, hsteps, adj, mask) in enumerate(rolls):
             self.roll_p[i] = p
             self.roll_steps[i] = steps
@@ -357,10 +359,10 @@ cdef class UrKernel:
                 return 1.0
             if buf.f[i] == 1:
                 r = self.rank1(buf.m[i], buf.o[i])
-                v = V[r]
+                v = self.gamma * V[r]
             else:
                 r = self.rank1(buf.o[i], buf.m[i])
-                v = -V[r]
+                v = -(self.gamma * V[r])
                 r = -r - 1
             if v > top:
                 top = v
@@ -376,10 +378,10 @@ cdef class UrKernel:
         if flag == 1:
             r = self.rank1(M, O)
             code[0] = <int32_t> r
-            return V[r]
+            return self.gamma * V[r]
         r = self.rank1(O, M)
         code[0] = <int32_t> (-r - 1)
-        return -V[r]
+        return -(self.gamma * V[r])
 
     cdef float backup(self, Buf* buf, uint32_t M, uint32_t O, const float* V, int32_t* codes) noexcept nogil:
         """Expected value over the rolls of the best action: one Bellman backup.
@@ -460,7 +462,7 @@ cdef class UrKernel:
         return total
 
     def sweep(self, float[::1] V, int threads=1, int64_t start=0, int64_t stop=-1, bint write=True,
-              bint backwards=False, int32_t[:, ::1] policy=None):
+              bint backwards=False, int32_t[:, ::1] policy=None, float discount=1.0):
         """One Gauss-Seidel sweep in place over ranks start..stop-1; returns the largest change.
 
         With ``policy`` (int32, one row per state, one column per roll), each visited state's
@@ -469,7 +471,12 @@ cdef class UrKernel:
         ``backwards`` visits the ranks from the top down (states with many pieces on the board
         first, where the wins are).
         With ``write=False`` nothing is written and the result is the Bellman residual.
+        ``discount`` (at most 1) multiplies the value of every position reached without winning:
+        the game stops, counted 0, with probability 1 - discount after each action.
         """
+        if not 0.0 < discount <= 1.0:
+            raise ValueError("discount must be in (0, 1]")
+        self.gamma = discount
         if V.shape[0] != self.total:
             raise ValueError(f"value array has {V.shape[0]} entries, the state space {self.total}")
         if stop < 0:
@@ -522,7 +529,8 @@ cdef class UrKernel:
             free(worst)
 
     def roll_values(self, float[::1] V, uint32_t mine, uint32_t theirs):
-        """Best value of each roll from the state (after the roll, before acting)."""
+        """Best value of each roll from the state (after the roll, before acting), undiscounted."""
+        self.gamma = 1.0
         cdef Buf buf
         cdef int r
         cdef int32_t code
@@ -542,16 +550,16 @@ cdef class UrKernel:
 
     # ---- a fixed policy ----------------------------------------------------------------------
 
-    cdef inline double policy_term(self, int32_t c, const float* V) noexcept nogil:
+    cdef inline float policy_term(self, int32_t c, const float* V, float g) noexcept nogil:
         if c >= 0:
-            return V[c]
+            return g * V[c]
         if c == WIN:
             return 1.0
         if c == LOSS:
             return -1.0
-        return -V[-(<int64_t> c) - 1]
+        return -(g * V[-(<int64_t> c) - 1])
 
-    def evaluate(self, const int32_t[:, ::1] policy, float[::1] V, int threads=1):
+    def evaluate(self, const int32_t[:, ::1] policy, float[::1] V, int threads=1, float discount=1.0):
         """One Gauss-Seidel sweep of the fixed policy's equations V = c + A V, in place.
 
         Costs a handful of lookups a state instead of generating every action, so many of these
@@ -561,6 +569,8 @@ cdef class UrKernel:
         """
         if V.shape[0] != self.total or policy.shape[0] != self.total or policy.shape[1] != self.nrolls:
             raise ValueError("value or policy array does not fit the state space")
+        if not 0.0 < discount <= 1.0:
+            raise ValueError("discount must be in (0, 1]")
         cdef int nt = max(1, threads), t, r, tid
         cdef float* worst = <float*> malloc(nt * 64 * sizeof(float))
         cdef int64_t s
@@ -575,7 +585,7 @@ cdef class UrKernel:
                 tid = threadid()
                 acc = 0.0
                 for r in range(R):  # float32, summed in backup's order: the same fixed point
-                    acc = acc + self.roll_p[r] * <float> self.policy_term(P[s * R + r], Vp)
+                    acc = acc + self.roll_p[r] * self.policy_term(P[s * R + r], Vp, discount)
                 d = fabsf(acc - Vp[s])
                 if d > worst[tid * 64]:
                     worst[tid * 64] = d
@@ -587,7 +597,7 @@ cdef class UrKernel:
         return top
 
     def policy_apply(self, const int32_t[:, ::1] policy, const double[::1] x, double[::1] out,
-                     bint constants=False, bint minus=False, int threads=1):
+                     bint constants=False, bint minus=False, int threads=1, double discount=1.0):
         """``out = A x`` (or ``c + A x`` with ``constants``, ``x - A x`` with ``minus``) for the
         fixed policy: a matrix-vector product for Krylov solvers, in float64."""
         if x.shape[0] != self.total or out.shape[0] != self.total or policy.shape[0] != self.total \
@@ -605,13 +615,13 @@ cdef class UrKernel:
                 for r in range(R):
                     c = P[s * R + r]
                     if c >= 0:
-                        term = x[c]
+                        term = discount * x[c]
                     elif c == WIN:
                         term = 1.0 if constants else 0.0
                     elif c == LOSS:
                         term = -1.0 if constants else 0.0
                     else:
-                        term = -x[-(<int64_t> c) - 1]
+                        term = -(discount * x[-(<int64_t> c) - 1])
                     acc = acc + self.roll_p[r] * term
                 out[s] = (x[s] - acc) if minus else acc
 

@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.ur import kernel
-from games.ur.solve import endless_check, solve
+from games.ur.solve import DISCOUNTS, endless_check, solve
 from solver.cli import cli
 from solver.table import write_table
-from tests.test_ur_reference import mini_options, ref_outcomes
+from tests.test_ur_reference import mini_options, ref_outcomes, ref_values
 
 
 def ref_flagged(opts, K, V: np.ndarray, eps: float) -> set[int]:
@@ -161,3 +161,28 @@ def test_cli_check_passes_the_solution_and_fails_a_false_one(mini4_solved, tmp_p
     wrong = runner.invoke(cli, ["ur", "check", "--pieces", "4", "--board", board, "--table", str(table.path),
                                 "--eps", "0"])
     assert wrong.exit_code == 2 and "--eps must be between 0 and 1" in wrong.output
+
+
+def test_sweeps_from_zero_can_settle_on_a_false_solution_and_the_solve_repairs_it(tmp_path) -> None:
+    """On the swapped test board, value iteration from zero (the slow float64 reference too)
+    converges to a solution of the equations that fails the check; the solve notices, walks a
+    discount down and stores values that pass, equal to the reference's discounted walk."""
+    o = mini_options(tmp_path, 4, swapped=True)
+    K = kernel(o)
+    b = o.board
+
+    def as_array(ref: dict) -> np.ndarray:
+        out = np.zeros(K.state_count, dtype=np.float32)
+        out[K.rank([b.mask(m) for m, _ in ref], [b.mask(t) for _, t in ref])] = list(ref.values())
+        return out
+
+    plain = as_array(ref_values(o, 1e-9, max_sweeps=3000))
+    assert K.sweep(plain.copy(), write=False) < 1e-5  # solves the equations (to float32)...
+    assert endless_check(K, plain, 1e-4).flagged > 0  # ...but claims what endless play cannot give
+    walked = as_array(ref_values(o, 1e-10, max_sweeps=20000, discounts=tuple(1 - d for d in DISCOUNTS)))
+    assert endless_check(K, walked, 1e-5).passed
+    table = solve(o, tmp_path / "t", tolerance=1e-7, threads=2)
+    assert table.meta["endless_repairs"] == 1 and table.meta["endless_check"]["flagged"] == 0
+    values = np.array(table["value"])
+    assert np.abs(values - walked).max() < 1e-4
+    assert np.abs(values - plain).max() > 1e-4  # the repair changed something real

@@ -107,8 +107,13 @@ def state_total(n: int, k: int) -> int:
     return sum(comb(n, a) * comb(n - a, b) for a in range(k + 1) for b in range(k + 1) if a + b <= n)
 
 
-def ref_values(opts: UrOptions, tolerance: float = 1e-9, max_sweeps: int = 100_000) -> dict:
-    """Jacobi value iteration in float64 over a dict of states: V = P(win) - P(loss)."""
+def ref_values(opts: UrOptions, tolerance: float = 1e-9, max_sweeps: int = 100_000,
+               discounts: tuple[float, ...] = (1.0,)) -> dict:
+    """Jacobi value iteration in float64 over a dict of states: V = P(win) - P(loss).
+
+    With ``discounts``, one stage per discount (each from the last stage's values): every value
+    reached without winning is multiplied by the discount.
+    """
     b = opts.board
     forts = frozenset(i for i in range(b.size) if "fort" in b.roles[i])
     states = all_states(b.size, opts.pieces)
@@ -138,15 +143,16 @@ def ref_values(opts: UrOptions, tolerance: float = 1e-9, max_sweeps: int = 100_0
     starts = np.flatnonzero(np.r_[True, groups_a[1:] != groups_a[:-1]])
     V = np.zeros(len(states))
     nrolls = len(probs)
-    for _ in range(max_sweeps):
-        vals = signs_a * V[cols_a] + const_a
-        best = np.maximum.reduceat(vals, starts).reshape(len(states), nrolls)
-        new = best @ probs
-        new = np.where(np.isnan(fixed), new, fixed)
-        delta = np.abs(new - V).max()
-        V = new
-        if delta < tolerance:
-            break
+    for g in discounts:
+        for _ in range(max_sweeps):
+            vals = g * signs_a * V[cols_a] + const_a
+            best = np.maximum.reduceat(vals, starts).reshape(len(states), nrolls)
+            new = best @ probs
+            new = np.where(np.isnan(fixed), new, fixed)
+            delta = np.abs(new - V).max()
+            V = new
+            if delta < tolerance:
+                break
     return {s: V[i] for i, s in enumerate(states)}
 
 
@@ -169,11 +175,20 @@ MINI_BOARD = {
 }
 
 
-def mini_options(directory, pieces: int) -> UrOptions:
+# The same geometry with the entry and Ishtar swapped, and Marduk and the royal tile: here value
+# iteration from zero settles on a false solution (see test_ur_endless).
+SWAPPED_ROLES = {"B1": ["ishtar"], "B2": ["entry"], "C2": ["marduk"], "B3": ["royal"]}
+
+
+def mini_options(directory, pieces: int, swapped: bool = False) -> UrOptions:
     import json
 
-    path = directory / "mini_board.json"
-    path.write_text(json.dumps(MINI_BOARD))
+    board = json.loads(json.dumps(MINI_BOARD))
+    if swapped:
+        for tile in board["tiles"]:
+            tile["roles"] = SWAPPED_ROLES.get(tile["name"], tile["roles"])
+    path = directory / ("swapped_board.json" if swapped else "mini_board.json")
+    path.write_text(json.dumps(board))
     return UrOptions(pieces=pieces, board_file=str(path))
 
 
