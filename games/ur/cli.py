@@ -102,8 +102,8 @@ def graph(pieces: int, board_file: str | None, dice_file: str | None, as_json: b
 @click.option("--threads", type=int, default=None, help="OpenMP threads (default: all cores).")
 @click.option("--method", type=click.Choice(METHODS), default="sweeps", show_default=True,
               help="sweeps: plain value iteration from zero; policy (experimental): full sweeps "
-                   "alternating with evaluations of the greedy policy, about 8x faster on K = 4 but it "
-                   "can settle on a Bellman solution that is not the game's value (see docs/ur.md).")
+                   "alternating with evaluations of the greedy policy, which lands on false solutions "
+                   "that the endless check then has to repair (see docs/ur.md).")
 def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: str | None, tolerance: float,
               threads: int | None, method: str) -> None:
     """Solve every state by value iteration and write the table (resumes a stopped run)."""
@@ -118,6 +118,10 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
     products = f" and {m['policy_products']:,} policy products" if m.get("policy_products") else ""
     click.echo(f"solved pieces={pieces}: {table.state_count:,} states, {m['sweeps']} sweeps{products} "
                f"({m['method']}), residual {m['residual']:.2g} < tolerance {m['tolerance']:g}")
+    check = m["endless_check"]
+    repaired = f" after {m['endless_repairs']} discounted repair" if m.get("endless_repairs") else ""
+    click.echo(f"endless check (eps {check['eps']:g}): "
+               + ("passed" if check["flagged"] == 0 else f"FAILED in {check['flagged']:,} states") + repaired)
     click.echo(f"value of start for the first player: {start:+.6f}")
     click.echo(f"table: {table.path}")
 

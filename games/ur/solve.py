@@ -4,13 +4,16 @@ The table holds V = P(win) - P(loss) for the side to move, before the roll, for 
 mover-relative state. It is found by Gauss-Seidel value iteration (float32, in place) until a
 full sweep changes no value by more than the tolerance and the Bellman residual is below it too.
 
-Games with four pieces last long, so plain sweeps gain only about 1% a sweep near the end.
-The experimental ``policy`` method alternates one full sweep, which also records every state's
-best outcome for each roll (the greedy policy of both players), with an evaluation of that
-fixed policy, V = c + A V, by BiCGSTAB on (I - A) V = c. It reaches a small Bellman residual
-about 8x faster, but where endless play is possible the Bellman equations have more than one
-solution, and it can stop on one that is not the game's value (on the 8-tile test board it is
-off by up to 0.044 against the plain reference). Plain sweeps from zero are the default.
+Endless play (worth 0) gives the Bellman equations false solutions, in which a side claims an
+advantage that only a never-ending cycle keeps; sweeps from zero can converge to one. So every
+solve ends with the endless check (``endless_check``), and values that fail it are repaired by
+solving discounted games whose discount walks towards 1 (``discounted_descent``), where the
+solution is unique, before the last sweeps and a second check. docs/ur.md explains why values
+that pass are the game's values.
+
+The experimental ``policy`` method alternates full sweeps, which record both players' greedy
+policy, with BiCGSTAB evaluations of that policy; it reaches a small residual quickly but on
+false solutions, which the check then repairs.
 """
 from __future__ import annotations
 
@@ -86,8 +89,8 @@ def solve(
 
     ``method``: ``sweeps`` (plain value iteration from zero, the default) or ``policy``
     (experimental: full sweeps alternating with evaluations of the greedy policy; about 100
-    bytes a state; fast, but may settle on a Bellman solution that is not the game's value, see
-    the module docstring).
+    bytes a state; see the module docstring). Either way the values end checked against endless
+    play and repaired when they fail (meta ``endless_check``, ``endless_repairs``).
     """
     K = kernel(options)
     n = K.state_count
