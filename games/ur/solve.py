@@ -114,6 +114,9 @@ def solve(
         t0 = time.perf_counter()
         check = endless_check(K, values, eps, threads, show_progress)
         spent += time.perf_counter() - t0
+        if log:
+            log(f"endless check at eps {eps:g}: {check.passes} passes, {check.flagged:,} states flagged "
+                f"({time.perf_counter() - t0:.1f} s)")
         if check.passed or repairs >= _MAX_REPAIRS:
             break
         # A false solution: somewhere a side claims an advantage that only endless play keeps.
