@@ -4,7 +4,8 @@ Run with ``nice -n 19 python benchmarks/bench_ur.py [--solve-k4]``. Speeds are p
 thread); the reference is the plain Python engine (games.ur.engine) with a Python rank
 function, measured on a sample in the same run, and the script prints the ratio. It also times
 the policy method's cheap parts against a full sweep, and counts the outcomes a backup generates
-per roll (the size of the two-step part that the issue's intermediate-value hint would shrink).
+per roll (the size of the two-step part that the issue's intermediate-value hint would shrink),
+and times one pass of the endless check against a sweep.
 """
 from __future__ import annotations
 
@@ -105,6 +106,22 @@ def policy_speed(k: int, threads: int) -> dict[str, float]:
     return {"full": full, "evaluate": ev, "product": prod}
 
 
+def check_pass_speed(k: int, threads: int) -> dict[str, float]:
+    """One pass of the endless check against one full sweep, both over every state, on random
+    values (the first pass visits every state; later passes only the states still unmarked)."""
+    K = kernel(UrOptions(pieces=k))
+    n = K.state_count
+    V = np.random.default_rng(k).random(n, dtype=np.float32) * 2 - 1
+    t = time.perf_counter()
+    K.sweep(V.copy(), threads=threads, write=False)
+    full = time.perf_counter() - t
+    good = np.zeros(n, dtype=np.uint8)
+    t = time.perf_counter()
+    K.endless_pass(V, good, 1e-4, threads=threads, first=True)
+    one = time.perf_counter() - t
+    return {"full": full, "pass": one}
+
+
 def count_outcomes(k: int, sample: int) -> list[float]:
     """Mean number of outcomes per roll over random states."""
     o = UrOptions(pieces=k)
@@ -135,6 +152,10 @@ def main() -> None:
     print(f"policy method, k=4, {args.threads} threads: full sweep recording the policy {p['full']:.2f} s; "
           f"float32 policy sweep {p['evaluate']:.3f} s ({p['full'] / p['evaluate']:.0f}x cheaper); "
           f"float64 policy product {p['product']:.3f} s ({p['full'] / p['product']:.0f}x cheaper)")
+    c = check_pass_speed(4, args.threads)
+    print(f"endless check, k=4, {args.threads} threads: one pass {c['pass']:.2f} s against one full sweep "
+          f"{c['full']:.2f} s (ratio {c['pass'] / c['full']:.2f}; random values are the worst case, every "
+          f"roll generated apart; a check takes 10-15 passes, later ones over fewer states)")
     counts = count_outcomes(4, 5000)
     names = [r.name for r in UrOptions().dice.rolls]
     print("outcomes generated per roll, k=4 (mean of 5,000 random states): "
