@@ -35,7 +35,7 @@ def test_real_board_small_k_equals_reference(tmp_path, k: int) -> None:
 @pytest.mark.parametrize("k", [3, 4])
 def test_small_board_equals_reference(tmp_path, k: int) -> None:
     o = mini_options(tmp_path, k)
-    table = solve(o, tmp_path / "t", tolerance=1e-7, threads=2)
+    table = solve(o, tmp_path / "t", tolerance=3e-7, threads=2)
     compare(o, table, 1e-5)  # threads=2 too: catches a race between threads
     if k == 4:
         assert np.abs(np.asarray(table["value"])).max() > 0.1  # a game someone can win
@@ -58,12 +58,12 @@ def test_solve_resumes_from_the_last_completed_sweep(tmp_path) -> None:
     o = mini_options(tmp_path, 4)
     out = tmp_path / "t"
     with pytest.raises(RuntimeError):
-        solve(o, out, tolerance=1e-7, max_sweeps=5)
+        solve(o, out, tolerance=3e-7, max_sweeps=5)
     info = json.loads((out / "checkpoint.json").read_text())
-    assert info["sweeps"] == 5
-    table = solve(o, out, tolerance=1e-7)
+    assert info["sweeps"] == 5 and info["method"] == "walk" and info["stage"] == 0  # the walk's first stage
+    table = solve(o, out, tolerance=3e-7)
     assert table.meta["resumed_at_sweep"] == 5 and table.meta["sweeps"] > 5
-    fresh = solve(o, tmp_path / "fresh", tolerance=1e-7)
+    fresh = solve(o, tmp_path / "fresh", tolerance=3e-7)
     assert np.abs(np.asarray(table["value"]) - np.asarray(fresh["value"])).max() < 1e-4  # both within the error bound
     assert not (out / "checkpoint.npy").exists()  # the finished table replaced the checkpoint
 
@@ -94,8 +94,9 @@ def test_kernel_roll_values_and_backwards_sweeps_agree_with_the_engine(tmp_path)
         want = [choices(o, table, pos, i)[0].value for i in range(len(o.dice.rolls))]
         assert np.allclose(got, want, atol=1e-6)
     backwards = np.zeros_like(values)
-    while K.sweep(backwards, threads=2, backwards=True) >= 1e-7:
-        pass
+    for _ in range(5000):  # float32 with two threads can hover at an ulp or two (1.2e-7) for ever
+        if K.sweep(backwards, threads=2, backwards=True) < 3e-7:
+            break
     assert np.abs(backwards - values).max() < 1e-4  # the table was solved to 1e-6 only
 
 

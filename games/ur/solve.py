@@ -41,10 +41,13 @@ RULE = "fort"
 ENCODING = "ur-mover-relative-placement-tiers"
 ENCODING_VERSION = 1
 DEFAULT_TOLERANCE = 1e-6
+MIN_TOLERANCE = 2.5e-7  # two float32 ulps at 1: two threads can flip a value by that much for ever
 CHECKPOINT = "checkpoint.npy"
 CHECKPOINT_INFO = "checkpoint.json"
 _CHUNK = 1 << 18  # states per progress update
-METHODS = ("sweeps", "policy")
+METHODS = ("walk", "sweeps", "policy")
+WALK_POLICY_SWEEPS = 30  # cheap sweeps of the greedy policy after each full sweep (walk)
+WALK_POLISH_SWEEPS = 5  # the same in the walk's last, undiscounted stage
 # bytes a state for the policy method: int32 codes per roll, plus eight float64 Krylov vectors
 # and two temporaries
 _POLICY_BYTES_PER_ROLL = 4
@@ -81,17 +84,20 @@ def solve(
     tolerance: float = DEFAULT_TOLERANCE,
     threads: int | None = None,
     max_sweeps: int = 100_000,
-    method: str = "sweeps",
+    method: str = "walk",
     show_progress: bool | None = None,
     log: Any = None,
 ) -> Table:
     """Solve and write the table at ``out``; resumes from the checkpoint a stopped run left there.
 
-    ``method``: ``sweeps`` (plain value iteration from zero, the default) or ``policy``
-    (experimental: full sweeps alternating with evaluations of the greedy policy; about 100
-    bytes a state; see the module docstring). Either way the values end checked against endless
+    ``method``: ``walk`` (the default: modified policy iteration while a discount walks up to
+    1, see ``_walk``; 24 bytes a state more), ``sweeps`` (plain value iteration from zero) or
+    ``policy`` (experimental: BiCGSTAB evaluations of the greedy policy; about 100 bytes a state). Either way the values end checked against endless
     play and repaired when they fail (meta ``endless_check``, ``endless_repairs``).
     """
+    if not MIN_TOLERANCE <= tolerance < 1:
+        raise InputError(f"tolerance must be at least {MIN_TOLERANCE:g} (values are float32: below that a "
+                         f"sweep can flip values by an ulp for ever) and below 1; got {tolerance:g}")
     K = kernel(options)
     n = K.state_count
     nrolls = len(options.dice.rolls)
@@ -100,17 +106,22 @@ def solve(
     root.mkdir(parents=True, exist_ok=True)
     threads = threads or default_threads()
     header = options.header()
-    values, sweeps, started, products = _resume(root, header, n, tolerance)
-    policy = np.empty((n, nrolls), dtype=np.int32) if method == "policy" else None
+    values, sweeps, started, products, stage, cheap = _resume(root, header, n, method)
+    policy = np.empty((n, nrolls), dtype=np.int32) if method in ("policy", "walk") else None
     eps = check_eps(tolerance)
     spent = 0.0
     if sweeps and log:
         log(f"resuming from the checkpoint after sweep {sweeps}")
     repairs = 0
     while True:
-        residual, sweeps, products, spent = _iterate(
-            K, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, products, spent,
-            show_progress, log)
+        if method == "walk" and policy is not None:
+            residual, sweeps, cheap, spent = _walk(
+                K, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, cheap, stage, spent,
+                show_progress, log)
+        else:
+            residual, sweeps, products, spent = _iterate(
+                K, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, products, spent,
+                show_progress, log)
         t0 = time.perf_counter()
         check = endless_check(K, values, eps, threads, show_progress)
         spent += time.perf_counter() - t0
@@ -147,6 +158,7 @@ def solve(
             "sweeps": sweeps,
             "method": method,
             "policy_products": products,
+            "policy_sweeps": cheap,
             "board_file": options.board.source,
             "value": "P(win) - P(loss) for the side to move, before rolling; endless play counts 0",
             "solve_seconds_this_run": round(spent, 3),
@@ -169,7 +181,8 @@ def _iterate(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tol
         last = _sweep(K, values, threads, f"sweep {sweeps + 1}", show_progress, policy)
         spent += time.perf_counter() - t0
         sweeps += 1
-        info = {"sweeps": sweeps, "products": products, "change": last, "options": header, "tolerance": tolerance}
+        info = {"sweeps": sweeps, "products": products, "change": last, "options": header, "tolerance": tolerance,
+                "method": "sweeps" if policy is None else "policy"}
         _checkpoint(root, values, info)
         if log:
             log(f"sweep {sweeps}: largest change {last:.3g} ({spent:.1f} s so far)")
@@ -187,6 +200,63 @@ def _iterate(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tol
                 log(f"  policy of sweep {sweeps} evaluated: {res.matvecs} products, residual "
                     f"{res.initial:.2g} -> {res.residual:.2g} ({spent:.1f} s so far)")
     raise RuntimeError(f"no convergence to {tolerance} within {max_sweeps} sweeps")
+
+
+def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
+          max_sweeps: int, policy: np.ndarray, sweeps: int, cheap: int, stage: int, spent: float,
+          show_progress: bool | None, log: Any) -> tuple[float, int, int, float]:
+    """The ``walk`` method: modified policy iteration while a discount walks up to 1.
+
+    Stage by stage, 1 - discount = 1e-2, 1e-3, ..., 1e-6 and finally 0: each round is one full
+    sweep, which also records both players' greedy policy, then up to WALK_POLICY_SWEEPS cheap
+    float32 sweeps of that policy (WALK_POLISH_SWEEPS in the last stage). A discounted stage ends
+    when a full sweep changes no value by more than ``tolerance / 10`` (or stops improving for 30
+    rounds: float32 rounding), so that cycles kept up only by endless play have decayed below the
+    check's slack. Each stage starts from the last, so the undiscounted stage starts next to the
+    game's value, not in the basin of a false solution. Returns (residual, sweeps, policy sweeps,
+    seconds); checkpoints after every round, with the stage, so a stopped run resumes in it.
+    """
+    stages = DISCOUNTS + (0.0,)
+    while stage < len(stages):
+        d = stages[stage]
+        g = float(np.float32(1.0 - d))
+        best, stalled = float("inf"), 0
+        while sweeps < max_sweeps:
+            t0 = time.perf_counter()
+            label = f"sweep {sweeps + 1} (1 - discount {d:g})" if d else f"sweep {sweeps + 1}"
+            last = _sweep(K, values, threads, label, show_progress, policy, g)
+            sweeps += 1
+            if last < tolerance and d == 0.0:
+                residual = K.sweep(values, threads=threads, write=False)
+                if residual < tolerance:
+                    spent += time.perf_counter() - t0
+                    _checkpoint(root, values, _walk_info(header, tolerance, sweeps, cheap, stage, last))
+                    return residual, sweeps, cheap, spent
+            done = False
+            if d:
+                best, stalled = (last, 0) if last < best else (best, stalled + 1)
+                done = last < tolerance / 10 or stalled > _STALL_SWEEPS
+            if not done:
+                for _ in range(WALK_POLICY_SWEEPS if d else WALK_POLISH_SWEEPS):
+                    cheap += 1
+                    if K.evaluate(policy, values, threads=threads, discount=g) < tolerance / 10:
+                        break
+            spent += time.perf_counter() - t0
+            _checkpoint(root, values, _walk_info(header, tolerance, sweeps, cheap, stage + done, last))
+            if log:
+                log(f"sweep {sweeps} (1 - discount {d:g}): largest change {last:.3g} ({spent:.1f} s so far)")
+            if done:
+                break
+        else:
+            raise RuntimeError(f"no convergence to {tolerance} within {max_sweeps} sweeps")
+        stage += 1
+    raise AssertionError("unreachable: the last stage returns")
+
+
+def _walk_info(header: dict[str, Any], tolerance: float, sweeps: int, cheap: int, stage: int,
+               change: float) -> dict[str, Any]:
+    return {"sweeps": sweeps, "products": 0, "policy_sweeps": cheap, "stage": stage, "change": change,
+            "options": header, "tolerance": tolerance, "method": "walk"}
 
 
 def discounted_descent(K: Any, values: np.ndarray, threads: int, show_progress: bool | None = False,
@@ -231,13 +301,13 @@ def choose_method(method: str, n: int, nrolls: int) -> str:
     """``method``, checked; ``policy`` only when its arrays fit in half the machine's memory."""
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}; expected one of {', '.join(METHODS)}")
-    need = n * (nrolls * _POLICY_BYTES_PER_ROLL + _KRYLOV_BYTES)
+    need = n * nrolls * _POLICY_BYTES_PER_ROLL + (n * _KRYLOV_BYTES if method == "policy" else 0)
     try:
         memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
         memory = 0
-    if method == "policy" and need > memory / 2:
-        raise InputError(f"the policy method needs about {need / 2**30:.1f} GiB, more than half of this "
+    if method in ("policy", "walk") and need > memory / 2:
+        raise InputError(f"the {method} method needs about {need / 2**30:.1f} GiB, more than half of this "
                          f"machine's memory; use --method sweeps")
     return method
 
@@ -338,16 +408,23 @@ def _checkpoint(root: Path, values: np.ndarray, info: dict[str, Any]) -> None:
     os.replace(tmp_info, root / CHECKPOINT_INFO)
 
 
-def _resume(root: Path, header: dict[str, Any], n: int, tolerance: float) -> tuple[np.ndarray, int, int, int]:
+def _resume(root: Path, header: dict[str, Any], n: int,
+            method: str) -> tuple[np.ndarray, int, int, int, int, int]:
+    """(values, sweeps, sweeps at the start, products, walk stage, policy sweeps) from a checkpoint
+    of the same game; a walk resumes in its stage only from a walk's checkpoint (else from the
+    start of the walk, with the checkpoint's values)."""
     try:
         info = json.loads((root / CHECKPOINT_INFO).read_text())
         values = np.load(root / CHECKPOINT, allow_pickle=False)
         if info.get("options") == header and values.shape == (n,) and values.dtype == np.float32:
             sweeps = int(info["sweeps"])
-            return np.ascontiguousarray(values), sweeps, sweeps, int(info.get("products", 0))
+            same = info.get("method", "sweeps") == method
+            stage = int(info.get("stage", 0)) if same else 0
+            return (np.ascontiguousarray(values), sweeps, sweeps, int(info.get("products", 0)), stage,
+                    int(info.get("policy_sweeps", 0)))
     except (OSError, ValueError, KeyError):
         pass
-    return np.zeros(n, dtype=np.float32), 0, 0, 0
+    return np.zeros(n, dtype=np.float32), 0, 0, 0, 0, 0
 
 
 def load_table(
