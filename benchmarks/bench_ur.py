@@ -161,18 +161,21 @@ def main() -> None:
     print("outcomes generated per roll, k=4 (mean of 5,000 random states): "
           + ", ".join(f"{a} {c:.1f}" for a, c in zip(names, counts)))
     with tempfile.TemporaryDirectory() as tmp:
-        methods = ("sweeps", "policy")
+        methods = ("walk", "sweeps", "policy")
         for k in (3,) + ((4,) if args.solve_k4 else ()):
-            for method in methods if k == 3 else ("policy",):
+            for method in methods if k == 3 else ("walk",):
                 t = time.perf_counter()
                 table = solve(UrOptions(pieces=k), f"{tmp}/k{k}{method}", threads=args.threads,
                               show_progress=False, method=method)
                 m = table.meta
                 print(f"solve k={k} ({method}): {time.perf_counter() - t:,.1f} s with {args.threads} threads, "
-                      f"{m['sweeps']} sweeps + {m['policy_products']} policy products, residual {m['residual']:.2g}")
-    print("memory: sweeps: 4 bytes per state (one float32 value; no graph is stored); policy: "
-          "another 24 bytes per state (an int32 code per roll) and ten float64 vectors (80 bytes) "
-          "while evaluating; the checkpoint is another 4 bytes per state on disk")
+                      f"{m['sweeps']} sweeps + {m['policy_products']} policy products + {m['policy_sweeps']} "
+                      f"policy sweeps, residual {m['residual']:.2g}, endless check "
+                      f"{'passed' if m['endless_check']['flagged'] == 0 else 'FAILED'}")
+    print("memory: sweeps: 4 bytes per state (one float32 value; no graph is stored); walk: another "
+          "24 bytes per state (an int32 policy code per roll); policy: those and ten float64 vectors "
+          "(80 bytes) while evaluating; the endless check: 1 byte per state; the checkpoint is another "
+          "4 bytes per state on disk")
     k7 = rows[-1]
     n7 = k7["states"]
     print(f"k=7 projection: {n7:,} states -> {n7 * 4 / 2**30:.1f} GiB of values "

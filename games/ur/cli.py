@@ -115,6 +115,7 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
     start = state_value(options, table, frozenset(), frozenset())
     m = table.meta
     products = f" and {m['policy_products']:,} policy products" if m.get("policy_products") else ""
+    products += f" and {m['policy_sweeps']:,} policy sweeps" if m.get("policy_sweeps") else ""
     click.echo(f"solved pieces={pieces}: {table.state_count:,} states, {m['sweeps']} sweeps{products} "
                f"({m['method']}), residual {m['residual']:.2g} < tolerance {m['tolerance']:g}")
     check = m["endless_check"]
