@@ -209,3 +209,15 @@ def test_tolerance_below_float32_resolution_is_refused(tmp_path) -> None:
     result = CliRunner().invoke(cli, ["ur", "solve", "--pieces", "1", "--tolerance", "1e-8", "--out", str(tmp_path)])
     assert result.exit_code == 2 and "tolerance must be at least 2.5e-07" in result.output
     assert "Traceback" not in result.output and not (tmp_path / "header.json").exists()
+
+
+def test_cli_check_never_solves_a_missing_table(tmp_path) -> None:
+    result = CliRunner().invoke(cli, ["ur", "check", "--pieces", "2", "--table", str(tmp_path / "none")])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert not (tmp_path / "none").exists()
+
+
+def test_queries_never_start_a_large_solve_for_a_missing_table(tmp_path) -> None:
+    result = CliRunner().invoke(cli, ["ur", "analyze", "start", "--pieces", "4", "--table", str(tmp_path / "none")])
+    assert result.exit_code == 2 and "no solved table for pieces=4" in result.output
+    assert not (tmp_path / "none").exists()

@@ -6,6 +6,7 @@ value where endless play is possible), best-move, analyze, show.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any, Callable
 
 import click
@@ -53,10 +54,11 @@ def _log(text: str) -> None:
 
 
 def _table(options: UrOptions, table_dir: str | None) -> Any:
-    if table_dir is None and options.pieces > AUTO_BUILD_MAX_PIECES:
-        if not (default_table_dir(options) / "header.json").is_file():
+    if options.pieces > AUTO_BUILD_MAX_PIECES:  # a large solve never starts as a side effect of a query
+        where = Path(table_dir) if table_dir is not None else default_table_dir(options)
+        if not (where / "header.json").is_file():
             raise InputError(
-                f"no solved table for pieces={options.pieces}; build it first with "
+                f"no solved table for pieces={options.pieces} at {where}; build it first with "
                 f"'solver ur solve --pieces {options.pieces}' (large), or ask with a smaller --pieces"
             )
     return load_table(options, table_dir, log=_log)
@@ -146,7 +148,7 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
         raise InputError("--eps must be between 0 and 1")
     if threads is not None and threads < 1:
         raise InputError("--threads must be at least 1")
-    table = _table(options, table_dir)
+    table = load_table(options, table_dir, build=False)  # checking never solves: a missing table is an error
     K = kernel(options)
     values = np.ascontiguousarray(table["value"], dtype=np.float32)
     tolerance = float(table.meta.get("tolerance", DEFAULT_TOLERANCE))
