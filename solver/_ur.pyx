@@ -40,6 +40,27 @@ ctypedef struct Buf:
     int n
 
 
+cdef Buf* new_bufs(int count) noexcept:
+    """``count`` outcome buffers (one per thread) of BUF outcomes each; release with free_bufs."""
+    cdef Buf* bufs = <Buf*> malloc(count * sizeof(Buf))
+    cdef int t
+    for t in range(count):
+        bufs[t].m = <uint32_t*> malloc(BUF * sizeof(uint32_t))
+        bufs[t].o = <uint32_t*> malloc(BUF * sizeof(uint32_t))
+        bufs[t].f = <uint8_t*> malloc(BUF)
+        bufs[t].n = 0
+    return bufs
+
+
+cdef void free_bufs(Buf* bufs, int count) noexcept:
+    cdef int t
+    for t in range(count):
+        free(bufs[t].m)
+        free(bufs[t].o)
+        free(bufs[t].f)
+    free(bufs)
+
+
 cdef class UrKernel:
     """Board geometry, dice and piece count in C form; every kernel works on it."""
 
@@ -333,17 +354,12 @@ cdef class UrKernel:
         """Outcomes of ``roll`` from the state: list of (mine, theirs, flag); flag 3 = pass."""
         if not 0 <= roll < self.nrolls:
             raise ValueError("roll index out of range")
-        cdef Buf buf
-        buf.m = <uint32_t*> malloc(BUF * sizeof(uint32_t))
-        buf.o = <uint32_t*> malloc(BUF * sizeof(uint32_t))
-        buf.f = <uint8_t*> malloc(BUF)
+        cdef Buf* buf = new_bufs(1)
         try:
-            self.gen_roll(&buf, mine, theirs, roll)
+            self.gen_roll(buf, mine, theirs, roll)
             return [(int(buf.m[i]), int(buf.o[i]), int(buf.f[i])) for i in range(buf.n)]
         finally:
-            free(buf.m)
-            free(buf.o)
-            free(buf.f)
+            free_bufs(buf, 1)
 
     # ---- values ----------------------------------------------------------------------------
 
@@ -482,8 +498,8 @@ cdef class UrKernel:
         if stop < 0:
             stop = self.total
         cdef int nt = max(1, threads), t
-        cdef float* worst = <float*> malloc(nt * 64 * sizeof(float))
-        cdef Buf* bufs = <Buf*> malloc(nt * sizeof(Buf))
+        cdef float* worst
+        cdef Buf* bufs
         cdef int64_t s, i
         cdef uint32_t M = 0, O = 0
         cdef uint64_t packed
@@ -496,11 +512,10 @@ cdef class UrKernel:
             if policy.shape[0] != self.total or policy.shape[1] != self.nrolls:
                 raise ValueError(f"policy array must have shape ({self.total}, {self.nrolls})")
             P = &policy[0, 0]
+        worst = <float*> malloc(nt * 64 * sizeof(float))
+        bufs = new_bufs(nt)
         for t in range(nt):
             worst[t * 64] = 0.0
-            bufs[t].m = <uint32_t*> malloc(BUF * sizeof(uint32_t))
-            bufs[t].o = <uint32_t*> malloc(BUF * sizeof(uint32_t))
-            bufs[t].f = <uint8_t*> malloc(BUF)
         try:
             with nogil:
                 for i in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
@@ -521,32 +536,23 @@ cdef class UrKernel:
                     top = worst[t * 64]
             return top
         finally:
-            for t in range(nt):
-                free(bufs[t].m)
-                free(bufs[t].o)
-                free(bufs[t].f)
-            free(bufs)
+            free_bufs(bufs, nt)
             free(worst)
 
     def roll_values(self, float[::1] V, uint32_t mine, uint32_t theirs):
         """Best value of each roll from the state (after the roll, before acting), undiscounted."""
         self.gamma = 1.0
-        cdef Buf buf
         cdef int r
         cdef int32_t code
-        buf.m = <uint32_t*> malloc(BUF * sizeof(uint32_t))
-        buf.o = <uint32_t*> malloc(BUF * sizeof(uint32_t))
-        buf.f = <uint8_t*> malloc(BUF)
+        cdef Buf* buf = new_bufs(1)
         out = []
         try:
             for r in range(self.nrolls):
-                self.gen_roll(&buf, mine, theirs, r)
-                out.append(float(self.best(&buf, &V[0], &code)))
+                self.gen_roll(buf, mine, theirs, r)
+                out.append(float(self.best(buf, &V[0], &code)))
             return out
         finally:
-            free(buf.m)
-            free(buf.o)
-            free(buf.f)
+            free_bufs(buf, 1)
 
     # ---- a fixed policy ----------------------------------------------------------------------
 
@@ -687,7 +693,7 @@ cdef class UrKernel:
             raise ValueError("value or mark array does not fit the state space")
         cdef int nt = max(1, threads), t, tid
         cdef int64_t* added = <int64_t*> malloc(nt * 8 * sizeof(int64_t))
-        cdef Buf* bufs = <Buf*> malloc(nt * sizeof(Buf))
+        cdef Buf* bufs = new_bufs(nt)
         cdef int64_t s, total_added = 0
         cdef uint32_t M = 0, O = 0
         cdef uint64_t packed
@@ -696,9 +702,6 @@ cdef class UrKernel:
         cdef float v
         for t in range(nt):
             added[t * 8] = 0
-            bufs[t].m = <uint32_t*> malloc(BUF * sizeof(uint32_t))
-            bufs[t].o = <uint32_t*> malloc(BUF * sizeof(uint32_t))
-            bufs[t].f = <uint8_t*> malloc(BUF)
         try:
             with nogil:
                 for s in prange(self.total, schedule="dynamic", chunksize=4096, num_threads=nt):
@@ -720,9 +723,5 @@ cdef class UrKernel:
                 total_added += added[t * 8]
             return total_added
         finally:
-            for t in range(nt):
-                free(bufs[t].m)
-                free(bufs[t].o)
-                free(bufs[t].f)
-            free(bufs)
+            free_bufs(bufs, nt)
             free(added)
