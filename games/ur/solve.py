@@ -92,8 +92,9 @@ def solve(
 
     ``method``: ``walk`` (the default: modified policy iteration while a discount walks up to
     1, see ``_walk``; 24 bytes a state more), ``sweeps`` (plain value iteration from zero) or
-    ``policy`` (experimental: BiCGSTAB evaluations of the greedy policy; about 100 bytes a state). Either way the values end checked against endless
-    play and repaired when they fail (meta ``endless_check``, ``endless_repairs``).
+    ``policy`` (experimental: BiCGSTAB evaluations of the greedy policy; about 100 bytes a
+    state). Every method's values end checked against endless play and repaired when they fail
+    (meta ``endless_check``, ``endless_repairs``).
     """
     if not MIN_TOLERANCE <= tolerance < 1:
         raise InputError(f"tolerance must be at least {MIN_TOLERANCE:g} (values are float32: below that a "
@@ -131,8 +132,8 @@ def solve(
         if check.passed or repairs >= _MAX_REPAIRS:
             break
         # A false solution: somewhere a side claims an advantage that only endless play keeps.
-        # Discounting makes the solution unique; walk the discount down to almost nothing, then
-        # polish with plain sweeps and check again.
+        # Discounting makes the solution unique; walk the discount up to almost 1, then polish
+        # with plain sweeps and check again.
         repairs += 1
         policy = None
         if log:
@@ -220,7 +221,7 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
     while stage < len(stages):
         d = stages[stage]
         g = float(np.float32(1.0 - d))
-        best, stalled = float("inf"), 0
+        stalled = _Stall()
         while sweeps < max_sweeps:
             t0 = time.perf_counter()
             label = f"sweep {sweeps + 1} (1 - discount {d:g})" if d else f"sweep {sweeps + 1}"
@@ -232,10 +233,7 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
                     spent += time.perf_counter() - t0
                     _checkpoint(root, values, _walk_info(header, tolerance, sweeps, cheap, stage, last))
                     return residual, sweeps, cheap, spent
-            done = False
-            if d:
-                best, stalled = (last, 0) if last < best else (best, stalled + 1)
-                done = last < tolerance / 10 or stalled > _STALL_SWEEPS
+            done = bool(d) and (last < tolerance / 10 or stalled(last))
             if not done:
                 for _ in range(WALK_POLICY_SWEEPS if d else WALK_POLISH_SWEEPS):
                     cheap += 1
@@ -251,6 +249,22 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
             raise RuntimeError(f"no convergence to {tolerance} within {max_sweeps} sweeps")
         stage += 1
     raise AssertionError("unreachable: the last stage returns")
+
+
+class _Stall:
+    """Called with each sweep's largest change; True once _STALL_SWEEPS sweeps in a row have
+    not set a new smallest change (float32 rounding has stopped the progress)."""
+
+    def __init__(self) -> None:
+        self.best = float("inf")
+        self.since = 0
+
+    def __call__(self, change: float) -> bool:
+        if change < self.best:
+            self.best, self.since = change, 0
+        else:
+            self.since += 1
+        return self.since > _STALL_SWEEPS
 
 
 def _walk_info(header: dict[str, Any], tolerance: float, sweeps: int, cheap: int, stage: int,
@@ -274,18 +288,12 @@ def discounted_descent(K: Any, values: np.ndarray, threads: int, show_progress: 
     used = 0
     for d in DISCOUNTS:
         g = float(np.float32(1.0 - d))
-        best, stalled = float("inf"), 0
+        stalled = _Stall()
         for i in range(_STAGE_MAX_SWEEPS):
             change = _sweep(K, values, threads, f"discount 1 - {d:g}, sweep {i + 1}", show_progress, None, g)
             used += 1
-            if change < _STAGE_TOLERANCE:
+            if change < _STAGE_TOLERANCE or stalled(change):
                 break
-            if change < best:
-                best, stalled = change, 0
-            else:
-                stalled += 1
-                if stalled > _STALL_SWEEPS:
-                    break
         if log:
             log(f"discount 1 - {d:g}: {i + 1} sweeps, last change {change:.2g}")
     return used
