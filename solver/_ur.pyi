@@ -33,9 +33,12 @@ class UrKernel:
         write: bool = ...,
         backwards: bool = ...,
         policy: npt.NDArray[np.int32] | None = ...,
+        discount: float = ...,
     ) -> float: ...
     def roll_values(self, V: npt.NDArray[np.float32], mine: int, theirs: int) -> list[float]: ...
-    def evaluate(self, policy: npt.NDArray[np.int32], V: npt.NDArray[np.float32], threads: int = ...) -> float: ...
+    def evaluate(
+        self, policy: npt.NDArray[np.int32], V: npt.NDArray[np.float32], threads: int = ..., discount: float = ...
+    ) -> float: ...
     def policy_apply(
         self,
         policy: npt.NDArray[np.int32],
@@ -44,9 +47,46 @@ class UrKernel:
         constants: bool = ...,
         minus: bool = ...,
         threads: int = ...,
+        discount: float = ...,
     ) -> None: ...
     def endless_pass(
         self,
+        V: npt.NDArray[np.float32],
+        good: npt.NDArray[np.uint8],
+        eps: float,
+        threads: int = ...,
+        first: bool = ...,
+    ) -> int: ...
+    def roll_moves(self, roll: int) -> tuple[int, int]: ...
+    @property
+    def graph_groups(self) -> int: ...
+    def graph_build(
+        self,
+        offsets: npt.NDArray[np.int64],
+        counts: npt.NDArray[np.uint8],
+        codes: npt.NDArray[np.int32],
+        threads: int = ...,
+        start: int = ...,
+        stop: int = ...,
+    ) -> int: ...
+    def graph_sweep(
+        self,
+        offsets: npt.NDArray[np.int64],
+        counts: npt.NDArray[np.uint8],
+        codes: npt.NDArray[np.int32],
+        V: npt.NDArray[np.float32],
+        threads: int = ...,
+        start: int = ...,
+        stop: int = ...,
+        write: bool = ...,
+        policy: npt.NDArray[np.int32] | None = ...,
+        discount: float = ...,
+    ) -> float: ...
+    def graph_endless_pass(
+        self,
+        offsets: npt.NDArray[np.int64],
+        counts: npt.NDArray[np.uint8],
+        codes: npt.NDArray[np.int32],
         V: npt.NDArray[np.float32],
         good: npt.NDArray[np.uint8],
         eps: float,

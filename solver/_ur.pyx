@@ -725,3 +725,396 @@ cdef class UrKernel:
         finally:
             free_bufs(bufs, nt)
             free(added)
+
+    # ---- a stored graph: every state's outcomes, ranked once ----------------------------------
+    #
+    # A full sweep spends most of its time generating and ranking outcomes (165 a state for
+    # K = 4, 48 of them distinct). Stored once, as policy codes grouped the way ``backup`` shares
+    # them, a sweep costs one lookup per distinct outcome. Groups per state (GROUPS = nrolls + 5):
+    #   0: the entry spawn, 1: one-step moves, 2: two-step moves not already in 1,
+    #   3: three-step moves while dominating Heaven not already in 1 or 2,
+    #   4 + r: roll r's colour spawns, 4 + nrolls: the pass (only when some roll has nothing
+    #   legal) or, alone, WIN / LOSS for a finished position.
+
+    def roll_moves(self, int roll):
+        """(steps, heaven steps) of roll ``roll``."""
+        if not 0 <= roll < self.nrolls:
+            raise ValueError("roll index out of range")
+        return self.roll_steps[roll], self.roll_heaven[roll]
+
+    @property
+    def graph_groups(self) -> int:
+        return self.nrolls + 5
+
+    cdef inline int32_t out_code(self, uint32_t M, uint32_t O, int flag) noexcept nogil:
+        if (M & self.forts) == self.forts:
+            return WIN
+        if flag == 1:
+            return <int32_t> self.rank1(M, O)
+        return <int32_t> (-self.rank1(O, M) - 1)
+
+    cdef int buf_codes(self, Buf* buf, int32_t* out, const int32_t* skip, int nskip) noexcept nogil:
+        """The outcomes in ``buf`` as sorted distinct codes in ``out``, leaving out those in the
+        sorted ``skip``; returns how many."""
+        cdef int i, j, n = 0, x
+        cdef int32_t c
+        for i in range(buf.n):
+            c = WIN if buf.f[i] == 2 else self.out_code(buf.m[i], buf.o[i], buf.f[i])
+            j = n  # insertion sort, dropping duplicates
+            while j > 0 and out[j - 1] > c:
+                j -= 1
+            if j > 0 and out[j - 1] == c:
+                continue
+            x = n
+            while x > j:
+                out[x] = out[x - 1]
+                x -= 1
+            out[j] = c
+            n += 1
+        if nskip == 0:
+            return n
+        j = 0
+        x = 0
+        for i in range(n):
+            while x < nskip and skip[x] < out[i]:
+                x += 1
+            if x < nskip and skip[x] == out[i]:
+                continue
+            out[j] = out[i]
+            j += 1
+        return j
+
+    cdef int state_groups(self, Buf* buf, uint32_t M, uint32_t O, int32_t* codes, int32_t* tmp,
+                          int* counts) noexcept nogil:
+        """Fill ``codes`` with the state's outcome codes, group after group, and ``counts`` with
+        the size of each group; returns the total."""
+        cdef int G = self.nrolls + 5, g, r, n = 0, n1, n12, hmax = 0, t, has
+        cdef uint32_t tiles, adj = 0
+        for g in range(G):
+            counts[g] = 0
+        if (M & self.forts) == self.forts or (O & self.forts) == self.forts:
+            codes[0] = WIN if (M & self.forts) == self.forts else LOSS
+            counts[G - 1] = 1
+            return 1
+        if self.entry_legal(M, O):
+            codes[n] = self.out_code(M | self.entry, O & ~self.entry, 0)
+            counts[0] = 1
+            n += 1
+        buf.n = 0
+        self.one_piece(buf, M, O, 1, 1)
+        counts[1] = self.buf_codes(buf, codes + n, NULL, 0)
+        n1 = n
+        n += counts[1]
+        buf.n = 0
+        self.one_piece(buf, M, O, 2, 2)
+        self.two_pieces(buf, M, O)
+        counts[2] = self.buf_codes(buf, codes + n, codes + n1, counts[1])
+        n += counts[2]
+        for r in range(self.nrolls):
+            if self.roll_heaven[r] > hmax:
+                hmax = self.roll_heaven[r]
+        if hmax > 2 and (M & self.heaven) == self.heaven:
+            # skip list: groups 1 and 2 together, sorted
+            n12 = self.merge(codes + n1, counts[1], codes + n1 + counts[1], counts[2], tmp)
+            buf.n = 0
+            self.one_piece(buf, M, O, 3, hmax)
+            counts[3] = self.buf_codes(buf, codes + n, tmp, n12)
+            n += counts[3]
+        if __builtin_popcount(M) < self.k:
+            adj = self.adjacent(M)
+            for r in range(self.nrolls):
+                tiles = (self.roll_spawn[r] | (adj if self.roll_adjacent[r] else 0)) & ~(M | O)
+                while tiles:
+                    t = __builtin_ctz(tiles)
+                    tiles &= tiles - 1
+                    codes[n] = self.out_code(M | ((<uint32_t> 1) << t), O, 0)
+                    n += 1
+                    counts[4 + r] += 1
+        for r in range(self.nrolls):
+            has = counts[0] or counts[4 + r] or (self.roll_steps[r] >= 1 and counts[1]) or (
+                self.roll_steps[r] >= 2 and (counts[2] or (self.roll_heaven[r] > 2 and counts[3])))
+            if not has:
+                codes[n] = self.out_code(M, O, 0)
+                n += 1
+                counts[G - 1] = 1
+                break
+        return n
+
+    cdef int merge(self, const int32_t* a, int na, const int32_t* b, int nb, int32_t* out) noexcept nogil:
+        cdef int i = 0, j = 0, n = 0
+        while i < na or j < nb:
+            if j >= nb or (i < na and a[i] <= b[j]):
+                out[n] = a[i]
+                i += 1
+            else:
+                out[n] = b[j]
+                j += 1
+            n += 1
+        return n
+
+    def graph_build(self, int64_t[::1] offsets, uint8_t[:, ::1] counts, int32_t[::1] codes,
+                    int threads=1, int64_t start=0, int64_t stop=-1):
+        """Stored graph, in two calls: without ``codes`` (an empty array) fill ``counts`` (one row
+        per state, ``graph_groups`` columns) for ranks start..stop-1 and return the largest group;
+        with ``codes`` (sized by the cumulative ``offsets``, ``offsets[s]`` = first code of state
+        s) fill the codes of those ranks. A group above 255 outcomes cannot be stored (returned
+        as is: the caller must check)."""
+        cdef int G = self.nrolls + 5, nt = max(1, threads), g, tid, t, n
+        if stop < 0:
+            stop = self.total
+        if counts.shape[0] != self.total or counts.shape[1] != G or offsets.shape[0] != self.total + 1:
+            raise ValueError("offsets or counts do not fit the state space")
+        cdef bint fill = codes.shape[0] > 0
+        if fill and codes.shape[0] < offsets[self.total]:
+            raise ValueError("code array shorter than the offsets say")
+        cdef Buf* bufs = new_bufs(nt)
+        cdef int32_t* scratch = <int32_t*> malloc(nt * 2 * BUF * sizeof(int32_t))
+        cdef int* cnt = <int*> malloc(nt * 64 * sizeof(int))
+        cdef int* top = <int*> malloc(nt * 16 * sizeof(int))
+        cdef int64_t s, i
+        cdef uint64_t packed
+        cdef uint32_t M = 0, O = 0
+        cdef int32_t* C = &codes[0] if fill else NULL
+        cdef int best = 0
+        for t in range(nt):
+            top[t * 16] = 0
+        try:
+            with nogil:
+                for s in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
+                    tid = threadid()
+                    packed = self.unrank_packed(s)
+                    M = <uint32_t> packed
+                    O = <uint32_t> (packed >> 32)
+                    n = self.state_groups(&bufs[tid], M, O, scratch + tid * 2 * BUF,
+                                          scratch + tid * 2 * BUF + BUF, cnt + tid * 64)
+                    for g in range(G):
+                        if cnt[tid * 64 + g] > top[tid * 16]:
+                            top[tid * 16] = cnt[tid * 64 + g]
+                        counts[s, g] = <uint8_t> min(cnt[tid * 64 + g], 255)
+                    if fill:
+                        for i in range(n):
+                            C[offsets[s] + i] = scratch[tid * 2 * BUF + i]
+            for t in range(nt):
+                if top[t * 16] > best:
+                    best = top[t * 16]
+            return best
+        finally:
+            free_bufs(bufs, nt)
+            free(scratch)
+            free(cnt)
+            free(top)
+
+    cdef inline bint finished(self, const int32_t* c, const uint8_t* cnt) noexcept nogil:
+        """A finished position: its only code, in the last group, is WIN or LOSS."""
+        cdef int g
+        if not cnt[self.nrolls + 4] or not (c[0] == WIN or c[0] == LOSS):
+            return 0
+        for g in range(self.nrolls + 4):
+            if cnt[g]:
+                return 0
+        return 1
+
+    cdef inline float group_best(self, const int32_t* c, int n, const float* V, float g, float v,
+                                 int32_t* code) noexcept nogil:
+        """max(v, the best of the n codes); ``code`` follows the best."""
+        cdef int i
+        cdef float w
+        for i in range(n):
+            w = self.policy_term(c[i], V, g)
+            if w > v:
+                v = w
+                code[0] = c[i]
+        return v
+
+    cdef float graph_backup(self, const int32_t* c, const uint8_t* cnt, const float* V, float g,
+                            int32_t* codes) noexcept nogil:
+        """``backup`` from stored codes: the same arithmetic in the same order, so the same value."""
+        cdef int G = self.nrolls + 5, r
+        cdef const int32_t* p
+        cdef float e = -2.0, a1, a2, a3, v, total = 0.0
+        cdef int32_t ce = NOCODE, c1 = NOCODE, c2, c3, cv
+        cdef const int32_t* spawn
+        cdef const int32_t* last
+        if self.finished(c, cnt):
+            if codes != NULL:
+                for r in range(self.nrolls):
+                    codes[r] = c[0]
+            return 1.0 if c[0] == WIN else -1.0
+        p = c
+        e = self.group_best(p, cnt[0], V, g, e, &ce)
+        p += cnt[0]
+        a1 = self.group_best(p, cnt[1], V, g, -2.0, &c1)
+        p += cnt[1]
+        c2 = c1
+        a2 = self.group_best(p, cnt[2], V, g, a1, &c2)
+        p += cnt[2]
+        c3 = c2
+        a3 = self.group_best(p, cnt[3], V, g, a2, &c3)
+        p += cnt[3]
+        spawn = p
+        last = p
+        for r in range(self.nrolls):
+            last += cnt[4 + r]
+        for r in range(self.nrolls):
+            v = e
+            cv = ce
+            if self.roll_steps[r] >= 1 and a1 > v:
+                v = a1
+                cv = c1
+            if self.roll_steps[r] >= 2:
+                if self.roll_heaven[r] > 2 and a3 > v:
+                    v = a3
+                    cv = c3
+                elif self.roll_heaven[r] <= 2 and a2 > v:
+                    v = a2
+                    cv = c2
+            v = self.group_best(spawn, cnt[4 + r], V, g, v, &cv)
+            spawn += cnt[4 + r]
+            if v < -1.5:  # nothing legal: the pass, stored last
+                cv = last[0] if cnt[G - 1] else NOCODE
+                v = self.policy_term(cv, V, g)
+            total += self.roll_p[r] * v
+            if codes != NULL:
+                codes[r] = cv
+        return total
+
+    def graph_sweep(self, const int64_t[::1] offsets, const uint8_t[:, ::1] counts,
+                    const int32_t[::1] codes, float[::1] V, int threads=1, int64_t start=0,
+                    int64_t stop=-1, bint write=True, int32_t[:, ::1] policy=None,
+                    float discount=1.0):
+        """``sweep`` over the stored graph (see ``graph_build``): the same values, sweep for
+        sweep, at the cost of one lookup per distinct outcome."""
+        if not 0.0 < discount <= 1.0:
+            raise ValueError("discount must be in (0, 1]")
+        self.check_graph(offsets, counts, codes)
+        if V.shape[0] != self.total:
+            raise ValueError(f"value array has {V.shape[0]} entries, the state space {self.total}")
+        if stop < 0:
+            stop = self.total
+        cdef int nt = max(1, threads), t, tid, G = self.nrolls + 5, R = self.nrolls
+        cdef int32_t* P = NULL
+        if policy is not None:
+            if policy.shape[0] != self.total or policy.shape[1] != self.nrolls:
+                raise ValueError(f"policy array must have shape ({self.total}, {self.nrolls})")
+            P = &policy[0, 0]
+        cdef float* worst = <float*> malloc(nt * 64 * sizeof(float))
+        cdef int64_t s
+        cdef float v, d, top = 0.0
+        cdef float* Vp = &V[0]
+        cdef const int32_t* C = &codes[0]
+        cdef const uint8_t* N = &counts[0, 0]
+        cdef const int64_t* F = &offsets[0]
+        for t in range(nt):
+            worst[t * 64] = 0.0
+        with nogil:
+            for s in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
+                tid = threadid()
+                v = self.graph_backup(C + F[s], N + s * G, Vp, discount, (P + s * R) if P != NULL else NULL)
+                d = fabsf(v - Vp[s])
+                if d > worst[tid * 64]:
+                    worst[tid * 64] = d
+                if write:
+                    Vp[s] = v
+        for t in range(nt):
+            if worst[t * 64] > top:
+                top = worst[t * 64]
+        free(worst)
+        return top
+
+    cdef check_graph(self, const int64_t[::1] offsets, const uint8_t[:, ::1] counts, const int32_t[::1] codes):
+        if counts.shape[0] != self.total or counts.shape[1] != self.nrolls + 5 \
+                or offsets.shape[0] != self.total + 1 or codes.shape[0] < offsets[self.total] \
+                or codes.shape[0] == 0:
+            raise ValueError("stored graph does not fit the state space")
+
+    cdef int graph_reaches(self, const int32_t* c, const uint8_t* cnt, const float* V, float ahead,
+                           const uint8_t* good, float eps) noexcept nogil:
+        """``reaches`` over the stored graph: roll r's outcomes are the entry spawn, the moves of
+        the groups its steps allow, its colour spawns, or else the pass."""
+        cdef int G = self.nrolls + 5, r, g, i, inside, any_
+        cdef const int32_t* grp[MAXROLLS + 5]
+        cdef int use[4]
+        cdef float top, v
+        cdef int32_t x
+        cdef int64_t tgt
+        cdef const int32_t* p = c
+        for g in range(G):
+            grp[g] = p
+            p += cnt[g]
+        for r in range(self.nrolls):
+            use[0] = 1
+            use[1] = self.roll_steps[r] >= 1
+            use[2] = self.roll_steps[r] >= 2
+            use[3] = self.roll_steps[r] >= 2 and self.roll_heaven[r] > 2
+            any_ = cnt[4 + r] > 0
+            for g in range(4):
+                if use[g] and cnt[g]:
+                    any_ = 1
+            top = -2.0
+            inside = 1
+            for g in range(G):
+                if g < 4 and not use[g]:
+                    continue
+                if 4 <= g < G - 1 and g != 4 + r:
+                    continue
+                if g == G - 1 and any_:
+                    continue
+                for i in range(cnt[g]):
+                    x = grp[g][i]
+                    v = self.policy_term(x, V, 1.0)
+                    if v > top:
+                        top = v
+                    tgt = -1 if x == WIN else (x if x >= 0 else -(<int64_t> x) - 1)
+                    if tgt >= 0 and not good[tgt]:
+                        inside = 0
+            if ahead > 0:
+                for g in range(G):
+                    if g < 4 and not use[g]:
+                        continue
+                    if 4 <= g < G - 1 and g != 4 + r:
+                        continue
+                    if g == G - 1 and any_:
+                        continue
+                    for i in range(cnt[g]):
+                        x = grp[g][i]
+                        tgt = -1 if x == WIN else (x if x >= 0 else -(<int64_t> x) - 1)
+                        if self.policy_term(x, V, 1.0) >= top - eps and (tgt < 0 or good[tgt]):
+                            return 1
+            elif inside:
+                return 1
+        return 0
+
+    def graph_endless_pass(self, const int64_t[::1] offsets, const uint8_t[:, ::1] counts,
+                           const int32_t[::1] codes, const float[::1] V, uint8_t[::1] good, float eps,
+                           int threads=1, bint first=False):
+        """``endless_pass`` over the stored graph."""
+        self.check_graph(offsets, counts, codes)
+        if V.shape[0] != self.total or good.shape[0] != self.total:
+            raise ValueError("value or mark array does not fit the state space")
+        cdef int nt = max(1, threads), t, tid, G = self.nrolls + 5
+        cdef int64_t* added = <int64_t*> malloc(nt * 8 * sizeof(int64_t))
+        cdef int64_t s, total_added = 0
+        cdef const float* Vp = &V[0]
+        cdef uint8_t* Gd = &good[0]
+        cdef const int32_t* C = &codes[0]
+        cdef const uint8_t* N = &counts[0, 0]
+        cdef const int64_t* F = &offsets[0]
+        cdef float v
+        for t in range(nt):
+            added[t * 8] = 0
+        with nogil:
+            for s in prange(self.total, schedule="dynamic", chunksize=4096, num_threads=nt):
+                if Gd[s]:
+                    continue
+                tid = threadid()
+                v = Vp[s]
+                if first and (self.finished(C + F[s], N + s * G) or fabsf(v) <= eps):
+                    Gd[s] = 1
+                    added[tid * 8] += 1
+                elif self.graph_reaches(C + F[s], N + s * G, Vp, v, Gd, eps):
+                    Gd[s] = 1
+                    added[tid * 8] += 1
+        for t in range(nt):
+            total_added += added[t * 8]
+        free(added)
+        return total_added

@@ -13,6 +13,7 @@ import click
 import numpy as np
 
 from games.ur import kernel
+from games.ur.graph import GRAPH_CHOICES, build_graph, want_graph
 from games.ur.notation import Position, diagram, format_position, parse
 from games.ur.rules import MAX_PIECES, UrOptions
 from games.ur.solve import (
@@ -96,6 +97,13 @@ def graph(pieces: int, board_file: str | None, dice_file: str | None, as_json: b
     click.echo(f"states (mover-relative; the same count for either side to move): {total:,}")
 
 
+_graph_option = click.option(
+    "--graph", type=click.Choice(GRAPH_CHOICES), default="auto", show_default=True,
+    help="store: rank every state's outcomes once and keep them in memory (3.3 GiB for 4 pieces; sweeps "
+         "about 13 times faster); regenerate: generate every action in every sweep (4 bytes a state); "
+         "auto: store when it fits in half of the memory. The values are the same.")
+
+
 @ur.command("solve")
 @_options_decorator()
 @click.option("--out", type=click.Path(file_okay=False), help="Table directory (default: the cache).")
@@ -107,13 +115,14 @@ def graph(pieces: int, board_file: str | None, dice_file: str | None, as_json: b
                    "discount walks up to 1 (fewest sweeps; 24 bytes a state more); sweeps: plain value "
                    "iteration from zero; policy (experimental): Krylov evaluations of the greedy policy. "
                    "Every method ends with the endless check and its repair (see docs/ur.md).")
+@_graph_option
 def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: str | None, tolerance: float,
-              threads: int | None, method: str) -> None:
+              threads: int | None, method: str, graph: str) -> None:
     """Solve every state by value iteration and write the table (resumes a stopped run)."""
     options = _opts(pieces, board_file, dice_file)
     if threads is not None and threads < 1:
         raise InputError("--threads must be at least 1")
-    table = solve(options, out, tolerance=tolerance, threads=threads, method=method, log=_log)
+    table = solve(options, out, tolerance=tolerance, threads=threads, method=method, graph=graph, log=_log)
     start = state_value(options, table, frozenset(), frozenset())
     m = table.meta
     products = f" and {m['policy_products']:,} policy products" if m.get("policy_products") else ""
@@ -134,9 +143,10 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
 @click.option("--eps", type=float, default=None,
               help="Slack for 'best action' and 'worth 0' (default: 10 x the table's tolerance).")
 @click.option("--threads", type=int, default=None, help="OpenMP threads (default: all cores).")
+@_graph_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_dir: str | None,
-              eps: float | None, threads: int | None, as_json: bool) -> None:
+              eps: float | None, threads: int | None, graph: str, as_json: bool) -> None:
     """Check a solved table against endless play (exit 1 when it fails).
 
     Passes when the table solves the Bellman equations and, from every state where a side is
@@ -154,8 +164,9 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
     tolerance = float(table.meta.get("tolerance", DEFAULT_TOLERANCE))
     eps = eps if eps is not None else check_eps(tolerance)
     n_threads = threads or default_threads()
-    residual = float(K.sweep(values.copy(), threads=n_threads, write=False))
-    result = endless_check(K, values, eps, n_threads, show_progress=None)
+    engine = build_graph(K, n_threads, show_progress=None) if want_graph(K, graph) else K
+    residual = float(engine.sweep(values.copy(), threads=n_threads, write=False))
+    result = endless_check(engine, values, eps, n_threads, show_progress=None)
     ok = result.passed and residual < tolerance
     examples = []
     for r in result.examples:

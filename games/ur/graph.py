@@ -1,0 +1,147 @@
+"""The stored graph: every state's outcomes ranked once, so that sweeps only look values up.
+
+A full sweep of the kernel regenerates every state's actions and ranks every outcome (about 165
+outcomes a state for K = 4, of which 48 are distinct). ``StoredGraph`` keeps the distinct
+outcomes of each state as int32 policy codes, grouped the way the kernel's backup shares them
+between the rolls (see ``UrKernel.graph_build``), and sweeps over them with the same arithmetic
+in the same order, so a stored-graph sweep gives the same values as a kernel sweep. It costs
+about 4 bytes per distinct outcome plus 19 bytes a state (3.5 GB for K = 4).
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from solver.errors import InputError
+from solver.progress import progress
+
+GRAPH_CHOICES = ("auto", "store", "regenerate")
+_CHUNK = 1 << 18
+_SAMPLE = 2000  # states sampled to estimate the graph's size before building it
+
+
+class StoredGraph:
+    """The outcome codes of every state; ``sweep`` and ``endless_pass`` mirror the kernel's."""
+
+    def __init__(self, K: Any, offsets: np.ndarray, counts: np.ndarray, codes: np.ndarray) -> None:
+        self.K = K
+        self.offsets = offsets
+        self.counts = counts
+        self.codes = codes
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.offsets.nbytes + self.counts.nbytes + self.codes.nbytes)
+
+    def groups(self, rank: int) -> list[list[int]]:
+        """The stored codes of one state, group by group (see ``UrKernel.graph_build``)."""
+        start = int(self.offsets[rank])
+        out = []
+        for c in self.counts[rank].tolist():
+            out.append(self.codes[start:start + c].tolist())
+            start += c
+        return out
+
+    def roll_codes(self, rank: int, roll: int) -> set[int]:
+        """The codes of the outcomes roll ``roll`` offers in the state (its pass when it has none):
+        a slow, plain reading of the layout that the sweep kernels read fast."""
+        g = self.groups(rank)
+        R = self.K.roll_count
+        steps, heaven = self.K.roll_moves(roll)
+        out = set(g[0]) | set(g[4 + roll])
+        if steps >= 1:
+            out |= set(g[1])
+        if steps >= 2:
+            out |= set(g[2])
+            if heaven > 2:
+                out |= set(g[3])
+        return out or set(g[4 + R])
+
+    def sweep(self, V: np.ndarray, threads: int = 1, start: int = 0, stop: int = -1, write: bool = True,
+              policy: np.ndarray | None = None, discount: float = 1.0) -> float:
+        return float(self.K.graph_sweep(self.offsets, self.counts, self.codes, V, threads=threads, start=start,
+                                        stop=stop, write=write, policy=policy, discount=discount))
+
+    def evaluate(self, policy: np.ndarray, V: np.ndarray, threads: int = 1, discount: float = 1.0) -> float:
+        return float(self.K.evaluate(policy, V, threads=threads, discount=discount))
+
+    def policy_apply(self, policy: np.ndarray, x: np.ndarray, out: np.ndarray, **kw: Any) -> None:
+        self.K.policy_apply(policy, x, out, **kw)
+
+    def endless_pass(self, V: np.ndarray, good: np.ndarray, eps: float, threads: int = 1,
+                     first: bool = False) -> int:
+        return int(self.K.graph_endless_pass(self.offsets, self.counts, self.codes, V, good, eps,
+                                             threads=threads, first=first))
+
+
+def estimate_bytes(K: Any, sample: int = _SAMPLE, seed: int = 0) -> int:
+    """The stored graph's size, estimated from the outcomes of ``sample`` random states."""
+    n = K.state_count
+    G = K.graph_groups
+    ranks = np.unique(np.random.default_rng(seed).integers(0, n, size=min(sample, n)))
+    if ranks.size == n:  # small spaces: exact
+        ranks = np.arange(n)
+    per_state = _count_codes(K, ranks)
+    return int(n * (8 + G) + per_state * n * 4)
+
+
+def _count_codes(K: Any, ranks: np.ndarray) -> float:
+    """Average number of stored codes over the states ``ranks``."""
+    n = K.state_count
+    G = K.graph_groups
+    counts = np.zeros((n, G), dtype=np.uint8)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    empty = np.zeros(0, dtype=np.int32)
+    for r in ranks:
+        K.graph_build(offsets, counts, empty, start=int(r), stop=int(r) + 1)
+    return float(counts[ranks].sum(dtype=np.int64)) / max(1, ranks.size)
+
+
+def memory_bytes() -> int:
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+def want_graph(K: Any, choice: str, other_bytes: int = 0) -> bool:
+    """Whether to store the graph: ``store`` always (an error when it cannot fit), ``regenerate``
+    never, ``auto`` when it and ``other_bytes`` fit in half of this machine's memory."""
+    if choice not in GRAPH_CHOICES:
+        raise InputError(f"unknown graph choice {choice!r}; expected one of {', '.join(GRAPH_CHOICES)}")
+    if choice == "regenerate":
+        return False
+    need = estimate_bytes(K) + other_bytes
+    fits = need <= memory_bytes() / 2
+    if choice == "store" and not fits:
+        raise InputError(f"the stored graph needs about {need / 2**30:.1f} GiB, more than half of this "
+                         f"machine's memory; use --graph regenerate")
+    return fits
+
+
+def build_graph(K: Any, threads: int = 1, show_progress: bool | None = False) -> StoredGraph:
+    """Generate and rank every state's outcomes once (two passes: count, then fill)."""
+    n = K.state_count
+    G = K.graph_groups
+    counts = np.zeros((n, G), dtype=np.uint8)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    empty = np.zeros(0, dtype=np.int32)
+    largest = 0
+    with progress(n, "graph: counting outcomes", enabled=show_progress) as bar:
+        for start in range(0, n, _CHUNK):
+            stop = min(n, start + _CHUNK)
+            largest = max(largest, K.graph_build(offsets, counts, empty, threads=threads, start=start, stop=stop))
+            bar.update(stop - start)
+    if largest > 255:
+        raise InputError(f"a state has {largest} outcomes in one group, more than the stored graph "
+                         "holds (255); use --graph regenerate")
+    np.cumsum(counts.sum(axis=1, dtype=np.int64), out=offsets[1:])
+    codes = np.empty(max(1, int(offsets[-1])), dtype=np.int32)
+    with progress(n, "graph: ranking outcomes", enabled=show_progress) as bar:
+        for start in range(0, n, _CHUNK):
+            stop = min(n, start + _CHUNK)
+            K.graph_build(offsets, counts, codes, threads=threads, start=start, stop=stop)
+            bar.update(stop - start)
+    return StoredGraph(K, offsets, counts, codes)

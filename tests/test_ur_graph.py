@@ -1,0 +1,153 @@
+"""The stored graph of Ur: its layout against the slow reference move generator, and its sweep and
+endless-check kernels against the kernel's own (which regenerate every action), value for value."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from games.ur import kernel
+from games.ur.graph import StoredGraph, build_graph, estimate_bytes, want_graph
+from games.ur.rules import UrOptions
+from games.ur.solve import solve
+from solver.cli import cli
+from solver.errors import InputError
+from tests.test_ur_reference import mini_options, ref_outcomes
+
+
+@pytest.fixture(scope="module")
+def boards(tmp_path_factory):
+    """(options, kernel, stored graph) for the small test board (4 pieces, where wins happen), its
+    role-swapped variant, and the real board with 2 pieces."""
+    d = tmp_path_factory.mktemp("graph")
+    out = {}
+    for name, opts in [("mini4", mini_options(d, 4)), ("swapped4", mini_options(d, 4, swapped=True)),
+                       ("real2", UrOptions(pieces=2))]:
+        K = kernel(opts)
+        out[name] = (opts, K, build_graph(K, threads=2))
+    return out
+
+
+def ref_codes(opts, K, rank: int, roll: int) -> set[int]:
+    """Policy codes of every outcome of ``roll`` from state ``rank``, from the slow reference."""
+    b = opts.board
+    ms, ts = K.unrank([rank])
+    mine = frozenset(i for i in range(b.size) if int(ms[0]) >> i & 1)
+    theirs = frozenset(i for i in range(b.size) if int(ts[0]) >> i & 1)
+    forts = frozenset(i for i in range(b.size) if "fort" in b.roles[i])
+    if forts <= mine or forts <= theirs:
+        return {-(2**31) if forts <= mine else -(2**31 - 1)}  # WIN / LOSS
+    out = set()
+    for m2, t2, flag in ref_outcomes(opts, mine, theirs, opts.dice.rolls[roll]):
+        if flag == 2:
+            out.add(-(2**31))
+        elif flag == 1:
+            out.add(int(K.rank([b.mask(m2)], [b.mask(t2)])[0]))
+        else:  # the turn passes (flag 3, the pass itself, too)
+            out.add(-int(K.rank([b.mask(t2)], [b.mask(m2)])[0]) - 1)
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(which=st.sampled_from(["mini4", "swapped4", "real2"]), pick=st.integers(0, 2**62))
+def test_stored_outcomes_are_the_reference_outcomes(boards, which: str, pick: int) -> None:
+    opts, K, g = boards[which]
+    rank = pick % K.state_count
+    for roll in range(K.roll_count):
+        assert g.roll_codes(rank, roll) == ref_codes(opts, K, rank, roll), (rank, roll)
+
+
+def test_hand_worked_position_groups(boards) -> None:
+    """X on Ishtar, O on the entry and a fort (the recapture cycle of docs/ur.md): the entry spawn
+    captures O's piece and passes the turn; the move groups hold no outcome twice."""
+    opts, K, g = boards["mini4"]
+    b = opts.board
+    mine, theirs = frozenset({b.index("B2")}), frozenset({b.index("B1"), b.index("C3")})
+    rank = int(K.rank([b.mask(mine)], [b.mask(theirs)])[0])
+    groups = g.groups(rank)
+    entry = b.index("B1")
+    after = int(K.rank([b.mask(theirs - {entry})], [b.mask(mine | {entry})])[0])
+    assert groups[0] == [-after - 1]
+    moves = [c for grp in groups[:4] for c in grp]  # the spawn groups may share tiles between rolls
+    assert len(moves) == len(set(moves))
+    for roll in range(K.roll_count):
+        assert g.roll_codes(rank, roll) == ref_codes(opts, K, rank, roll)
+
+
+@settings(max_examples=10, deadline=None)
+@given(which=st.sampled_from(["mini4", "swapped4"]), seed=st.integers(0, 2**32 - 1),
+       discount=st.sampled_from([1.0, 0.999, 0.9]))
+def test_stored_sweeps_equal_kernel_sweeps(boards, which: str, seed: int, discount: float) -> None:
+    """From random values, sweep for sweep: the same values bit for bit (one thread, so the same
+    Gauss-Seidel order) and the same largest change."""
+    _, K, g = boards[which]
+    rng = np.random.default_rng(seed)
+    a = (rng.random(K.state_count) * 2 - 1).astype(np.float32)
+    b = a.copy()
+    pa = np.zeros((K.state_count, K.roll_count), dtype=np.int32)
+    pb = pa.copy()
+    for _ in range(4):
+        assert K.sweep(a, policy=pa, discount=discount) == g.sweep(b, policy=pb, discount=discount)
+        assert np.array_equal(a, b)
+    assert K.sweep(a.copy(), write=False) == g.sweep(b.copy(), write=False)
+    # ties may pick other outcomes than the kernel's; every recorded outcome is one the roll offers
+    for s in rng.integers(0, K.state_count, 300).tolist():
+        for r in range(K.roll_count):
+            assert int(pb[s, r]) in g.roll_codes(s, r)
+
+
+@settings(max_examples=10, deadline=None)
+@given(which=st.sampled_from(["mini4", "swapped4", "real2"]), seed=st.integers(0, 2**32 - 1),
+       eps=st.sampled_from([1e-6, 0.05, 0.3]))
+def test_stored_endless_pass_equals_kernel_pass(boards, which: str, seed: int, eps: float) -> None:
+    _, K, g = boards[which]
+    rng = np.random.default_rng(seed)
+    V = (rng.random(K.state_count) * 2 - 1).astype(np.float32)
+    V[rng.random(K.state_count) < 0.3] = 0.0
+    ga = np.zeros(K.state_count, dtype=np.uint8)
+    gb = ga.copy()
+    for first in (True, False, False, False):
+        assert K.endless_pass(V, ga, eps, first=first) == g.endless_pass(V, gb, eps, first=first)
+        assert np.array_equal(ga, gb)
+
+
+def test_solve_gives_the_same_table_with_and_without_the_graph(tmp_path) -> None:
+    opts = mini_options(tmp_path, 4, swapped=True)
+    stored = solve(opts, tmp_path / "stored", tolerance=3e-7, threads=1, graph="store", method="sweeps")
+    regen = solve(opts, tmp_path / "regen", tolerance=3e-7, threads=1, graph="regenerate", method="sweeps")
+    assert stored.meta["graph"] == "stored" and regen.meta["graph"] == "regenerated"
+    assert stored.meta["sweeps"] == regen.meta["sweeps"]
+    assert np.array_equal(stored["value"], regen["value"])
+
+
+def test_estimate_and_choices(boards) -> None:
+    _, K, g = boards["real2"]
+    est = estimate_bytes(K)
+    assert abs(est - g.nbytes) < 0.05 * g.nbytes
+    assert want_graph(K, "regenerate") is False
+    assert want_graph(K, "auto") is True
+    with pytest.raises(InputError, match="unknown graph choice"):
+        want_graph(K, "sometimes")
+    assert isinstance(g, StoredGraph)
+
+
+def test_kernel_rejects_a_graph_of_another_size(boards) -> None:
+    _, K, _ = boards["mini4"]
+    _, _, other = boards["swapped4"]
+    _, _, small = boards["real2"]
+    V = np.zeros(K.state_count, dtype=np.float32)
+    with pytest.raises(ValueError, match="does not fit"):
+        K.graph_sweep(small.offsets, small.counts, small.codes, V)
+    assert K.graph_sweep(other.offsets, other.counts, other.codes, V) >= 0.0  # same size: accepted
+
+
+def test_cli_graph_option(tmp_path) -> None:
+    runner = CliRunner()
+    bad = runner.invoke(cli, ["ur", "solve", "--pieces", "1", "--graph", "sometimes", "--out", str(tmp_path / "t")])
+    assert bad.exit_code == 2 and "sometimes" in bad.output and "Traceback" not in bad.output
+    ok = runner.invoke(cli, ["ur", "solve", "--pieces", "1", "--graph", "regenerate", "--out", str(tmp_path / "t")])
+    assert ok.exit_code == 0, ok.output
+    check = runner.invoke(cli, ["ur", "check", "--pieces", "1", "--graph", "store", "--table", str(tmp_path / "t")])
+    assert check.exit_code == 0 and "passed" in check.output
