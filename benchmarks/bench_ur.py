@@ -5,7 +5,8 @@ thread); the reference is the plain Python engine (games.ur.engine) with a Pytho
 function, measured on a sample in the same run, and the script prints the ratio. It also times
 the policy method's cheap parts against a full sweep, and counts the outcomes a backup generates
 per roll (the size of the two-step part that the issue's intermediate-value hint would shrink),
-and times one pass of the endless check against a sweep.
+times one pass of the endless check against a sweep, and times the stored graph (build, bytes a
+state, a sweep and a check pass over it) against the kernel's sweep that regenerates every action.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import numpy as np
 
 from games.ur import kernel
 from games.ur.engine import actions, terminal_value
+from games.ur.graph import build_graph
 from games.ur.rules import UrOptions
 from games.ur.solve import solve
 
@@ -122,6 +124,30 @@ def check_pass_speed(k: int, threads: int) -> dict[str, float]:
     return {"full": full, "pass": one}
 
 
+def graph_speed(k: int, threads: int) -> dict[str, float]:
+    """The stored graph against the kernel: build time, bytes a state, one sweep each (the same
+    values) and one endless-check pass each, on random values over the whole space."""
+    K = kernel(UrOptions(pieces=k))
+    n = K.state_count
+    t = time.perf_counter()
+    g = build_graph(K, threads)
+    build = time.perf_counter() - t
+    V = np.random.default_rng(k).random(n, dtype=np.float32) * 2 - 1
+    W = V.copy()
+    t = time.perf_counter()
+    K.sweep(V, threads=threads)
+    kernel_sweep = time.perf_counter() - t
+    t = time.perf_counter()
+    g.sweep(W, threads=threads)
+    graph_sweep = time.perf_counter() - t
+    good = np.zeros(n, dtype=np.uint8)
+    t = time.perf_counter()
+    g.endless_pass(V, good, 1e-4, threads=threads, first=True)
+    graph_pass = time.perf_counter() - t
+    return {"build": build, "bytes_per_state": g.nbytes / n, "outcomes_per_state": g.codes.size / n,
+            "kernel_sweep": kernel_sweep, "graph_sweep": graph_sweep, "graph_pass": graph_pass}
+
+
 def count_outcomes(k: int, sample: int) -> list[float]:
     """Mean number of outcomes per roll over random states."""
     o = UrOptions(pieces=k)
@@ -156,6 +182,12 @@ def main() -> None:
     print(f"endless check, k=4, {args.threads} threads: one pass {c['pass']:.2f} s against one full sweep "
           f"{c['full']:.2f} s (ratio {c['pass'] / c['full']:.2f}; random values are the worst case, every "
           f"roll generated apart; a check takes 10-15 passes, later ones over fewer states)")
+    for k in (3, 4):
+        g = graph_speed(k, args.threads)
+        print(f"stored graph, k={k}, {args.threads} threads: built in {g['build']:.1f} s, "
+              f"{g['outcomes_per_state']:.1f} distinct outcomes and {g['bytes_per_state']:.0f} bytes a state; "
+              f"sweep {g['graph_sweep']:.2f} s against {g['kernel_sweep']:.2f} s regenerating "
+              f"({g['kernel_sweep'] / g['graph_sweep']:.1f}x faster); endless-check pass {g['graph_pass']:.2f} s")
     counts = count_outcomes(4, 5000)
     names = [r.name for r in UrOptions().dice.rolls]
     print("outcomes generated per roll, k=4 (mean of 5,000 random states): "
@@ -172,7 +204,8 @@ def main() -> None:
                       f"{m['sweeps']} sweeps + {m['policy_products']} policy products + {m['policy_sweeps']} "
                       f"policy sweeps, residual {m['residual']:.2g}, endless check "
                       f"{'passed' if m['endless_check']['flagged'] == 0 else 'FAILED'}")
-    print("memory: sweeps: 4 bytes per state (one float32 value; no graph is stored); walk: another "
+    print("memory: sweeps: 4 bytes per state (one float32 value) and the stored graph when it fits in half "
+          "the memory (bytes above; --graph regenerate does without); walk: another "
           "24 bytes per state (an int32 policy code per roll); policy: those and ten float64 vectors "
           "(80 bytes) while evaluating; the endless check: 1 byte per state; the checkpoint is another "
           "4 bytes per state on disk")
