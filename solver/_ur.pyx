@@ -852,6 +852,20 @@ cdef class UrKernel:
             n += 1
         return n
 
+    def graph_codes(self, int64_t rank):
+        """How many codes the stored graph keeps for the state ``rank`` (to estimate its size)."""
+        if not 0 <= rank < self.total:
+            raise ValueError("rank out of range")
+        cdef Buf* buf = new_bufs(1)
+        cdef int32_t* scratch = <int32_t*> malloc(2 * BUF * sizeof(int32_t))
+        cdef int cnt[MAXROLLS + 5]
+        cdef uint64_t packed = self.unrank_packed(rank)
+        try:
+            return self.state_groups(buf, <uint32_t> packed, <uint32_t> (packed >> 32), scratch, scratch + BUF, cnt)
+        finally:
+            free_bufs(buf, 1)
+            free(scratch)
+
     def graph_build(self, int64_t[::1] offsets, uint8_t[:, ::1] counts, int32_t[::1] codes,
                     int threads=1, int64_t start=0, int64_t stop=-1):
         """Stored graph, in two calls: without ``codes`` (an empty array) fill ``counts`` (one row

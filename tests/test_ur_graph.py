@@ -130,7 +130,20 @@ def test_estimate_and_choices(boards) -> None:
     assert want_graph(K, "auto") is True
     with pytest.raises(InputError, match="unknown graph choice"):
         want_graph(K, "sometimes")
+    assert estimate_bytes(kernel(UrOptions(pieces=7))) > 300 * 2**30  # 1.28 billion states: regenerate
     assert isinstance(g, StoredGraph)
+
+
+def test_a_graph_that_does_not_fit_is_refused_before_anything_is_written(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr("games.ur.graph.memory_bytes", lambda: 1 << 20)
+    K = kernel(UrOptions(pieces=2))
+    assert want_graph(K, "auto") is False
+    with pytest.raises(InputError, match="stored graph needs"):
+        want_graph(K, "store")
+    out = tmp_path / "t"
+    result = CliRunner().invoke(cli, ["ur", "solve", "--pieces", "2", "--graph", "store", "--out", str(out)])
+    assert result.exit_code == 2 and "--graph regenerate" in result.output and "Traceback" not in result.output
+    assert not out.exists()
 
 
 def test_kernel_rejects_a_graph_of_another_size(boards) -> None:

@@ -77,26 +77,12 @@ class StoredGraph:
 
 
 def estimate_bytes(K: Any, sample: int = _SAMPLE, seed: int = 0) -> int:
-    """The stored graph's size, estimated from the outcomes of ``sample`` random states."""
+    """The stored graph's size, estimated from the outcomes of ``sample`` random states (exact
+    when the space has no more states than that)."""
     n = K.state_count
-    G = K.graph_groups
-    ranks = np.unique(np.random.default_rng(seed).integers(0, n, size=min(sample, n)))
-    if ranks.size == n:  # small spaces: exact
-        ranks = np.arange(n)
-    per_state = _count_codes(K, ranks)
-    return int(n * (8 + G) + per_state * n * 4)
-
-
-def _count_codes(K: Any, ranks: np.ndarray) -> float:
-    """Average number of stored codes over the states ``ranks``."""
-    n = K.state_count
-    G = K.graph_groups
-    counts = np.zeros((n, G), dtype=np.uint8)
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    empty = np.zeros(0, dtype=np.int32)
-    for r in ranks:
-        K.graph_build(offsets, counts, empty, start=int(r), stop=int(r) + 1)
-    return float(counts[ranks].sum(dtype=np.int64)) / max(1, ranks.size)
+    ranks = range(n) if n <= sample else np.random.default_rng(seed).integers(0, n, size=sample).tolist()
+    per_state = sum(K.graph_codes(int(r)) for r in ranks) / len(ranks)
+    return int(n * (8 + K.graph_groups) + per_state * n * 4)
 
 
 def memory_bytes() -> int:

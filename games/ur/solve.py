@@ -112,6 +112,7 @@ def solve(
     n = K.state_count
     nrolls = len(options.dice.rolls)
     method = choose_method(method, n, nrolls)
+    use_graph = want_graph(K, graph, other_bytes=n * nrolls * _POLICY_BYTES_PER_ROLL if method != "sweeps" else 0)
     root = Path(out) if out is not None else default_table_dir(options)
     root.mkdir(parents=True, exist_ok=True)
     threads = threads or default_threads()
@@ -119,7 +120,7 @@ def solve(
     values, sweeps, started, products, stage, cheap = _resume(root, header, n, method)
     policy = np.empty((n, nrolls), dtype=np.int32) if method in ("policy", "walk") else None
     engine: Any = K
-    if want_graph(K, graph, other_bytes=0 if policy is None else policy.nbytes):
+    if use_graph:
         t0 = time.perf_counter()
         engine = build_graph(K, threads, show_progress)
         if log:
