@@ -16,7 +16,7 @@ cimport numpy as cnp
 from cython.parallel cimport prange, threadid
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, free
-from libc.math cimport fabsf
+from libc.math cimport fabsf, fmaxf
 
 cnp.import_array()
 
@@ -1045,10 +1045,10 @@ cdef class UrKernel:
                            const uint8_t* good, float eps) noexcept nogil:
         """``reaches`` over the stored graph: roll r's outcomes are the entry spawn, the moves of
         the groups its steps allow, its colour spawns, or else the pass."""
-        cdef int G = self.nrolls + 5, r, g, i, inside, any_
+        cdef int G = self.nrolls + 5, r, g, i, inside
         cdef const int32_t* grp[MAXROLLS + 5]
-        cdef int use[4]
-        cdef float top, v
+        cdef int use[MAXROLLS + 5]
+        cdef float top
         cdef int32_t x
         cdef int64_t tgt
         cdef const int32_t* p = c
@@ -1056,40 +1056,30 @@ cdef class UrKernel:
             grp[g] = p
             p += cnt[g]
         for r in range(self.nrolls):
+            # the groups roll r may use
+            for g in range(G):
+                use[g] = 0
             use[0] = 1
             use[1] = self.roll_steps[r] >= 1
             use[2] = self.roll_steps[r] >= 2
             use[3] = self.roll_steps[r] >= 2 and self.roll_heaven[r] > 2
-            any_ = cnt[4 + r] > 0
-            for g in range(4):
+            use[4 + r] = 1
+            use[G - 1] = 1
+            for g in range(G - 1):
                 if use[g] and cnt[g]:
-                    any_ = 1
+                    use[G - 1] = 0  # the pass only when the roll offers nothing else
             top = -2.0
             inside = 1
             for g in range(G):
-                if g < 4 and not use[g]:
-                    continue
-                if 4 <= g < G - 1 and g != 4 + r:
-                    continue
-                if g == G - 1 and any_:
-                    continue
-                for i in range(cnt[g]):
+                for i in range(cnt[g] if use[g] else 0):
                     x = grp[g][i]
-                    v = self.policy_term(x, V, 1.0)
-                    if v > top:
-                        top = v
+                    top = fmaxf(top, self.policy_term(x, V, 1.0))
                     tgt = -1 if x == WIN else (x if x >= 0 else -(<int64_t> x) - 1)
                     if tgt >= 0 and not good[tgt]:
                         inside = 0
             if ahead > 0:
                 for g in range(G):
-                    if g < 4 and not use[g]:
-                        continue
-                    if 4 <= g < G - 1 and g != 4 + r:
-                        continue
-                    if g == G - 1 and any_:
-                        continue
-                    for i in range(cnt[g]):
+                    for i in range(cnt[g] if use[g] else 0):
                         x = grp[g][i]
                         tgt = -1 if x == WIN else (x if x >= 0 else -(<int64_t> x) - 1)
                         if self.policy_term(x, V, 1.0) >= top - eps and (tgt < 0 or good[tgt]):
