@@ -3,6 +3,8 @@
 The table holds V = P(win) - P(loss) for the side to move, before the roll, for every
 mover-relative state. It is found by Gauss-Seidel value iteration (float32, in place) until a
 full sweep changes no value by more than the tolerance and the Bellman residual is below it too.
+Sweeps read a stored graph of every state's outcomes (``games.ur.graph``) where it fits in
+memory, and regenerate them in the kernel otherwise; the values are the same.
 
 Endless play (worth 0) gives the Bellman equations false solutions, in which a side claims an
 advantage that only a never-ending cycle keeps; sweeps from zero can converge to one. So every
