@@ -497,6 +497,8 @@ cdef class UrKernel:
             raise ValueError(f"value array has {V.shape[0]} entries, the state space {self.total}")
         if stop < 0:
             stop = self.total
+        if not 0 <= start <= stop <= self.total:
+            raise ValueError(f"ranks {start}..{stop} outside the state space (0..{self.total})")
         cdef int nt = max(1, threads), t
         cdef float* worst
         cdef Buf* bufs
@@ -876,6 +878,8 @@ cdef class UrKernel:
         cdef int G = self.nrolls + 5, nt = max(1, threads), g, tid, t, n
         if stop < 0:
             stop = self.total
+        if not 0 <= start <= stop <= self.total:
+            raise ValueError(f"ranks {start}..{stop} outside the state space (0..{self.total})")
         if counts.shape[0] != self.total or counts.shape[1] != G or offsets.shape[0] != self.total + 1:
             raise ValueError("offsets or counts do not fit the state space")
         cdef bint fill = codes.shape[0] > 0
@@ -1005,6 +1009,8 @@ cdef class UrKernel:
             raise ValueError(f"value array has {V.shape[0]} entries, the state space {self.total}")
         if stop < 0:
             stop = self.total
+        if not 0 <= start <= stop <= self.total:
+            raise ValueError(f"ranks {start}..{stop} outside the state space (0..{self.total})")
         cdef int nt = max(1, threads), t, tid, G = self.nrolls + 5, R = self.nrolls
         cdef int32_t* P = NULL
         if policy is not None:

@@ -154,6 +154,11 @@ def test_kernel_rejects_a_graph_of_another_size(boards) -> None:
     with pytest.raises(ValueError, match="does not fit"):
         K.graph_sweep(small.offsets, small.counts, small.codes, V)
     assert K.graph_sweep(other.offsets, other.counts, other.codes, V) >= 0.0  # same size: accepted
+    for kernel_call in (lambda: K.graph_sweep(other.offsets, other.counts, other.codes, V, stop=K.state_count + 1),
+                        lambda: K.sweep(V, start=5, stop=4),
+                        lambda: K.graph_build(other.offsets, other.counts, other.codes, start=-1)):
+        with pytest.raises(ValueError, match="outside the state space"):
+            kernel_call()
 
 
 def test_cli_graph_option(tmp_path) -> None:
