@@ -118,6 +118,8 @@ def test_solve_gives_the_same_table_with_and_without_the_graph(tmp_path) -> None
     stored = solve(opts, tmp_path / "stored", tolerance=3e-7, threads=1, graph="store", method="sweeps")
     regen = solve(opts, tmp_path / "regen", tolerance=3e-7, threads=1, graph="regenerate", method="sweeps")
     assert stored.meta["graph"] == "stored" and regen.meta["graph"] == "regenerated"
+    assert 0 < stored.meta["graph_build_seconds"] <= stored.meta["solve_seconds_this_run"]
+    assert regen.meta["graph_build_seconds"] == 0
     assert stored.meta["sweeps"] == regen.meta["sweeps"]
     assert np.array_equal(stored["value"], regen["value"])
 
