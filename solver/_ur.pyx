@@ -61,6 +61,16 @@ cdef void free_bufs(Buf* bufs, int count) noexcept:
     free(bufs)
 
 
+cdef inline float largest(const float* worst, int nt) noexcept nogil:
+    """The largest of the per-thread maxima ``worst[t * 64]`` (one cache line apart)."""
+    cdef float top = 0.0
+    cdef int t
+    for t in range(nt):
+        if worst[t * 64] > top:
+            top = worst[t * 64]
+    return top
+
+
 cdef class UrKernel:
     """Board geometry, dice and piece count in C form; every kernel works on it."""
 
@@ -490,15 +500,8 @@ cdef class UrKernel:
         ``discount`` (at most 1) multiplies the value of every position reached without winning:
         the game stops, counted 0, with probability 1 - discount after each action.
         """
-        if not 0.0 < discount <= 1.0:
-            raise ValueError("discount must be in (0, 1]")
+        stop = self.sweep_range(V, start, stop, discount)
         self.gamma = discount
-        if V.shape[0] != self.total:
-            raise ValueError(f"value array has {V.shape[0]} entries, the state space {self.total}")
-        if stop < 0:
-            stop = self.total
-        if not 0 <= start <= stop <= self.total:
-            raise ValueError(f"ranks {start}..{stop} outside the state space (0..{self.total})")
         cdef int nt = max(1, threads), t
         cdef float* worst
         cdef Buf* bufs
@@ -508,12 +511,8 @@ cdef class UrKernel:
         cdef float v, d, top = 0.0
         cdef float* Vp = &V[0]
         cdef int tid
-        cdef int32_t* P = NULL
+        cdef int32_t* P = self.policy_rows(policy)
         cdef int R = self.nrolls
-        if policy is not None:
-            if policy.shape[0] != self.total or policy.shape[1] != self.nrolls:
-                raise ValueError(f"policy array must have shape ({self.total}, {self.nrolls})")
-            P = &policy[0, 0]
         worst = <float*> malloc(nt * 64 * sizeof(float))
         bufs = new_bufs(nt)
         for t in range(nt):
@@ -533,13 +532,30 @@ cdef class UrKernel:
                         worst[tid * 64] = d
                     if write:
                         Vp[s] = v
-            for t in range(nt):
-                if worst[t * 64] > top:
-                    top = worst[t * 64]
-            return top
+            return largest(worst, nt)
         finally:
             free_bufs(bufs, nt)
             free(worst)
+
+    cdef int64_t sweep_range(self, float[::1] V, int64_t start, int64_t stop, float discount) except -1:
+        """Check a sweep's value array, rank range and discount; returns ``stop`` (-1: the end)."""
+        if not 0.0 < discount <= 1.0:
+            raise ValueError("discount must be in (0, 1]")
+        if V.shape[0] != self.total:
+            raise ValueError(f"value array has {V.shape[0]} entries, the state space {self.total}")
+        if stop < 0:
+            stop = self.total
+        if not 0 <= start <= stop <= self.total:
+            raise ValueError(f"ranks {start}..{stop} outside the state space (0..{self.total})")
+        return stop
+
+    cdef int32_t* policy_rows(self, int32_t[:, ::1] policy) except *:
+        """The policy array's first row (NULL for None), checked to have a row per state."""
+        if policy is None:
+            return NULL
+        if policy.shape[0] != self.total or policy.shape[1] != self.nrolls:
+            raise ValueError(f"policy array must have shape ({self.total}, {self.nrolls})")
+        return &policy[0, 0]
 
     def roll_values(self, float[::1] V, uint32_t mine, uint32_t theirs):
         """Best value of each roll from the state (after the roll, before acting), undiscounted."""
@@ -598,9 +614,7 @@ cdef class UrKernel:
                 if d > worst[tid * 64]:
                     worst[tid * 64] = d
                 Vp[s] = acc
-        for t in range(nt):
-            if worst[t * 64] > top:
-                top = worst[t * 64]
+        top = largest(worst, nt)
         free(worst)
         return top
 
@@ -1002,21 +1016,10 @@ cdef class UrKernel:
                     float discount=1.0):
         """``sweep`` over the stored graph (see ``graph_build``): the same values, sweep for
         sweep, at the cost of one lookup per distinct outcome."""
-        if not 0.0 < discount <= 1.0:
-            raise ValueError("discount must be in (0, 1]")
         self.check_graph(offsets, counts, codes)
-        if V.shape[0] != self.total:
-            raise ValueError(f"value array has {V.shape[0]} entries, the state space {self.total}")
-        if stop < 0:
-            stop = self.total
-        if not 0 <= start <= stop <= self.total:
-            raise ValueError(f"ranks {start}..{stop} outside the state space (0..{self.total})")
+        stop = self.sweep_range(V, start, stop, discount)
         cdef int nt = max(1, threads), t, tid, G = self.nrolls + 5, R = self.nrolls
-        cdef int32_t* P = NULL
-        if policy is not None:
-            if policy.shape[0] != self.total or policy.shape[1] != self.nrolls:
-                raise ValueError(f"policy array must have shape ({self.total}, {self.nrolls})")
-            P = &policy[0, 0]
+        cdef int32_t* P = self.policy_rows(policy)
         cdef float* worst = <float*> malloc(nt * 64 * sizeof(float))
         cdef int64_t s
         cdef float v, d, top = 0.0
@@ -1035,9 +1038,7 @@ cdef class UrKernel:
                     worst[tid * 64] = d
                 if write:
                     Vp[s] = v
-        for t in range(nt):
-            if worst[t * 64] > top:
-                top = worst[t * 64]
+        top = largest(worst, nt)
         free(worst)
         return top
 
