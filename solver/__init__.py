@@ -10,8 +10,9 @@ from solver.errors import (  # noqa: E402
     PositionNotCoveredError,
     TableError,
     TableMismatchError,
+    TableWriteError,
 )
-from solver.table import Table, open_table, write_table  # noqa: E402
+from solver.table import Table, open_table, prepare_table_dir, write_table  # noqa: E402
 
 __all__ = [
     "__version__",
@@ -22,6 +23,8 @@ __all__ = [
     "Table",
     "TableError",
     "TableMismatchError",
+    "TableWriteError",
     "open_table",
+    "prepare_table_dir",
     "write_table",
 ]

@@ -25,6 +25,10 @@ class TableMismatchError(TableError):
     """A table was built for another game, variant, rule or encoding version."""
 
 
+class TableWriteError(TableError):
+    """A table could not be written (a full disk, a read-only folder); nothing was left behind."""
+
+
 class PositionNotCoveredError(KeyError):
     """The table does not hold the requested position."""
 

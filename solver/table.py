@@ -6,6 +6,10 @@ and how and when it was made. Arrays are opened memory-mapped, so a table opens 
 probe touches only the pages it needs. A table is written under a temporary name in the same
 parent directory and renamed into place only when complete, so a crash never leaves a
 half-written table under the real name.
+
+A table is written only into a new or empty folder, or over a folder that already holds one of
+ours (recognised by its header, or by the checkpoint a stopped solve left): anything else is
+refused, so a mistyped ``--out`` never deletes a user's files.
 """
 from __future__ import annotations
 
@@ -23,11 +27,12 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from solver.errors import CorruptTableError, MissingTableError, TableMismatchError
+from solver.errors import CorruptTableError, InputError, MissingTableError, TableMismatchError, TableWriteError
 
 FORMAT_NAME = "gamesolver-table"
 FORMAT_VERSION = 1
 HEADER_FILE = "header.json"
+CHECKPOINT_FORMAT = "gamesolver-checkpoint"
 _CHUNK = 1 << 24
 
 
@@ -80,6 +85,88 @@ class Table:
                 )
 
 
+def _is_our_header(file: Path, fmt: str) -> bool:
+    try:
+        with open(file, encoding="utf-8") as f:
+            head = json.load(f)
+    except (OSError, ValueError):
+        return False
+    return isinstance(head, dict) and head.get("format") == fmt
+
+
+def holds_our_work(path: str | os.PathLike[str]) -> bool:
+    """True when the folder holds a table of ours or a stopped solve's checkpoint (what a new
+    table may replace), False for anything else."""
+    root = Path(path)
+    return _is_our_header(root / HEADER_FILE, FORMAT_NAME) or _is_our_header(
+        root / "checkpoint.json", CHECKPOINT_FORMAT)
+
+
+def prepare_table_dir(path: str | os.PathLike[str], *, create: bool = True) -> Path:
+    """Check that a table may be written at ``path`` and (with ``create``) make the folder.
+
+    Allowed: a path that does not exist yet (its parents are made), an empty folder, or a folder
+    that holds a table of ours or a stopped solve's checkpoint. Anything else, and a place that
+    cannot be written, is a one-line InputError; nothing is created or removed then.
+    """
+    final = Path(path)
+    if final.exists() or final.is_symlink():
+        if not final.is_dir():
+            raise InputError(f"cannot write a table at {final}: it exists and is not a folder")
+        try:
+            empty = next(os.scandir(final), None) is None
+        except OSError as exc:
+            raise InputError(f"cannot write a table at {final}: {exc.strerror or exc}") from None
+        if not empty and not holds_our_work(final):
+            raise InputError(
+                f"refusing to write a table into {final}: the folder holds other files and no table of ours "
+                f"(give a new or empty folder)")
+        if final.resolve() == Path.cwd().resolve() or final.resolve().parent == final.resolve():
+            raise InputError(f"cannot write a table at {final}: the current folder or a root cannot be replaced "
+                             f"(give a new folder)")
+    parent = final.absolute().parent
+    probe = parent
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
+        raise InputError(f"cannot write a table at {final}: {probe} is not a writable folder")
+    if final.exists() and not os.access(final, os.W_OK | os.X_OK):
+        raise InputError(f"cannot write a table at {final}: the folder is not writable")
+    if create:
+        try:
+            final.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"cannot write a table at {final}: {exc.strerror or exc}") from None
+    return final
+
+
+def _remove_stale_temporaries(final: Path) -> None:
+    """Remove temporary folders that a killed writer of this table left beside it.
+
+    Their names carry the writer's process id; a folder whose writer is gone is removed."""
+    try:
+        entries = list(final.parent.glob(f".{final.name}.tmp-*")) + list(final.parent.glob(f".{final.name}.old-*"))
+    except OSError:
+        return
+    for entry in entries:
+        pid = entry.name.rsplit(".", 1)[-1].split("-")[1] if "-" in entry.name else ""
+        if pid.isdigit() and _alive(int(pid)):
+            continue
+        shutil.rmtree(entry, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
 def write_table(
     path: str | os.PathLike[str],
     *,
@@ -93,10 +180,19 @@ def write_table(
     meta: Mapping[str, Any] | None = None,
     seconds: float | None = None,
 ) -> Path:
-    """Write a complete table at ``path`` (a directory), atomically replacing any old one."""
-    final = Path(path)
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.tmp-", dir=final.parent))
+    """Write a complete table at ``path`` (a directory), atomically replacing an old table there.
+
+    ``path`` must be new, empty, or hold a table of ours or a checkpoint (``prepare_table_dir``);
+    a folder of other files is refused with an InputError and left as it was. OS errors (a full
+    disk, a read-only folder) leave nothing behind and surface as a one-line TableWriteError.
+    """
+    final = prepare_table_dir(path, create=False)
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale_temporaries(final)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.tmp-{os.getpid()}-", dir=final.parent))
+    except OSError as exc:
+        raise TableWriteError(f"cannot write a table at {final}: {exc.strerror or exc}") from None
     try:
         described: dict[str, Any] = {}
         for name, array in arrays.items():
@@ -135,6 +231,9 @@ def write_table(
             f.write("\n")
         os.chmod(tmp, 0o755)  # mkdtemp makes it private; tables are meant to be shared
         _replace_dir(tmp, final)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise TableWriteError(f"cannot write a table at {final}: {exc.strerror or exc}") from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -142,10 +241,15 @@ def write_table(
 
 
 def _replace_dir(new: Path, final: Path) -> None:
-    """Move ``new`` to ``final``; an existing table there is swapped out, then removed."""
+    """Move ``new`` to ``final``; an existing table there is swapped out, then removed.
+
+    Only a folder that ``prepare_table_dir`` accepted gets here; it is checked once more just
+    before the swap, so a folder that filled with other files meanwhile is never removed."""
     old = None
     if final.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{final.name}.old-", dir=final.parent))
+        if any(os.scandir(final)) and not holds_our_work(final):
+            raise InputError(f"refusing to replace {final}: it no longer holds a table of ours")
+        old = Path(tempfile.mkdtemp(prefix=f".{final.name}.old-{os.getpid()}-", dir=final.parent))
         os.rmdir(old)
         os.rename(final, old)
     os.rename(new, final)

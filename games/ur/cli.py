@@ -55,12 +55,16 @@ def _log(text: str) -> None:
 
 
 def _table(options: UrOptions, table_dir: str | None) -> Any:
-    if options.pieces > AUTO_BUILD_MAX_PIECES:  # a large solve never starts as a side effect of a query
-        where = Path(table_dir) if table_dir is not None else default_table_dir(options)
+    """The table a query reads. A query never writes where ``--table`` points, and a large solve
+    never starts as its side effect: only a small table missing from the cache is built."""
+    where = Path(table_dir) if table_dir is not None else default_table_dir(options)
+    if table_dir is not None or options.pieces > AUTO_BUILD_MAX_PIECES:
         if not (where / "header.json").is_file():
+            out = f" --out {where}" if table_dir is not None else ""
             raise InputError(
                 f"no solved table for pieces={options.pieces} at {where}; build it first with "
-                f"'solver ur solve --pieces {options.pieces}' (large), or ask with a smaller --pieces"
+                f"'solver ur solve --pieces {options.pieces}{out}'"
+                + (" (large)" if options.pieces > AUTO_BUILD_MAX_PIECES else "")
             )
     return load_table(options, table_dir, log=_log)
 

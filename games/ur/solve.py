@@ -37,7 +37,7 @@ from solver.errors import InputError, MissingTableError
 from solver.krylov import bicgstab
 from solver.paths import cache_dir
 from solver.progress import progress
-from solver.table import Table, open_table, write_table
+from solver.table import CHECKPOINT_FORMAT, Table, open_table, prepare_table_dir, write_table
 
 GAME = "ur"
 RULE = "fort"
@@ -116,7 +116,7 @@ def solve(
     method = choose_method(method, n, nrolls)
     use_graph = want_graph(K, graph, other_bytes=n * nrolls * _POLICY_BYTES_PER_ROLL if method != "sweeps" else 0)
     root = Path(out) if out is not None else default_table_dir(options)
-    root.mkdir(parents=True, exist_ok=True)
+    prepare_table_dir(root)
     threads = threads or default_threads()
     header = options.header()
     values, sweeps, started, products, stage, cheap = _resume(root, header, n, method)
@@ -434,6 +434,7 @@ def _sweep(K: Any, values: np.ndarray, threads: int, label: str, show: bool | No
 
 
 def _checkpoint(root: Path, values: np.ndarray, info: dict[str, Any]) -> None:
+    info = {"format": CHECKPOINT_FORMAT, **info}
     tmp = root / (CHECKPOINT + ".tmp")
     with open(tmp, "wb") as f:
         np.save(f, values, allow_pickle=False)
