@@ -1,5 +1,10 @@
 """Build the Cython kernels: every ``solver/*.pyx`` becomes an extension module.
 
+The repository keeps ``solver/``, ``games/`` and ``data/`` at the top; installed, they live under
+one distinctive namespace (``gamesolver.solver``, ``gamesolver.games``, ``gamesolver.data``), so
+nothing generic such as ``data`` or ``games`` lands in site-packages, and a user's ``data.py`` or
+``solver.py`` in the working folder cannot shadow them.
+
 Compiler directives are set here once for the whole build. OpenMP is used when the
 compiler supports it (set SOLVER_NO_OPENMP=1 to build without it).
 """
@@ -12,7 +17,7 @@ import tempfile
 
 import numpy as np
 from Cython.Build import cythonize
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
 
 DIRECTIVES = {
     "language_level": 3,
@@ -53,7 +58,7 @@ macros = [("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")]
 
 extensions = [
     Extension(
-        "solver." + os.path.splitext(os.path.basename(path))[0],
+        "gamesolver.solver." + os.path.splitext(os.path.basename(path))[0],
         [path],
         include_dirs=[np.get_include()],
         extra_compile_args=compile_args,
@@ -63,7 +68,13 @@ extensions = [
     for path in sorted(glob.glob(os.path.join("solver", "*.pyx")))
 ]
 
+NAMESPACE = "gamesolver"
+TOP = ("solver", "games", "data")
+packages = [f"{NAMESPACE}.{p}" for p in find_packages(include=[f"{t}*" for t in TOP])]
+
 setup(
+    packages=packages,
+    package_dir={f"{NAMESPACE}.{t}": t for t in TOP},
     ext_modules=cythonize(
         extensions,
         compiler_directives=DIRECTIVES,

@@ -18,10 +18,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 def main() -> None:
     import networkx as nx
 
-    from games import unee
-    from games.unee.cycles import cycle_summary
-    from games.unee.graph import build_graph
-    from solver import _graph
+    from gamesolver.games import unee
+    from gamesolver.games.unee.cycles import cycle_summary
+    from gamesolver.games.unee.graph import build_graph
+    from gamesolver.solver import _graph
 
     small = build_graph(unee.UneeOptions(holes_per_row=3, balls_per_hole=3))
     t = time.perf_counter()

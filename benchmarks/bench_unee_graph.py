@@ -49,8 +49,8 @@ def main() -> None:
     ap.add_argument("--python-limit", type=int, default=None, help="stop the Python builder after N positions")
     args = ap.parse_args()
 
-    from games.unee import DEFAULT, start_position
-    from solver import _core, _sow
+    from gamesolver.games.unee import DEFAULT, start_position
+    from gamesolver.solver import _core, _sow
 
     t0 = time.perf_counter()
     indptr, succ, hole, captured = _sow.build_sowing_graph(3, 36, False, False, 4)

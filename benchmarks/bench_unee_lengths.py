@@ -42,9 +42,9 @@ def main() -> None:
     ap.add_argument("--reference-games", type=int, default=500)
     args = ap.parse_args()
 
-    from games.unee import DEFAULT, solve, start_position
-    from games.unee import lengths as L
-    from games.unee.graph import build_graph
+    from gamesolver.games.unee import DEFAULT, solve, start_position
+    from gamesolver.games.unee import lengths as L
+    from gamesolver.games.unee.graph import build_graph
 
     t0 = time.perf_counter()
     g = build_graph(DEFAULT)

@@ -24,9 +24,9 @@ def main() -> None:
     ap.add_argument("--reference-balls", type=int, default=8)
     args = ap.parse_args()
 
-    from games.unee import DEFAULT
-    from games.unee.graph import build_graph
-    from games.unee.solution import solve_arrays
+    from gamesolver.games.unee import DEFAULT
+    from gamesolver.games.unee.graph import build_graph
+    from gamesolver.games.unee.solution import solve_arrays
 
     t0 = time.perf_counter()
     g = build_graph(DEFAULT)

@@ -18,11 +18,11 @@ from math import comb
 
 import numpy as np
 
-from games.ur import kernel
-from games.ur.engine import actions, terminal_value
-from games.ur.graph import build_graph
-from games.ur.rules import UrOptions
-from games.ur.solve import solve
+from gamesolver.games.ur import kernel
+from gamesolver.games.ur.engine import actions, terminal_value
+from gamesolver.games.ur.graph import build_graph
+from gamesolver.games.ur.rules import UrOptions
+from gamesolver.games.ur.solve import solve
 
 
 def py_rank(n: int, k: int, mine: frozenset[int], theirs: frozenset[int]) -> int:

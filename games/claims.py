@@ -14,8 +14,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-import data
-from solver.errors import InputError
+from gamesolver import data
+from gamesolver.solver.errors import InputError
 
 STATUSES = ("verified", "refuted", "undetermined")
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import click
 
-from games.claims import ClaimResult, find_claim, load_claims
-from solver.errors import InputError
+from gamesolver.games.claims import ClaimResult, find_claim, load_claims
+from gamesolver.solver.errors import InputError
 
 MARK = {"verified": "VERIFIED", "refuted": "REFUTED", "undetermined": "UNDETERMINED"}
 

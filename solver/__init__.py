@@ -3,7 +3,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from solver.errors import (  # noqa: E402
+from gamesolver.solver.errors import (  # noqa: E402
     CorruptTableError,
     InputError,
     MissingTableError,
@@ -12,7 +12,7 @@ from solver.errors import (  # noqa: E402
     TableMismatchError,
     TableWriteError,
 )
-from solver.table import Table, open_table, prepare_table_dir, write_table  # noqa: E402
+from gamesolver.solver.table import Table, open_table, prepare_table_dir, write_table  # noqa: E402
 
 __all__ = [
     "__version__",

@@ -1,3 +1,3 @@
-from solver.cli import main
+from gamesolver.solver.cli import main
 
 main()

@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
-from solver.errors import InputError
+from gamesolver.solver.errors import InputError
 
 
 def check_writable(path: str | os.PathLike[str]) -> Path:

@@ -12,17 +12,17 @@ from typing import Any
 
 import click
 
-from solver import __version__
-from solver.errors import InputError, PositionNotCoveredError, TableError
+from gamesolver.solver import __version__
+from gamesolver.solver.errors import InputError, PositionNotCoveredError, TableError
 
 # command name -> (module, attribute, one-line help)
 GAME_COMMANDS: dict[str, tuple[str, str, str]] = {
-    "unee": ("games.unee.cli", "unee", "Ünee Tugalluulax: positions, state graph, solved tables, cycles."),
-    "ur": ("games.ur.cli", "ur", "Ur: The Royal Game, fort rules: state graph and exact solution."),
-    "ulus": ("games.ulus.cli", "ulus", "Ulus: shagai odds, the horse race, monster fights."),
-    "ghosts": ("games.ghosts.cli", "ghosts", "Ghosts of Ur: d100 combat, Ur dice movement, Nanna."),
-    "uluk": ("games.uluk.cli", "uluk", "Uluk: processing arithmetic and the feeding phase."),
-    "verify": ("games.claims_cli", "verify", "Check every historical claim and print a report."),
+    "unee": ("gamesolver.games.unee.cli", "unee", "Ünee Tugalluulax: positions, state graph, solved tables, cycles."),
+    "ur": ("gamesolver.games.ur.cli", "ur", "Ur: The Royal Game, fort rules: state graph and exact solution."),
+    "ulus": ("gamesolver.games.ulus.cli", "ulus", "Ulus: shagai odds, the horse race, monster fights."),
+    "ghosts": ("gamesolver.games.ghosts.cli", "ghosts", "Ghosts of Ur: d100 combat, Ur dice movement, Nanna."),
+    "uluk": ("gamesolver.games.uluk.cli", "uluk", "Uluk: processing arithmetic and the feeding phase."),
+    "verify": ("gamesolver.games.claims_cli", "verify", "Check every historical claim and print a report."),
 }
 
 

@@ -27,7 +27,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from solver.errors import CorruptTableError, InputError, MissingTableError, TableMismatchError, TableWriteError
+from gamesolver.solver.errors import CorruptTableError, InputError, MissingTableError, TableMismatchError, TableWriteError
 
 FORMAT_NAME = "gamesolver-table"
 FORMAT_VERSION = 1
@@ -205,7 +205,7 @@ def write_table(
                 "shape": list(array.shape),
                 "crc32": array_crc32(array),
             }
-        from solver import __version__
+        from gamesolver.solver import __version__
 
         header = {
             "format": FORMAT_NAME,

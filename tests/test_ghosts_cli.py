@@ -8,7 +8,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from solver.cli import cli
+from gamesolver.solver.cli import cli
 
 
 def run(*args: str):

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.ghosts import combat
-from games.ghosts.rules import defender_modifier
-from solver.errors import InputError
+from gamesolver.games.ghosts import combat
+from gamesolver.games.ghosts.rules import defender_modifier
+from gamesolver.solver.errors import InputError
 from tests.test_ghosts_reference import EMMER, MODS, enum_win, fight_sim, roll_die_sim
 
 
@@ -125,7 +125,7 @@ def test_clear_tile_by_attempts_and_rounds(kish, bonus, emmer):
     assert res.one_attempt == p**kish
     for t, _, by in res.by_attempts:
         assert by == _clear_enum(kish, p, t)
-    from games.ghosts.movement import ur_roll_distribution
+    from gamesolver.games.ghosts.movement import ur_roll_distribution
 
     for extra in (True, False):
         res2 = combat.clear_tile(kish, bonus, emmer, 4, extra_after_retreat=extra)

@@ -10,8 +10,8 @@ from fractions import Fraction
 
 import pytest
 
-from games.ghosts import movement
-from solver.errors import InputError
+from gamesolver.games.ghosts import movement
+from gamesolver.solver.errors import InputError
 from tests.test_ghosts_reference import die_faces, roll_die_sim
 
 READINGS = [(False, "roll"), (True, "roll"), (True, "die")]

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from solver.cli import cli
-from solver.errors import InputError
-from solver.table import open_table, prepare_table_dir, write_table
+from gamesolver.solver.cli import cli
+from gamesolver.solver.errors import InputError
+from gamesolver.solver.table import open_table, prepare_table_dir, write_table
 
 
 def _write(path) -> None:

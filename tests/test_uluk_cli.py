@@ -8,7 +8,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from solver.cli import cli
+from gamesolver.solver.cli import cli
 
 HAVE = "baked mgobu=3,salted fnord=2,pickled uluk=4,smoked hlak=2,fermented uluk=2,tlon brew=1"
 

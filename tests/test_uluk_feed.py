@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.uluk.feed import FeedOptions, feast_points, hunger_points, parse_have, solve_feed
-from games.uluk.rules import Board, FeastCard, Resource, load_board, load_feast
-from solver.errors import InputError
+from gamesolver.games.uluk.feed import FeedOptions, feast_points, hunger_points, parse_have, solve_feed
+from gamesolver.games.uluk.rules import Board, FeastCard, Resource, load_board, load_feast
+from gamesolver.solver.errors import InputError
 
 SMALL = Board("test", {
     "bread": Resource("bread", food=True, perishable=True),

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.uluk.process import best_split, process_batch, process_table
-from solver.errors import InputError
+from gamesolver.games.uluk.process import best_split, process_batch, process_table
+from gamesolver.solver.errors import InputError
 
 KINDS = ["x2", "2:3", "+1", "-1", "1:1"]
 
@@ -86,7 +86,7 @@ def test_bad_input():
 
 
 def test_processing_claim_is_registered_and_verified():
-    from games.claims import find_claim
+    from gamesolver.games.claims import find_claim
 
     claim = find_claim("uluk-processing-examples")
     result = claim.checker()()

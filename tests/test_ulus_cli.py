@@ -8,10 +8,10 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from games.claims import load_claims
-from games.ulus.claims import camel_race_faster
-from games.ulus.shagai import face_probabilities, preset_names
-from solver.cli import cli
+from gamesolver.games.claims import load_claims
+from gamesolver.games.ulus.claims import camel_race_faster
+from gamesolver.games.ulus.shagai import face_probabilities, preset_names
+from gamesolver.solver.cli import cli
 
 
 def run(*args: str):

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.ulus.fight import FightSetup, fight, hand_to_hand, make_setup, verdict
-from games.ulus.shagai import face_probabilities
-from solver.errors import InputError
+from gamesolver.games.ulus.fight import FightSetup, fight, hand_to_hand, make_setup, verdict
+from gamesolver.games.ulus.shagai import face_probabilities
+from gamesolver.solver.errors import InputError
 
 
 def literal_roll_result(roll: tuple[str, ...], s: FightSetup) -> list[tuple[str, bool, int, Fraction]]:

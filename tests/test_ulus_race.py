@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.ulus.race import (
+from gamesolver.games.ulus.race import (
     RaceConfig,
     expected_rounds,
     load_solution,
@@ -24,8 +24,8 @@ from games.ulus.race import (
     solve_or_load,
     solve_race,
 )
-from games.ulus.shagai import face_probabilities
-from solver.errors import InputError
+from gamesolver.games.ulus.shagai import face_probabilities
+from gamesolver.solver.errors import InputError
 
 
 def steps(p: float, n: int = 4) -> list[float]:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.ulus.shagai import (
+from gamesolver.games.ulus.shagai import (
     PATTERNS,
     check_faces,
     face_probabilities,
@@ -20,7 +20,7 @@ from games.ulus.shagai import (
     shagai_report,
     tuulch_change,
 )
-from solver.errors import InputError
+from gamesolver.solver.errors import InputError
 
 NAMES = {"H": "horses", "C": "camels", "S": "sheep"}
 

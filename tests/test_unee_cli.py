@@ -3,9 +3,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from games import unee
-from solver.cli import cli
-from solver.errors import InputError
+from gamesolver.games import unee
+from gamesolver.solver.cli import cli
+from gamesolver.solver.errors import InputError
 
 
 def run(*args):

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from games import unee
-from games.unee import cycles as C
-from games.unee.claims import capture_losing_mask, explain_position, replay_check
-from games.unee.graph import build_graph
-from solver import _graph
-from solver.cli import cli
+from gamesolver.games import unee
+from gamesolver.games.unee import cycles as C
+from gamesolver.games.unee.claims import capture_losing_mask, explain_position, replay_check
+from gamesolver.games.unee.graph import build_graph
+from gamesolver.solver import _graph
+from gamesolver.solver.cli import cli
 
 VARIANTS = [
     unee.UneeOptions(holes_per_row=2, balls_per_hole=3),

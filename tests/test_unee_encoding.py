@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver import _core
+from gamesolver.solver import _core
 from tests.unee_ref import boards_in_rank_order
 
 

@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games import unee
-from games.claims import STATUSES
-from games.unee import lengths as L
-from games.unee.graph import build_graph
-from solver import _play
-from solver.errors import InputError
+from gamesolver.games import unee
+from gamesolver.games.claims import STATUSES
+from gamesolver.games.unee import lengths as L
+from gamesolver.games.unee.graph import build_graph
+from gamesolver.solver import _play
+from gamesolver.solver.errors import InputError
 from tests.unee_ref import OPTION_COMBOS, sow_ball_by_ball
 from tests.unee_solve_ref import plain_graph, uncounted_values
 

@@ -3,9 +3,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games import unee
-from games.unee.graph import build_graph
-from solver import _core, _sow
+from gamesolver.games import unee
+from gamesolver.games.unee.graph import build_graph
+from gamesolver.solver import _core, _sow
 from tests.unee_ref import OPTION_COMBOS, all_boards, graph_by_bfs, sow_ball_by_ball
 
 

@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
 
-from games import unee
-from games.unee import solution as S
-from games.unee.graph import build_graph
+from gamesolver.games import unee
+from gamesolver.games.unee import solution as S
+from gamesolver.games.unee.graph import build_graph
 from tests.unee_ref import OPTION_COMBOS
 from tests.unee_solve_ref import plain_graph, termination_thresholds, uncounted_values
 
@@ -139,7 +139,7 @@ def test_split_bounds_equal_reference(h, b, skip, both):
 
 @pytest.mark.parametrize("h,b,smax", [(2, 2, 5), (3, 1, 3)])
 def test_split_exact_search_lies_within_bounds(h, b, smax):
-    from games.unee.split import exact_value
+    from gamesolver.games.unee.split import exact_value
     from tests.unee_solve_ref import first_repetition_value
 
     opts = small_options(h, b)
@@ -167,7 +167,7 @@ def test_split_exact_search_lies_within_bounds(h, b, smax):
 
 
 def test_split_exact_search_stops_at_its_effort_limit():
-    from games.unee.split import EffortLimitReached, exact_value
+    from gamesolver.games.unee.split import EffortLimitReached, exact_value
 
     g = build_graph(small_options(3, 1))
     arr = S.solve_arrays(g, "split")

@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from games import unee
-from games.unee.solution import build_table, open_table, table_path
-from solver.cli import cli
-from solver.errors import CorruptTableError, PositionNotCoveredError, TableMismatchError
+from gamesolver.games import unee
+from gamesolver.games.unee.solution import build_table, open_table, table_path
+from gamesolver.solver.cli import cli
+from gamesolver.solver.errors import CorruptTableError, PositionNotCoveredError, TableMismatchError
 
 SMALL = unee.UneeOptions(holes_per_row=2, balls_per_hole=3)
 SMALL_ARGS = ["unee", "--holes", "2", "--balls", "3"]

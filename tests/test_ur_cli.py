@@ -6,8 +6,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from games.ur.rules import DEFAULT_BOARD
-from solver.cli import cli
+from gamesolver.games.ur.rules import DEFAULT_BOARD
+from gamesolver.solver.cli import cli
 from tests.test_ur_reference import MINI_BOARD
 
 

@@ -10,10 +10,10 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.ur import kernel
-from games.ur.solve import DISCOUNTS, check_eps, endless_check, solve
-from solver.cli import cli
-from solver.table import write_table
+from gamesolver.games.ur import kernel
+from gamesolver.games.ur.solve import DISCOUNTS, check_eps, endless_check, solve
+from gamesolver.solver.cli import cli
+from gamesolver.solver.table import write_table
 from tests.test_ur_reference import mini_options, ref_outcomes, ref_values
 
 

@@ -8,12 +8,12 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.ur import kernel
-from games.ur.graph import StoredGraph, build_graph, estimate_bytes, want_graph
-from games.ur.rules import UrOptions
-from games.ur.solve import solve
-from solver.cli import cli
-from solver.errors import InputError
+from gamesolver.games.ur import kernel
+from gamesolver.games.ur.graph import StoredGraph, build_graph, estimate_bytes, want_graph
+from gamesolver.games.ur.rules import UrOptions
+from gamesolver.games.ur.solve import solve
+from gamesolver.solver.cli import cli
+from gamesolver.solver.errors import InputError
 from tests.test_ur_reference import mini_options, ref_outcomes
 
 
@@ -137,7 +137,7 @@ def test_estimate_and_choices(boards) -> None:
 
 
 def test_a_graph_that_does_not_fit_is_refused_before_anything_is_written(tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr("games.ur.graph.memory_bytes", lambda: 1 << 20)
+    monkeypatch.setattr("gamesolver.games.ur.graph.memory_bytes", lambda: 1 << 20)
     K = kernel(UrOptions(pieces=2))
     assert want_graph(K, "auto") is False
     with pytest.raises(InputError, match="stored graph needs"):

@@ -5,9 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.ur import kernel
-from games.ur.engine import actions
-from games.ur.rules import UrOptions
+from gamesolver.games.ur import kernel
+from gamesolver.games.ur.engine import actions
+from gamesolver.games.ur.rules import UrOptions
 from tests.test_ur_reference import mini_options, ref_outcomes
 
 ROLLS = ["blank+blank", "blank+gold", "blank+silver", "gold+silver", "gold+gold", "silver+silver"]

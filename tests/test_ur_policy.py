@@ -8,11 +8,11 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.ur import kernel
-from games.ur.solve import choose_method, evaluate_policy
-from solver.cli import cli
-from solver.errors import InputError
-from solver.krylov import bicgstab
+from gamesolver.games.ur import kernel
+from gamesolver.games.ur.solve import choose_method, evaluate_policy
+from gamesolver.solver.cli import cli
+from gamesolver.solver.errors import InputError
+from gamesolver.solver.krylov import bicgstab
 from tests.test_ur_reference import mini_options
 
 WIN, LOSS = -(2**31), -(2**31) + 1

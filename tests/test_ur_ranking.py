@@ -6,9 +6,9 @@ from math import comb
 import numpy as np
 import pytest
 
-from games.ur import kernel
-from games.ur.rules import UrOptions
-from games.ur.solve import tier_counts
+from gamesolver.games.ur import kernel
+from gamesolver.games.ur.rules import UrOptions
+from gamesolver.games.ur.solve import tier_counts
 from tests.test_ur_reference import all_states, state_total
 
 

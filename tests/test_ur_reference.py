@@ -12,7 +12,7 @@ from math import comb
 
 import numpy as np
 
-from games.ur.rules import Board, Roll, UrOptions
+from gamesolver.games.ur.rules import Board, Roll, UrOptions
 
 Outcome = tuple[frozenset, frozenset, int]  # flag: 0 turn passes, 1 extra turn, 2 win, 3 pass
 

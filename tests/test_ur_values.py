@@ -6,10 +6,10 @@ import json
 import numpy as np
 import pytest
 
-from games.ur import kernel
-from games.ur.notation import parse
-from games.ur.rules import UrOptions
-from games.ur.solve import choices, load_table, solve, state_value
+from gamesolver.games.ur import kernel
+from gamesolver.games.ur.notation import parse
+from gamesolver.games.ur.rules import UrOptions
+from gamesolver.games.ur.solve import choices, load_table, solve, state_value
 from tests.test_ur_reference import mini_options, ref_values
 
 

@@ -3,8 +3,8 @@
 combat: d100 combat, equipment, Kish tiles, Ambush, Nanna, AVA defence; movement: Ur dice,
 extra turns, journey lengths.  ``solver ghosts ...`` is the command line over these.
 """
-from games.ghosts.combat import ambush, clear_tile, combat_table, defend_table, equipment_plan, nanna, win_probability
-from games.ghosts.movement import race, race_mean, turn_squares, turn_squares_pmf, ur_roll_distribution
+from gamesolver.games.ghosts.combat import ambush, clear_tile, combat_table, defend_table, equipment_plan, nanna, win_probability
+from gamesolver.games.ghosts.movement import race, race_mean, turn_squares, turn_squares_pmf, ur_roll_distribution
 
 __all__ = ["ambush", "clear_tile", "combat_table", "defend_table", "equipment_plan", "nanna", "race", "race_mean",
            "turn_squares", "turn_squares_pmf", "ur_roll_distribution", "win_probability"]

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import click
 
-from games.ghosts import combat, movement
-from games.ghosts.report import Report, emit, fraction_text, non_negative, output_options, parse_int_list
-from games.ghosts.rules import REROLL_READINGS, defender_modifier, rules
-from solver.errors import InputError
+from gamesolver.games.ghosts import combat, movement
+from gamesolver.games.ghosts.report import Report, emit, fraction_text, non_negative, output_options, parse_int_list
+from gamesolver.games.ghosts.rules import REROLL_READINGS, defender_modifier, rules
+from gamesolver.solver.errors import InputError
 
 
 def _dice_options(func):

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
 
-from games.ghosts.movement import ur_roll_distribution
-from games.ghosts.rules import defender_modifier, rules
-from solver.errors import InputError
+from gamesolver.games.ghosts.movement import ur_roll_distribution
+from gamesolver.games.ghosts.rules import defender_modifier, rules
+from gamesolver.solver.errors import InputError
 
 
 def win_probability(net: int, sides: int | None = None) -> Fraction:

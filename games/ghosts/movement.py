@@ -9,8 +9,8 @@ from __future__ import annotations
 from fractions import Fraction
 from math import comb
 
-from games.ghosts.rules import REROLL_READINGS, rules
-from solver.errors import InputError
+from gamesolver.games.ghosts.rules import REROLL_READINGS, rules
+from gamesolver.solver.errors import InputError
 
 
 def parse_probabilities(text: str) -> list[Fraction]:

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import click
 
-from solver.errors import InputError
+from gamesolver.solver.errors import InputError
 
 
 @dataclass

@@ -8,8 +8,8 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 
-import data
-from solver.errors import InputError
+from gamesolver import data
+from gamesolver.solver.errors import InputError
 
 REROLL_READINGS = ("die", "roll")
 

@@ -3,9 +3,9 @@
 process: what each processing arrow gives; feed: the best Feeding phase plan.  Tribe boards
 and feast cards are data files (the printed ones were lost; the shipped ones are examples).
 """
-from games.uluk.feed import FeedOptions, Plan, parse_have, solve_feed
-from games.uluk.process import best_split, process_batch, process_table
-from games.uluk.rules import load_board, load_feast
+from gamesolver.games.uluk.feed import FeedOptions, Plan, parse_have, solve_feed
+from gamesolver.games.uluk.process import best_split, process_batch, process_table
+from gamesolver.games.uluk.rules import load_board, load_feast
 
 __all__ = ["FeedOptions", "Plan", "best_split", "load_board", "load_feast", "parse_have", "process_batch",
            "process_table", "solve_feed"]

@@ -1,8 +1,8 @@
 """Checks for the Uluk entries of the claims registry (``data/claims/uluk.json``)."""
 from __future__ import annotations
 
-from games.claims import ClaimResult
-from games.uluk.process import process_batch
+from gamesolver.games.claims import ClaimResult
+from gamesolver.games.uluk.process import process_batch
 
 # the rulebook's worked examples: (resource, arrow kind, raw pieces, pieces it says you get)
 PROCESSING_EXAMPLES = [

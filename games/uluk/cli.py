@@ -8,11 +8,11 @@ from fractions import Fraction
 
 import click
 
-from games.ghosts.report import Report, emit, non_negative, output_options
-from games.uluk.feed import FeedOptions, parse_have, solve_feed
-from games.uluk.process import check_kind, process_table
-from games.uluk.rules import load_board, load_feast, rules
-from solver.errors import InputError
+from gamesolver.games.ghosts.report import Report, emit, non_negative, output_options
+from gamesolver.games.uluk.feed import FeedOptions, parse_have, solve_feed
+from gamesolver.games.uluk.process import check_kind, process_table
+from gamesolver.games.uluk.rules import load_board, load_feast, rules
+from gamesolver.solver.errors import InputError
 
 
 @click.group()

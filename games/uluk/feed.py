@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from games.uluk.rules import Board, FeastCard, key, rules
-from solver.errors import InputError
+from gamesolver.games.uluk.rules import Board, FeastCard, key, rules
+from gamesolver.solver.errors import InputError
 
 CELEBRATIONS = ("none", "food", "poison")
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from games.uluk.rules import rules
-from solver.errors import InputError
+from gamesolver.games.uluk.rules import rules
+from gamesolver.solver.errors import InputError
 
 
 def check_kind(kind: str) -> str:

@@ -12,8 +12,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import data
-from solver.errors import InputError
+from gamesolver import data
+from gamesolver.solver.errors import InputError
 
 EXAMPLE_BOARD = "uluk_board_example.json"
 EXAMPLE_FEAST = "uluk_feast_example.json"

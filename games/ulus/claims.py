@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from games.claims import ClaimResult
-from games.ulus.race import expected_rounds, make_config, rounds_distribution
-from games.ulus.shagai import face_probabilities, preset_names, rules
+from gamesolver.games.claims import ClaimResult
+from gamesolver.games.ulus.race import expected_rounds, make_config, rounds_distribution
+from gamesolver.games.ulus.shagai import face_probabilities, preset_names, rules
 
 
 def camel_race_faster(players: int = 4, length: int = 9) -> ClaimResult:

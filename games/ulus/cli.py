@@ -9,11 +9,11 @@ from typing import Any, Callable, Sequence
 
 import click
 
-from games.ulus import fight as fight_mod
-from games.ulus import race as race_mod
-from games.ulus.shagai import FACES, face_probabilities, preset_names, rules, shagai_report
-from solver.errors import InputError
-from solver.paths import cache_dir
+from gamesolver.games.ulus import fight as fight_mod
+from gamesolver.games.ulus import race as race_mod
+from gamesolver.games.ulus.shagai import FACES, face_probabilities, preset_names, rules, shagai_report
+from gamesolver.solver.errors import InputError
+from gamesolver.solver.paths import cache_dir
 
 
 def _face_options(f: Callable[..., Any]) -> Callable[..., Any]:

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Sequence
 
-from games.ulus.shagai import NOMADIC, pattern_probabilities, rules
-from solver.errors import InputError
+from gamesolver.games.ulus.shagai import NOMADIC, pattern_probabilities, rules
+from gamesolver.solver.errors import InputError
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from games.ulus.shagai import CAMEL, HORSE, rules
-from solver.errors import InputError, MissingTableError, TableError
-from solver.table import open_table, write_table
+from gamesolver.games.ulus.shagai import CAMEL, HORSE, rules
+from gamesolver.solver.errors import InputError, MissingTableError, TableError
+from gamesolver.solver.table import open_table, write_table
 
 ENCODING = "ulus-race-mixed-radix"
 ENCODING_VERSION = 1
@@ -90,7 +90,7 @@ def make_config(
     if length**players > 600_000:
         raise InputError(f"{players} players on a {length}-site track is too large a table; use a shorter --length")
     if face_probs is None:
-        from games.ulus.shagai import face_probabilities
+        from gamesolver.games.ulus.shagai import face_probabilities
 
         face_probs = face_probabilities()
     p = float(face_probs[CAMEL if camel else HORSE])

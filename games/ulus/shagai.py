@@ -14,8 +14,8 @@ from functools import lru_cache
 from math import factorial
 from typing import Any, Sequence
 
-import data
-from solver.errors import InputError
+from gamesolver import data
+from gamesolver.solver.errors import InputError
 
 FACES = ("horse", "camel", "sheep", "goat")
 HORSE, CAMEL, SHEEP, GOAT = range(4)

@@ -1,16 +1,16 @@
 """Ünee Tugalluulax: the Mongolian 2 x 3 mancala. Rules, notation, state graph, solutions.
 
-    from games import unee
+    from gamesolver.games import unee
     pos = unee.parse("6 6 6 / 6 6 6 S")
     g = unee.build_graph()
     t = unee.solve("uncounted")          # solved once, then read from the cache
     t.best_move(pos), t.probe_value(pos)
 """
-from games.unee.graph import StateGraph, build_graph, graph_summary, rank_position
-from games.unee.notation import Position, diagram, format_position, move_name, parse_move, start_position
-from games.unee.notation import parse_position as parse
-from games.unee.rules import DEFAULT, REPETITION_RULES, UneeOptions, sow_relative
-from games.unee.solution import Line, MoveInfo, UneeTable, build_table, open_table, solve
+from gamesolver.games.unee.graph import StateGraph, build_graph, graph_summary, rank_position
+from gamesolver.games.unee.notation import Position, diagram, format_position, move_name, parse_move, start_position
+from gamesolver.games.unee.notation import parse_position as parse
+from gamesolver.games.unee.rules import DEFAULT, REPETITION_RULES, UneeOptions, sow_relative
+from gamesolver.games.unee.solution import Line, MoveInfo, UneeTable, build_table, open_table, solve
 
 __all__ = [
     "DEFAULT",

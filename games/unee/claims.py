@@ -24,11 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from games.claims import ClaimResult
-from games.unee.graph import StateGraph, build_graph
-from games.unee.notation import Position, diagram
-from games.unee.rules import DEFAULT, REPETITION_RULES, UneeOptions
-from games.unee.solution import NEVER, UneeTable, solve
+from gamesolver.games.claims import ClaimResult
+from gamesolver.games.unee.graph import StateGraph, build_graph
+from gamesolver.games.unee.notation import Position, diagram
+from gamesolver.games.unee.rules import DEFAULT, REPETITION_RULES, UneeOptions
+from gamesolver.games.unee.solution import NEVER, UneeTable, solve
 
 SHOWN = 3
 
@@ -194,7 +194,7 @@ def replay_check(table: UneeTable, pos: Position) -> tuple[bool, str]:
 
 
 def repetitions_exist() -> ClaimResult:
-    from games.unee.cycles import position_of, shortest_repetition_game
+    from gamesolver.games.unee.cycles import position_of, shortest_repetition_game
 
     graph = build_graph(DEFAULT)
     t0 = time.perf_counter()
@@ -219,7 +219,7 @@ def repetitions_exist() -> ClaimResult:
 
 
 def capturing_loses() -> ClaimResult:
-    from games.unee.cycles import optimal_cycle
+    from gamesolver.games.unee.cycles import optimal_cycle
 
     evidence: list[str] = []
     figures: dict[str, Any] = {}
@@ -274,7 +274,7 @@ def capturing_loses() -> ClaimResult:
 
 
 def solved_by_computer() -> ClaimResult:
-    from games.unee.notation import start_position
+    from gamesolver.games.unee.notation import start_position
 
     evidence = []
     figures: dict[str, Any] = {}

@@ -8,9 +8,9 @@ from typing import Any
 
 import click
 
-from games.unee import notation
-from games.unee.rules import CAPTURE_ROWS, UneeOptions
-from solver.progress import progress
+from gamesolver.games.unee import notation
+from gamesolver.games.unee.rules import CAPTURE_ROWS, UneeOptions
+from gamesolver.solver.progress import progress
 
 
 def emit_json(payload: Any) -> None:
@@ -30,7 +30,7 @@ def unee(ctx: click.Context, holes_per_row: int, balls_per_hole: int, skip_origi
 
 
 def _move_rows(pos: notation.Position, options: UneeOptions) -> list[dict[str, Any]]:
-    from games.unee.rules import sow_relative
+    from gamesolver.games.unee.rules import sow_relative
 
     rows = []
     board = pos.relative()
@@ -93,7 +93,7 @@ def show(options: UneeOptions, position: str, as_json: bool) -> None:
 @click.pass_obj
 def graph(options: UneeOptions, as_json: bool) -> None:
     """Count positions and moves of the whole state graph and of the part reachable from the start."""
-    from games.unee.graph import build_graph, graph_summary
+    from gamesolver.games.unee.graph import build_graph, graph_summary
 
     t0 = time.perf_counter()
     with progress(3, "state graph", enabled=sys.stderr.isatty() and options.max_balls > 24) as bar:
@@ -150,8 +150,8 @@ def table_option(f: Any) -> Any:
 
 def load_table(options: UneeOptions, rule: str, cache: str | None, table_dir: str | None) -> Any:
     """The solved table: an explicit directory, else the cache, solving it on first use."""
-    from games.unee.solution import build_table, open_table, progress_steps, table_path
-    from solver.errors import MissingTableError
+    from gamesolver.games.unee.solution import build_table, open_table, progress_steps, table_path
+    from gamesolver.solver.errors import MissingTableError
 
     if table_dir is not None:
         return open_table(table_dir, options, rule)
@@ -160,7 +160,7 @@ def load_table(options: UneeOptions, rule: str, cache: str | None, table_dir: st
         return open_table(path, options, rule)
     except MissingTableError:
         pass
-    from solver import _core
+    from gamesolver.solver import _core
 
     n = _core.board_count(options.holes, options.max_balls)
     click.echo(f"solving Ünee under the {rule} rule (first use; cached in {path})", err=True)
@@ -171,7 +171,7 @@ def load_table(options: UneeOptions, rule: str, cache: str | None, table_dir: st
 
 def parse_captured(text: str | None, pos: notation.Position, options: UneeOptions) -> tuple[int, int]:
     """``S-N`` balls captured so far by South and North; returns (south, north)."""
-    from solver.errors import InputError
+    from gamesolver.solver.errors import InputError
 
     if text is None:
         return 0, 0
@@ -265,10 +265,10 @@ def _move_value_text(m: Any, rule: str) -> str:
 @click.pass_obj
 def solve(options: UneeOptions, rule: str, out: str | None, cache: str | None, as_json: bool) -> None:
     """Solve the whole state space and write the table(s)."""
-    from games.unee.notation import start_position
-    from games.unee.solution import build_table, open_table, progress_steps
-    from solver import _core
-    from solver.errors import InputError
+    from gamesolver.games.unee.notation import start_position
+    from gamesolver.games.unee.solution import build_table, open_table, progress_steps
+    from gamesolver.solver import _core
+    from gamesolver.solver.errors import InputError
 
     rules = ["uncounted", "draw", "split"] if rule == "all" else [rule]
     if out is not None and len(rules) > 1:
@@ -344,7 +344,7 @@ def best_move(options: UneeOptions, position: str, rule: str, captured: str | No
 def analyze(options: UneeOptions, position: str, rule: str, captured: str | None, exact: bool, effort: int,
             cache: str | None, table_dir: str | None, as_json: bool) -> None:
     """Every legal move of POSITION with its value, remoteness and whether it enters a cycle."""
-    from solver.errors import InputError
+    from gamesolver.solver.errors import InputError
 
     pos = notation.parse_position(position, options)
     d = mover_difference(pos, parse_captured(captured, pos, options))
@@ -354,8 +354,8 @@ def analyze(options: UneeOptions, position: str, rule: str, captured: str | None
     info = describe_value(table, pos, d)
     moves = table.analyze(pos, d)
     if exact:
-        from games.unee.graph import build_graph
-        from games.unee.split import exact_value
+        from gamesolver.games.unee.graph import build_graph
+        from gamesolver.games.unee.split import exact_value
 
         g = build_graph(options)
         value, searched = exact_value(g, table.table["lower"], table.table["upper"], table.rank(pos), effort)
@@ -436,10 +436,10 @@ def pv(options: UneeOptions, position: str, rule: str, captured: str | None, dia
 def export(options: UneeOptions, rule: str, fmt: str, balls: int | None, reachable: bool, out: str | None,
            cache: str | None, table_dir: str | None) -> None:
     """Export the table in the player's notation: position, side, value, remoteness, best moves."""
-    from games.unee.export import export_array, write_csv
-    from solver.atomic import atomic_path, check_writable
-    from games.unee.graph import build_graph
-    from solver.errors import InputError
+    from gamesolver.games.unee.export import export_array, write_csv
+    from gamesolver.solver.atomic import atomic_path, check_writable
+    from gamesolver.games.unee.graph import build_graph
+    from gamesolver.solver.errors import InputError
 
     if balls is not None and not 0 <= balls <= options.max_balls:
         raise InputError(f"--balls {balls}: expected 0..{options.max_balls}")
@@ -474,8 +474,8 @@ def export(options: UneeOptions, rule: str, fmt: str, balls: int | None, reachab
 @click.pass_obj
 def cycles(options: UneeOptions, as_json: bool) -> None:
     """Strongly connected components of the game graph: cycles per number of balls."""
-    from games.unee.cycles import cycle_summary
-    from games.unee.graph import build_graph
+    from gamesolver.games.unee.cycles import cycle_summary
+    from gamesolver.games.unee.graph import build_graph
 
     t0 = time.perf_counter()
     summary = cycle_summary(build_graph(options))
@@ -511,8 +511,8 @@ def cycles(options: UneeOptions, as_json: bool) -> None:
 def cycle(options: UneeOptions, position: str, out: str | None, radius: int | None, shortest: bool,
           cache: str | None, as_json: bool) -> None:
     """The loop of POSITION: the cycle best play (uncounted rule) runs into, or the shortest cycle."""
-    from games.unee import cycles as C
-    from games.unee.graph import build_graph
+    from gamesolver.games.unee import cycles as C
+    from gamesolver.games.unee.graph import build_graph
 
     pos = notation.parse_position(position, options)
     g = build_graph(options)
@@ -571,7 +571,7 @@ def check_eichler(options: UneeOptions, position: str, rule: str, captured: str 
                   as_json: bool) -> None:
     """Does POSITION fit Eichler's caption 'Capturing loses!' (a capture is possible, every capture
     loses, best play repeats)? Each move's outcome is explained."""
-    from games.unee.claims import explain_position
+    from gamesolver.games.unee.claims import explain_position
 
     pos = notation.parse_position(position, options)
     d = mover_difference(pos, parse_captured(captured, pos, options))

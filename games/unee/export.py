@@ -9,10 +9,10 @@ from typing import IO, Any, Iterator
 
 import numpy as np
 
-from games.unee.graph import StateGraph
-from games.unee.notation import column_names
-from games.unee.solution import NEVER, UneeTable
-from solver import _core
+from gamesolver.games.unee.graph import StateGraph
+from gamesolver.games.unee.notation import column_names
+from gamesolver.games.unee.solution import NEVER, UneeTable
+from gamesolver.solver import _core
 
 CHUNK = 1 << 16
 

@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from games.unee.notation import Position, start_position
-from games.unee.rules import CAPTURE_COUNT, DEFAULT, UneeOptions
-from solver import _core, _sow
-from solver.errors import InputError
+from gamesolver.games.unee.notation import Position, start_position
+from gamesolver.games.unee.rules import CAPTURE_COUNT, DEFAULT, UneeOptions
+from gamesolver.solver import _core, _sow
+from gamesolver.solver.errors import InputError
 
 ENCODING = "unee-board-rank"
 ENCODING_VERSION = 1

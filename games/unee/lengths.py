@@ -15,12 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from games.claims import ClaimResult
-from games.unee.graph import SIDE_INDEX, StateGraph, build_graph
-from games.unee.notation import Position, start_position
-from games.unee.rules import DEFAULT, UneeOptions
-from solver import _play
-from solver.errors import InputError
+from gamesolver.games.claims import ClaimResult
+from gamesolver.games.unee.graph import SIDE_INDEX, StateGraph, build_graph
+from gamesolver.games.unee.notation import Position, start_position
+from gamesolver.games.unee.rules import DEFAULT, UneeOptions
+from gamesolver.solver import _play
+from gamesolver.solver.errors import InputError
 
 POLICIES = ("random", "optimal")
 # scenario name -> (South's policy, North's policy)
@@ -52,7 +52,7 @@ HISTOGRAM_NAME = "unee_game_lengths.png"
 def optimal_mask(graph: StateGraph, table: Any | None = None) -> np.ndarray:
     """uint8 per edge: 1 where the move keeps the mover's uncounted-rule value."""
     if table is None:
-        from games.unee.solution import solve
+        from gamesolver.games.unee.solution import solve
 
         table = solve("uncounted", graph.options)
     if table.rule != "uncounted":
@@ -80,7 +80,7 @@ def play_sample(
     mask: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """Play ``games`` seeded games from ``start`` (default: the standard start) with the given
-    policies; returns the kernel's per-game arrays (see ``solver._play.play_games``)."""
+    policies; returns the kernel's per-game arrays (see ``gamesolver.solver._play.play_games``)."""
     if not 1 <= games <= MAX_GAMES:
         raise InputError(f"number of games must be 1..{MAX_GAMES:,}, got {games}")
     if max_plies < 1:

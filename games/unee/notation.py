@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from games.unee.rules import DEFAULT, UneeOptions
-from solver.errors import InputError
+from gamesolver.games.unee.rules import DEFAULT, UneeOptions
+from gamesolver.solver.errors import InputError
 
 SIDES = {"s": "S", "south": "S", "n": "N", "north": "N"}
 SIDE_NAMES = {"S": "South", "N": "North"}

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from solver import _sow
-from solver.errors import InputError
+from gamesolver.solver import _sow
+from gamesolver.solver.errors import InputError
 
 CAPTURE_COUNT = 4  # a hole that ends with exactly this many balls is captured
 CAPTURE_ROWS = ("own", "both")

@@ -25,13 +25,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from games.unee.graph import ENCODING, ENCODING_VERSION, StateGraph, build_graph, rank_position
-from games.unee.notation import Position, move_name
-from games.unee.rules import DEFAULT, REPETITION_RULES, UneeOptions, check_rule
-from solver import _retro
-from solver.errors import InputError, MissingTableError, PositionNotCoveredError
-from solver.paths import cache_dir
-from solver.table import Table, open_table as open_generic_table, write_table
+from gamesolver.games.unee.graph import ENCODING, ENCODING_VERSION, StateGraph, build_graph, rank_position
+from gamesolver.games.unee.notation import Position, move_name
+from gamesolver.games.unee.rules import DEFAULT, REPETITION_RULES, UneeOptions, check_rule
+from gamesolver.solver import _retro
+from gamesolver.solver.errors import InputError, MissingTableError, PositionNotCoveredError
+from gamesolver.solver.paths import cache_dir
+from gamesolver.solver.table import Table, open_table as open_generic_table, write_table
 
 NEVER = -128
 
@@ -66,7 +66,7 @@ def solve_arrays(
     if rule == "draw":
         a, b = _retro.solve_tiers(graph.indptr, graph.succ, reward, rindptr, pred, tiers, term, "termination", progress)
         return {"a": a, "b": b}
-    from games.unee.split import split_bounds
+    from gamesolver.games.unee.split import split_bounds
 
     lower, upper = split_bounds(graph, term, progress)
     return {"lower": lower, "upper": upper}
@@ -92,7 +92,7 @@ def table_path(options: UneeOptions, rule: str, cache: str | os.PathLike[str] | 
 
 
 def expected_header(options: UneeOptions, rule: str) -> dict[str, Any]:
-    from solver import _core
+    from gamesolver.solver import _core
 
     return {
         "game": "unee",
@@ -285,7 +285,7 @@ class UneeTable:
 
     def _judge(self, pos: Position, captured: int) -> tuple[list[MoveInfo], list[int]]:
         """The moves (best flagged) and the indices of the best ones, best first."""
-        from games.unee.rules import sow_relative
+        from gamesolver.games.unee.rules import sow_relative
 
         r = self.rank(pos)
         board = pos.relative()

@@ -11,9 +11,9 @@ from typing import Callable
 
 import numpy as np
 
-from games.unee.graph import StateGraph
-from solver import _core, _split
-from solver.errors import InputError
+from gamesolver.games.unee.graph import StateGraph
+from gamesolver.solver import _core, _split
+from gamesolver.solver.errors import InputError
 
 DEFAULT_EFFORT = 2_000_000
 

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from games.ur.rules import Board, Dice, UrOptions, load_board, load_dice
+from gamesolver.games.ur.rules import Board, Dice, UrOptions, load_board, load_dice
 
 __all__ = ["Board", "Dice", "UrOptions", "load_board", "load_dice", "kernel"]
 
 
 @lru_cache(maxsize=8)
-def kernel(options: UrOptions) -> "solver._ur.UrKernel":  # type: ignore[name-defined]  # noqa: F821
+def kernel(options: UrOptions) -> "gamesolver.solver._ur.UrKernel":  # type: ignore[name-defined]  # noqa: F821
     """The Cython kernel for these options (board, dice and piece count in C form)."""
-    from solver._ur import UrKernel
+    from gamesolver.solver._ur import UrKernel
 
     b = options.board
     rolls = [

@@ -12,11 +12,11 @@ from typing import Any, Callable
 import click
 import numpy as np
 
-from games.ur import kernel
-from games.ur.graph import GRAPH_CHOICES, build_graph, want_graph
-from games.ur.notation import Position, diagram, format_position, parse
-from games.ur.rules import MAX_PIECES, UrOptions
-from games.ur.solve import (
+from gamesolver.games.ur import kernel
+from gamesolver.games.ur.graph import GRAPH_CHOICES, build_graph, want_graph
+from gamesolver.games.ur.notation import Position, diagram, format_position, parse
+from gamesolver.games.ur.rules import MAX_PIECES, UrOptions
+from gamesolver.games.ur.solve import (
     DEFAULT_TOLERANCE,
     METHODS,
     check_eps,
@@ -29,7 +29,7 @@ from games.ur.solve import (
     state_value,
     tier_counts,
 )
-from solver.errors import InputError
+from gamesolver.solver.errors import InputError
 
 AUTO_BUILD_MAX_PIECES = 3  # queries solve missing tables up to this size on their own (seconds)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
-from games.ur.rules import Board, Roll, UrOptions
+from gamesolver.games.ur.rules import Board, Roll, UrOptions
 
 Tiles = frozenset[int]
 

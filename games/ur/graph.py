@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from solver.errors import InputError
-from solver.progress import progress
+from gamesolver.solver.errors import InputError
+from gamesolver.solver.progress import progress
 
 GRAPH_CHOICES = ("auto", "store", "regenerate")
 _CHUNK = 1 << 18

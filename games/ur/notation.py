@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from games.ur.rules import Board, UrOptions
-from solver.errors import InputError
+from gamesolver.games.ur.rules import Board, UrOptions
+from gamesolver.solver.errors import InputError
 
 SIDES = ("X", "O")
 

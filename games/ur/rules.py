@@ -14,8 +14,8 @@ from itertools import combinations_with_replacement
 from pathlib import Path
 from typing import Any
 
-import data
-from solver.errors import InputError
+from gamesolver import data
+from gamesolver.solver.errors import InputError
 
 MAX_PIECES = 7
 MAX_TILES = 32  # tile sets are 32-bit masks in the kernels

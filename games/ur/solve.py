@@ -28,16 +28,16 @@ from typing import Any
 
 import numpy as np
 
-from games.ur import kernel
-from games.ur.engine import Action, actions, terminal_value
-from games.ur.graph import build_graph, want_graph
-from games.ur.notation import Position
-from games.ur.rules import UrOptions
-from solver.errors import InputError, MissingTableError
-from solver.krylov import bicgstab
-from solver.paths import cache_dir
-from solver.progress import progress
-from solver.table import CHECKPOINT_FORMAT, Table, open_table, prepare_table_dir, write_table
+from gamesolver.games.ur import kernel
+from gamesolver.games.ur.engine import Action, actions, terminal_value
+from gamesolver.games.ur.graph import build_graph, want_graph
+from gamesolver.games.ur.notation import Position
+from gamesolver.games.ur.rules import UrOptions
+from gamesolver.solver.errors import InputError, MissingTableError
+from gamesolver.solver.krylov import bicgstab
+from gamesolver.solver.paths import cache_dir
+from gamesolver.solver.progress import progress
+from gamesolver.solver.table import CHECKPOINT_FORMAT, Table, open_table, prepare_table_dir, write_table
 
 GAME = "ur"
 RULE = "fort"
