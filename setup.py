@@ -56,20 +56,42 @@ compile_args = ["-O3"] + (["-fopenmp"] if openmp else [])
 link_args = ["-fopenmp"] if openmp else []
 macros = [("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")]
 
+NAMESPACE = "gamesolver"
+TOP = ("solver", "games", "data")
+
+
+def staged_includes() -> str:
+    """A folder where the .pxd files appear under their installed names (gamesolver/solver/...),
+    so that a game's kernel can cimport the engine's interface by the name it has at run time."""
+    root = os.path.join("build", "pxd")
+    for top in ("solver", "games"):
+        for pxd in glob.glob(os.path.join(top, "**", "*.pxd"), recursive=True):
+            dest = os.path.join(root, NAMESPACE, pxd)
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            shutil.copyfile(pxd, dest)
+    for folder, _, _ in os.walk(os.path.join(root, NAMESPACE)):
+        open(os.path.join(folder, "__init__.pxd"), "a").close()
+    return root
+
+
+def module_name(path: str) -> str:
+    return NAMESPACE + "." + os.path.splitext(path)[0].replace(os.sep, ".")
+
+
+sources = sorted(glob.glob(os.path.join("solver", "*.pyx")) + glob.glob(os.path.join("games", "**", "*.pyx"),
+                                                                         recursive=True))
 extensions = [
     Extension(
-        "gamesolver.solver." + os.path.splitext(os.path.basename(path))[0],
+        module_name(path),
         [path],
         include_dirs=[np.get_include()],
         extra_compile_args=compile_args,
         extra_link_args=link_args,
         define_macros=macros,
     )
-    for path in sorted(glob.glob(os.path.join("solver", "*.pyx")))
+    for path in sources
 ]
 
-NAMESPACE = "gamesolver"
-TOP = ("solver", "games", "data")
 packages = [f"{NAMESPACE}.{p}" for p in find_packages(include=[f"{t}*" for t in TOP])]
 
 setup(
@@ -79,5 +101,6 @@ setup(
         extensions,
         compiler_directives=DIRECTIVES,
         compile_time_env={"HAVE_OPENMP": openmp},
+        include_path=[staged_includes(), "."],
     )
 )

@@ -20,7 +20,7 @@ import numpy as np
 
 from gamesolver.games.ur import kernel
 from gamesolver.games.ur.engine import actions, terminal_value
-from gamesolver.games.ur.graph import build_graph
+from gamesolver.solver.outcomes import build_graph
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.games.ur.solve import solve
 

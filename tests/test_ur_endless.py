@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gamesolver.games.ur import kernel
-from gamesolver.games.ur.solve import DISCOUNTS, check_eps, endless_check, solve
+from gamesolver.games.ur.solve import solve
+from gamesolver.solver.stochastic import DISCOUNTS, check_eps, endless_check
 from gamesolver.solver.cli import cli
 from gamesolver.solver.table import write_table
 from tests.test_ur_reference import mini_options, ref_outcomes, ref_values

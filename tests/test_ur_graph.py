@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gamesolver.games.ur import kernel
-from gamesolver.games.ur.graph import StoredGraph, build_graph, estimate_bytes, want_graph
+from gamesolver.solver import _stochastic as kernels
+from gamesolver.solver.outcomes import StoredGraph, build_graph, estimate_bytes, want_graph
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.games.ur.solve import solve
 from gamesolver.solver.cli import cli
@@ -137,7 +138,7 @@ def test_estimate_and_choices(boards) -> None:
 
 
 def test_a_graph_that_does_not_fit_is_refused_before_anything_is_written(tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr("gamesolver.games.ur.graph.memory_bytes", lambda: 1 << 20)
+    monkeypatch.setattr("gamesolver.solver.outcomes.memory_bytes", lambda: 1 << 20)
     K = kernel(UrOptions(pieces=2))
     assert want_graph(K, "auto") is False
     with pytest.raises(InputError, match="stored graph needs"):
@@ -154,11 +155,12 @@ def test_kernel_rejects_a_graph_of_another_size(boards) -> None:
     _, _, small = boards["real2"]
     V = np.zeros(K.state_count, dtype=np.float32)
     with pytest.raises(ValueError, match="does not fit"):
-        K.graph_sweep(small.offsets, small.counts, small.codes, V)
-    assert K.graph_sweep(other.offsets, other.counts, other.codes, V) >= 0.0  # same size: accepted
-    for kernel_call in (lambda: K.graph_sweep(other.offsets, other.counts, other.codes, V, stop=K.state_count + 1),
+        kernels.graph_sweep(K, small.offsets, small.counts, small.codes, V)
+    assert kernels.graph_sweep(K, other.offsets, other.counts, other.codes, V) >= 0.0  # same size: accepted
+    for kernel_call in (lambda: kernels.graph_sweep(K, other.offsets, other.counts, other.codes, V,
+                                                    stop=K.state_count + 1),
                         lambda: K.sweep(V, start=5, stop=4),
-                        lambda: K.graph_build(other.offsets, other.counts, other.codes, start=-1)):
+                        lambda: kernels.graph_build(K, other.offsets, other.counts, other.codes, start=-1)):
         with pytest.raises(ValueError, match="outside the state space"):
             kernel_call()
 

@@ -90,7 +90,7 @@ def test_kernel_roll_values_and_backwards_sweeps_agree_with_the_engine(tmp_path)
     for text in ("start", "X:A1,B3 O:C1,B2 O", "X:A3,C3,B2 O:B1 X"):
         pos = parse(text, o)
         mine, theirs = pos.mover_relative()
-        got = K.roll_values(values, o.board.mask(mine), o.board.mask(theirs))
+        got = K.roll_values(values, int(K.rank([o.board.mask(mine)], [o.board.mask(theirs)])[0]))
         want = [choices(o, table, pos, i)[0].value for i in range(len(o.dice.rolls))]
         assert np.allclose(got, want, atol=1e-6)
     backwards = np.zeros_like(values)

@@ -13,9 +13,10 @@ __all__ = ["Board", "Dice", "UrOptions", "load_board", "load_dice", "kernel"]
 
 
 @lru_cache(maxsize=8)
-def kernel(options: UrOptions) -> "gamesolver.solver._ur.UrKernel":  # type: ignore[name-defined]  # noqa: F821
-    """The Cython kernel for these options (board, dice and piece count in C form)."""
-    from gamesolver.solver._ur import UrKernel
+def kernel(options: UrOptions) -> "gamesolver.games.ur._fort.FortGame":  # type: ignore[name-defined]  # noqa: F821
+    """The fort rules' move generator for these options (board, dice and piece count in C form),
+    a ``StochasticGame`` that the engine in ``solver.stochastic`` solves."""
+    from gamesolver.games.ur._fort import FortGame
 
     b = options.board
     rolls = [
@@ -28,7 +29,7 @@ def kernel(options: UrOptions) -> "gamesolver.solver._ur.UrKernel":  # type: ign
         )
         for r in options.dice.rolls
     ]
-    return UrKernel(
+    return FortGame(
         b.size,
         options.pieces,
         [list(n) for n in b.neighbours],

@@ -13,7 +13,7 @@ import click
 import numpy as np
 
 from gamesolver.games.ur import kernel
-from gamesolver.games.ur.graph import GRAPH_CHOICES, build_graph, want_graph
+from gamesolver.solver.outcomes import GRAPH_CHOICES, Regenerated, build_graph, want_graph
 from gamesolver.games.ur.notation import Position, diagram, format_position, parse
 from gamesolver.games.ur.rules import MAX_PIECES, UrOptions
 from gamesolver.games.ur.solve import (
@@ -168,7 +168,7 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
     tolerance = float(table.meta.get("tolerance", DEFAULT_TOLERANCE))
     eps = eps if eps is not None else check_eps(tolerance)
     n_threads = threads or default_threads()
-    engine = build_graph(K, n_threads, show_progress=None) if want_graph(K, graph) else K
+    engine = build_graph(K, n_threads, show_progress=None) if want_graph(K, graph) else Regenerated(K)
     residual = float(engine.sweep(values.copy(), threads=n_threads, write=False))
     result = endless_check(engine, values, eps, n_threads, show_progress=None)
     ok = result.passed and residual < tolerance

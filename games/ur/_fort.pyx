@@ -1,0 +1,418 @@
+# cython: language_level=3
+"""Ur under the fort rules as a ``StochasticGame``: placement ranking and the move generator.
+
+A state is mover-relative: ``M`` = tiles of the side to move, ``O`` = tiles of the other side,
+both 32-bit tile masks. States are ranked tier by tier, a tier being (a, b) = (|M|, |O|), tiers
+in order a = 0..k, then b = 0..k. Inside a tier:
+
+    rank = offset[a][b] + colex(M) * C(n - a, b) + colex(O squeezed onto the n - a free tiles)
+
+where colex(S) = sum_i C(t_i, i + 1) over the sorted tiles t_0 < t_1 < ... of S (the
+combinatorial number system). Outcomes are written for the engine in groups that the rolls share
+(``generate``): 0 the entry spawn, 1 one-step moves, 2 two-step moves (one piece two steps, or two
+pieces one step each), 3 three-step moves while dominating Heaven, 4 + r roll r's colour spawns,
+and last the pass, written only when some roll has nothing legal.
+"""
+import numpy as np
+cimport numpy as cnp
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport malloc, free
+
+from gamesolver.solver._stochastic cimport (
+    Outcomes, SG_LOSS, SG_MAX_OUTCOMES, SG_WIN, StochasticGame,
+)
+
+cnp.import_array()
+
+DEF MAXN = 32
+DEF MAXDEG = 8
+DEF MAXROLLS = 8
+DEF MAXK = 8
+DEF BUF = 2048  # outcomes of one group of one state; K = 7 has at most a few hundred
+
+cdef extern from *:
+    int __builtin_popcount(unsigned int) nogil
+    int __builtin_ctz(unsigned int) nogil
+
+ctypedef struct Buf:
+    uint32_t m[BUF]
+    uint32_t o[BUF]
+    uint8_t f[BUF]
+    int n
+
+
+cdef class FortGame(StochasticGame):
+    """Board geometry, dice and piece count in C form."""
+
+    cdef int n, k
+    cdef int deg[MAXN]
+    cdef int nbr[MAXN][MAXDEG]
+    cdef uint32_t forts, earth, heaven, ishtar, entry
+    cdef int roll_steps[MAXROLLS]
+    cdef int roll_heaven[MAXROLLS]
+    cdef int roll_adjacent[MAXROLLS]
+    cdef uint32_t roll_spawn[MAXROLLS]
+    cdef int hmax
+    cdef int64_t binom[MAXN + 1][MAXN + 1]
+    cdef int64_t off[MAXK + 1][MAXK + 2]
+
+    def __init__(self, int n, int k, neighbours, uint32_t forts, uint32_t earth, uint32_t heaven,
+                 uint32_t ishtar, uint32_t entry, rolls):
+        """``neighbours``: list of tile-index lists; ``rolls``: list of
+        (probability, steps, heaven_steps, adjacent_spawn, spawn_mask)."""
+        cdef int i, j, a, b, R
+        if not 1 <= n <= MAXN or not 0 <= k <= MAXK or k > n or not 1 <= len(rolls) <= MAXROLLS:
+            raise ValueError("board, pieces or rolls outside the kernel's limits")
+        self.n, self.k = n, k
+        for i in range(n):
+            if len(neighbours[i]) > MAXDEG:
+                raise ValueError(f"tile {i} has more than {MAXDEG} neighbours")
+            self.deg[i] = len(neighbours[i])
+            for j in range(self.deg[i]):
+                self.nbr[i][j] = neighbours[i][j]
+        self.forts, self.earth, self.heaven, self.ishtar, self.entry = forts, earth, heaven, ishtar, entry
+        R = len(rolls)
+        self.hmax = 0
+        groups = []
+        for i, (p, steps, hsteps, adj, mask) in enumerate(rolls):
+            self.roll_steps[i] = steps
+            self.roll_heaven[i] = hsteps
+            self.roll_adjacent[i] = adj
+            self.roll_spawn[i] = mask
+            self.hmax = max(self.hmax, hsteps)
+            g = [0, 4 + i]
+            if steps >= 1:
+                g.append(1)
+            if steps >= 2:
+                g.append(2)
+                if hsteps > 2:
+                    g.append(3)
+            groups.append(sorted(g))
+        self.set_rolls([r[0] for r in rolls], groups, R + 5)
+        for i in range(MAXN + 1):
+            for j in range(MAXN + 1):
+                self.binom[i][j] = 0
+            self.binom[i][0] = 1
+            for j in range(1, i + 1):
+                self.binom[i][j] = self.binom[i - 1][j - 1] + self.binom[i - 1][j]
+        self.total = 0
+        for a in range(k + 1):
+            for b in range(k + 1):
+                self.off[a][b] = self.total
+                if a + b <= n:
+                    self.total += self.binom[n][a] * self.binom[n - a][b]
+            self.off[a][k + 1] = self.total
+
+    def tier_offsets(self):
+        """(k+1, k+2) int64: ``off[a, b]`` first rank of tier (a, b); ``off[a, k+1]`` its row's end."""
+        out = np.zeros((self.k + 1, self.k + 2), dtype=np.int64)
+        for a in range(self.k + 1):
+            for b in range(self.k + 2):
+                out[a, b] = self.off[a][b]
+        return out
+
+    # ---- ranking -------------------------------------------------------------------------
+
+    cdef inline int64_t rank1(self, uint32_t M, uint32_t O) noexcept nogil:
+        cdef int a = __builtin_popcount(M), b = __builtin_popcount(O), i, t
+        cdef int64_t rm = 0, ro = 0
+        cdef uint32_t s = M
+        i = 0
+        while s:
+            t = __builtin_ctz(s)
+            i += 1
+            rm += self.binom[t][i]
+            s &= s - 1
+        s = O
+        i = 0
+        while s:
+            t = __builtin_ctz(s)
+            i += 1
+            # squeeze: index of tile t among the tiles not in M
+            ro += self.binom[t - __builtin_popcount(M & ((<uint32_t> 1 << t) - 1))][i]
+            s &= s - 1
+        return self.off[a][b] + rm * self.binom[self.n - a][b] + ro
+
+    cdef inline void unrank1(self, int64_t r, uint32_t* M, uint32_t* O) noexcept nogil:
+        cdef int a = 0, b = 0, i, t, j
+        cdef int64_t width, rm, ro
+        cdef uint32_t m = 0, o = 0, freeset
+        while a < self.k and self.off[a][self.k + 1] <= r:
+            a += 1
+        while b < self.k and self.off[a][b + 1] <= r:
+            b += 1
+        r -= self.off[a][b]
+        width = self.binom[self.n - a][b]
+        rm = r // width
+        ro = r - rm * width
+        t = self.n - 1
+        for i in range(a, 0, -1):
+            while self.binom[t][i] > rm:
+                t -= 1
+            m |= (<uint32_t> 1) << t
+            rm -= self.binom[t][i]
+            t -= 1
+        t = self.n - a - 1
+        for i in range(b, 0, -1):
+            while self.binom[t][i] > ro:
+                t -= 1
+            ro -= self.binom[t][i]
+            # the t-th free tile (counting from 0) among tiles not in m
+            freeset = ~m
+            for j in range(t):
+                freeset &= freeset - 1
+            o |= (<uint32_t> 1) << __builtin_ctz(freeset)
+            t -= 1
+        M[0] = m
+        O[0] = o
+
+    cdef inline uint64_t unrank_packed(self, int64_t r) noexcept nogil:
+        cdef uint32_t m = 0, o = 0
+        self.unrank1(r, &m, &o)
+        return (<uint64_t> m) | ((<uint64_t> o) << 32)
+
+    def rank(self, mine, theirs):
+        """Ranks of states given as arrays of tile masks (vectorized)."""
+        cdef cnp.ndarray[uint32_t, ndim=1] ms = np.ascontiguousarray(mine, dtype=np.uint32).reshape(-1)
+        cdef cnp.ndarray[uint32_t, ndim=1] os_ = np.ascontiguousarray(theirs, dtype=np.uint32).reshape(-1)
+        if ms.shape[0] != os_.shape[0]:
+            raise ValueError("mine and theirs differ in length")
+        outside = np.uint32(0xFFFFFFFF ^ ((1 << self.n) - 1))
+        if ms.shape[0] and (
+            np.any(ms & os_) or np.any(ms & outside) or np.any(os_ & outside)
+            or np.any(np.bitwise_count(ms) > self.k) or np.any(np.bitwise_count(os_) > self.k)
+        ):
+            raise ValueError("state outside the encoding (overlap, unknown tile or too many pieces)")
+        cdef Py_ssize_t i, m = ms.shape[0]
+        cdef cnp.ndarray[int64_t, ndim=1] out = np.empty(m, dtype=np.int64)
+        with nogil:
+            for i in range(m):
+                out[i] = self.rank1(ms[i], os_[i])
+        return out
+
+    def unrank(self, ranks):
+        """(mine, theirs) uint32 tile masks of the given ranks (vectorized)."""
+        cdef cnp.ndarray[int64_t, ndim=1] r = np.ascontiguousarray(ranks, dtype=np.int64).reshape(-1)
+        if r.shape[0] and (r.min() < 0 or r.max() >= self.total):
+            raise ValueError(f"rank outside 0..{self.total - 1}")
+        cdef Py_ssize_t i, m = r.shape[0]
+        cdef cnp.ndarray[uint32_t, ndim=1] ms = np.empty(m, dtype=np.uint32)
+        cdef cnp.ndarray[uint32_t, ndim=1] os_ = np.empty(m, dtype=np.uint32)
+        cdef uint32_t a, b
+        with nogil:
+            for i in range(m):
+                self.unrank1(r[i], &a, &b)
+                ms[i] = a
+                os_[i] = b
+        return ms, os_
+
+    # ---- move generation -----------------------------------------------------------------
+
+    cdef inline void emit(self, Buf* buf, uint32_t M, uint32_t O, int fort) noexcept nogil:
+        if buf.n >= BUF:
+            return  # cannot happen within MAXK/MAXDEG; guarded so memory stays safe
+        buf.m[buf.n] = M
+        buf.o[buf.n] = O
+        buf.f[buf.n] = 2 if (M & self.forts) == self.forts else (1 if fort else 0)
+        buf.n += 1
+
+    cdef inline int step(self, uint32_t M, uint32_t O, int frm, int to, uint32_t* M2, uint32_t* O2) noexcept nogil:
+        """-1 illegal; else 0, or 1 when the step captured. Ishtar protects the other side's forts."""
+        cdef uint32_t bit = (<uint32_t> 1) << to
+        if M & bit:
+            return -1
+        if O & bit:
+            if (bit & self.forts) and (O & self.ishtar):
+                return -1
+            M2[0] = (M & ~((<uint32_t> 1) << frm)) | bit
+            O2[0] = O & ~bit
+            return 1
+        M2[0] = (M & ~((<uint32_t> 1) << frm)) | bit
+        O2[0] = O
+        return 0
+
+    cdef void walks(self, Buf* buf, uint32_t M, uint32_t O, int start, int here, int done, int lo, int hi,
+                    int fort) noexcept nogil:
+        """Moves of one piece (from ``start``, now on ``here`` after ``done`` steps) of lo..hi steps."""
+        cdef int j, to, cap, f2
+        cdef uint32_t M2 = 0, O2 = 0
+        for j in range(self.deg[here]):
+            to = self.nbr[here][j]
+            cap = self.step(M, O, here, to, &M2, &O2)
+            if cap < 0:
+                continue
+            f2 = fort | (((self.forts >> to) & 1) != 0)
+            if done + 1 >= lo and to != start:
+                self.emit(buf, M2, O2, f2)
+            if done + 1 < hi and not (cap and (M2 & self.earth) != self.earth):
+                self.walks(buf, M2, O2, start, to, done + 1, lo, hi, f2)
+
+    cdef void one_piece(self, Buf* buf, uint32_t M, uint32_t O, int lo, int hi) noexcept nogil:
+        cdef uint32_t s = M
+        cdef int p
+        while s:
+            p = __builtin_ctz(s)
+            s &= s - 1
+            self.walks(buf, M, O, p, p, 0, lo, hi, 0)
+
+    cdef void two_pieces(self, Buf* buf, uint32_t M, uint32_t O) noexcept nogil:
+        """Two different pieces one step each. Both orders give the same result when both are
+        legal, so the order with the higher tile first is kept only when the other is illegal."""
+        cdef uint32_t s = M, s2, M1 = 0, O1 = 0, M2 = 0, O2 = 0, Mq = 0, Oq = 0
+        cdef int p, q, j, j2, to, to2
+        while s:
+            p = __builtin_ctz(s)
+            s &= s - 1
+            for j in range(self.deg[p]):
+                to = self.nbr[p][j]
+                if self.step(M, O, p, to, &M1, &O1) < 0:
+                    continue
+                s2 = M1 & ~((<uint32_t> 1) << to)
+                while s2:
+                    q = __builtin_ctz(s2)
+                    s2 &= s2 - 1
+                    for j2 in range(self.deg[q]):
+                        to2 = self.nbr[q][j2]
+                        if self.step(M1, O1, q, to2, &M2, &O2) < 0:
+                            continue
+                        if p > q and self.step(M, O, q, to2, &Mq, &Oq) >= 0 and self.step(Mq, Oq, p, to, &Mq, &Oq) >= 0:
+                            continue
+                        self.emit(buf, M2, O2, ((self.forts >> to) & 1) | ((self.forts >> to2) & 1))
+
+    cdef void spawns(self, Buf* buf, uint32_t M, uint32_t O, uint32_t tiles) noexcept nogil:
+        cdef uint32_t s = tiles & ~(M | O)
+        cdef int t
+        while s:
+            t = __builtin_ctz(s)
+            s &= s - 1
+            self.emit(buf, M | ((<uint32_t> 1) << t), O, 0)
+
+    cdef inline uint32_t adjacent(self, uint32_t M) noexcept nogil:
+        cdef uint32_t s = M, out = 0
+        cdef int p, j
+        while s:
+            p = __builtin_ctz(s)
+            s &= s - 1
+            for j in range(self.deg[p]):
+                out |= (<uint32_t> 1) << self.nbr[p][j]
+        return out
+
+    cdef inline int entry_legal(self, uint32_t M, uint32_t O) noexcept nogil:
+        if __builtin_popcount(M) >= self.k or (M & self.entry):
+            return 0
+        # an opponent's lone piece on the entry may not be captured by a spawn
+        return not ((O & self.entry) and __builtin_popcount(O) == 1)
+
+    cdef int roll_spawn_tiles(self, uint32_t M, uint32_t O, int r, uint32_t* tiles) noexcept nogil:
+        if __builtin_popcount(M) >= self.k:
+            tiles[0] = 0
+            return 0
+        tiles[0] = self.roll_spawn[r] | (self.adjacent(M) if self.roll_adjacent[r] else 0)
+        return 1
+
+    cdef int gen_roll(self, Buf* buf, uint32_t M, uint32_t O, int r) noexcept nogil:
+        """Every outcome of roll ``r`` (the pass when nothing is legal)."""
+        cdef uint32_t tiles = 0
+        buf.n = 0
+        if self.entry_legal(M, O):
+            self.emit(buf, M | self.entry, O & ~self.entry, 0)
+        if self.roll_spawn_tiles(M, O, r, &tiles):
+            self.spawns(buf, M, O, tiles)
+        if self.roll_steps[r] >= 1:
+            self.one_piece(buf, M, O, 1, 1)
+        if self.roll_steps[r] >= 2:
+            self.one_piece(buf, M, O, 2, 2)
+            self.two_pieces(buf, M, O)
+        if self.roll_heaven[r] > self.roll_steps[r] and (M & self.heaven) == self.heaven:
+            self.one_piece(buf, M, O, self.roll_steps[r] + 1, self.roll_heaven[r])
+        if buf.n == 0:
+            self.emit(buf, M, O, 0)
+            buf.f[0] = 3  # pass: flag 3 keeps it apart from a real action
+        return buf.n
+
+    # ---- the engine's interface -------------------------------------------------------------
+
+    cdef inline int32_t code(self, uint32_t M, uint32_t O, int flag) noexcept nogil:
+        """The engine's code of an outcome: a win, the mover again (flag 1), or the other side."""
+        if (M & self.forts) == self.forts:
+            return SG_WIN
+        if flag == 1:
+            return <int32_t> self.rank1(M, O)
+        return <int32_t> (-self.rank1(O, M) - 1)
+
+    cdef inline int flush(self, Buf* buf, Outcomes* out) noexcept nogil:
+        """Append the outcomes in ``buf`` to ``out`` as codes; returns how many."""
+        cdef int i
+        for i in range(buf.n):
+            if out.n < SG_MAX_OUTCOMES:
+                out.codes[out.n] = self.code(buf.m[i], buf.o[i], buf.f[i])
+                out.n += 1
+        return buf.n
+
+    cdef int generate(self, int64_t rank, Outcomes* out) noexcept nogil:
+        cdef uint64_t packed = self.unrank_packed(rank)
+        return self.generate_masks(<uint32_t> packed, <uint32_t> (packed >> 32), out)
+
+    cdef int generate_masks(self, uint32_t M, uint32_t O, Outcomes* out) noexcept nogil:
+        cdef int G = self.ngroups, g, r, t, has
+        cdef uint32_t tiles, adj = 0
+        cdef Buf buf
+        out.n = 0
+        for g in range(G):
+            out.counts[g] = 0
+        if (M & self.forts) == self.forts or (O & self.forts) == self.forts:
+            out.codes[0] = SG_WIN if (M & self.forts) == self.forts else SG_LOSS
+            out.counts[G - 1] = 1
+            out.n = 1
+            return 1
+        if self.entry_legal(M, O):
+            out.codes[0] = self.code(M | self.entry, O & ~self.entry, 0)
+            out.counts[0] = 1
+            out.n = 1
+        buf.n = 0
+        self.one_piece(&buf, M, O, 1, 1)
+        out.counts[1] = self.flush(&buf, out)
+        buf.n = 0
+        self.one_piece(&buf, M, O, 2, 2)
+        self.two_pieces(&buf, M, O)
+        out.counts[2] = self.flush(&buf, out)
+        if self.hmax > 2 and (M & self.heaven) == self.heaven:
+            buf.n = 0
+            self.one_piece(&buf, M, O, 3, self.hmax)
+            out.counts[3] = self.flush(&buf, out)
+        if __builtin_popcount(M) < self.k:
+            adj = self.adjacent(M)
+            for r in range(self.nrolls):
+                tiles = (self.roll_spawn[r] | (adj if self.roll_adjacent[r] else 0)) & ~(M | O)
+                while tiles:
+                    t = __builtin_ctz(tiles)
+                    tiles &= tiles - 1
+                    out.codes[out.n] = self.code(M | ((<uint32_t> 1) << t), O, 0)
+                    out.n += 1
+                    out.counts[4 + r] += 1
+        for r in range(self.nrolls):
+            has = out.counts[0] or out.counts[4 + r] or (self.roll_steps[r] >= 1 and out.counts[1]) or (
+                self.roll_steps[r] >= 2 and (out.counts[2] or (self.roll_heaven[r] > 2 and out.counts[3])))
+            if not has:
+                out.codes[out.n] = self.code(M, O, 0)
+                out.n += 1
+                out.counts[G - 1] = 1
+                break
+        return out.n
+
+    def successors(self, uint32_t mine, uint32_t theirs, int roll):
+        """Outcomes of ``roll`` from the state: list of (mine, theirs, flag); flag 3 = pass."""
+        if not 0 <= roll < self.nrolls:
+            raise ValueError("roll index out of range")
+        cdef Buf* buf = <Buf*> malloc(sizeof(Buf))
+        try:
+            self.gen_roll(buf, mine, theirs, roll)
+            return [(int(buf.m[i]), int(buf.o[i]), int(buf.f[i])) for i in range(buf.n)]
+        finally:
+            free(buf)
+
+    def roll_moves(self, int roll):
+        """(steps, heaven steps) of roll ``roll``."""
+        if not 0 <= roll < self.nrolls:
+            raise ValueError("roll index out of range")
+        return self.roll_steps[roll], self.roll_heaven[roll]

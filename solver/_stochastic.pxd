@@ -1,0 +1,43 @@
+# The interface between a dice game and the value-iteration engine (solver/_stochastic.pyx).
+#
+# A game is a cdef class deriving from StochasticGame: it numbers its states 0..total-1 and, for
+# a state, writes its outcomes as int32 codes in groups. Code c >= 0: the same side moves again
+# in state c (value V[c]); c < 0 other than the specials: the turn passes to the other side in
+# state -c-1 (value -V[-c-1]); SG_WIN / SG_LOSS: the mover has won / lost (+1 / -1). Each roll r
+# may use the groups in its static mask roll_groups[r]; the last group (the pass) is used by a
+# roll only when all of its groups are empty. A finished state writes one SG_WIN or SG_LOSS in
+# the pass group and nothing else. Groups let rolls share work: an action that several rolls
+# allow is generated and looked up once per state.
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+
+cdef extern from *:
+    """
+    #define SG_WIN ((int32_t)(-2147483647 - 1))
+    #define SG_LOSS ((int32_t)(-2147483647))
+    #define SG_NOCODE ((int32_t)(-2147483647 + 1))
+    #define SG_MAX_ROLLS 16
+    #define SG_MAX_GROUPS 32
+    #define SG_MAX_OUTCOMES 8192
+    """
+    const int32_t SG_WIN
+    const int32_t SG_LOSS
+    const int32_t SG_NOCODE
+    const int SG_MAX_ROLLS
+    const int SG_MAX_GROUPS
+    const int SG_MAX_OUTCOMES
+
+ctypedef struct Outcomes:
+    int n                       # codes written so far, over all groups
+    int counts[32]              # codes per group (SG_MAX_GROUPS)
+    int32_t codes[8192]         # group after group (SG_MAX_OUTCOMES)
+
+
+cdef class StochasticGame:
+    cdef readonly int64_t total          # number of states
+    cdef readonly int nrolls             # number of rolls
+    cdef readonly int ngroups            # number of outcome groups, the pass last
+    cdef float roll_p[16]                # probability of each roll
+    cdef uint32_t roll_groups[16]        # groups each roll may use (bit g = group g)
+
+    cdef void set_rolls(self, probabilities, groups, int ngroups) except *
+    cdef int generate(self, int64_t rank, Outcomes* out) noexcept nogil

@@ -1,0 +1,655 @@
+# cython: language_level=3
+"""Value iteration for two-player dice games with endless play, for any game that implements
+``StochasticGame`` (see _stochastic.pxd): the engine never looks inside a game.
+
+Every kernel works on a rank range, in place, in float32, with OpenMP threads: Gauss-Seidel
+sweeps of the Bellman backup (optionally discounted, optionally recording both players' greedy
+policy), cheap sweeps of a fixed policy, the policy's matrix-vector product for Krylov solvers,
+one pass of the endless-play check, and the same sweeps over a stored outcome graph. A backup
+reads a state's outcomes group by group: the best of each group once, then for each roll the
+best of the groups it may use, summed over the rolls in roll order. The stored graph keeps the
+same groups, so stored and regenerated sweeps give the same values, sweep for sweep.
+"""
+import numpy as np
+cimport numpy as cnp
+from cython.parallel cimport prange, threadid
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport malloc, free
+from libc.math cimport fabsf
+
+cnp.import_array()
+
+WIN = SG_WIN
+LOSS = SG_LOSS
+NOCODE = SG_NOCODE
+
+
+cdef class StochasticGame:
+    """Base of every dice game's move generator; a game overrides ``generate``."""
+
+    cdef void set_rolls(self, probabilities, groups, int ngroups) except *:
+        """Roll probabilities and, per roll, the outcome groups it may use (lists of group
+        indices, not naming the pass, which is always the last of ``ngroups``)."""
+        cdef int r
+        if not 1 <= len(probabilities) <= SG_MAX_ROLLS or len(groups) != len(probabilities):
+            raise ValueError(f"a game has 1..{SG_MAX_ROLLS} rolls, each with its groups")
+        if not 1 <= ngroups <= SG_MAX_GROUPS:
+            raise ValueError(f"a game has 1..{SG_MAX_GROUPS} outcome groups")
+        self.nrolls = len(probabilities)
+        self.ngroups = ngroups
+        for r in range(self.nrolls):
+            self.roll_p[r] = probabilities[r]
+            self.roll_groups[r] = 0
+            for g in groups[r]:
+                if not 0 <= g < ngroups - 1:
+                    raise ValueError(f"roll {r} names group {g}; groups are 0..{ngroups - 2} and the pass")
+                self.roll_groups[r] |= (<uint32_t> 1) << g
+
+    cdef int generate(self, int64_t rank, Outcomes* out) noexcept nogil:
+        out.n = 0
+        return 0
+
+    @property
+    def state_count(self) -> int:
+        return self.total
+
+    @property
+    def roll_count(self) -> int:
+        return self.nrolls
+
+    @property
+    def roll_probabilities(self) -> list:
+        return [float(self.roll_p[r]) for r in range(self.nrolls)]
+
+    def roll_group_list(self, int roll) -> list:
+        """The groups roll ``roll`` may use (the pass group, last, only when they are all empty)."""
+        check_roll(self, roll)
+        return [g for g in range(self.ngroups - 1) if self.roll_groups[roll] >> g & 1]
+
+    def outcome_groups(self, int64_t rank) -> list:
+        """The state's outcome codes as the game writes them, group by group."""
+        check_rank(self, rank)
+        cdef Outcomes* o = new_outcomes(1)
+        try:
+            self.generate(rank, o)
+            return split_groups(o.codes, o.counts, self.ngroups)
+        finally:
+            free(o)
+
+    # The engine's kernels as methods, so that ``game.sweep(V)`` reads as it means.
+    def sweep(self, V, **kw):
+        return sweep(self, V, **kw)
+
+    def evaluate(self, policy, V, **kw):
+        return evaluate(self, policy, V, **kw)
+
+    def policy_apply(self, policy, x, out, **kw):
+        return policy_apply(self, policy, x, out, **kw)
+
+    def endless_pass(self, V, good, eps, **kw):
+        return endless_pass(self, V, good, eps, **kw)
+
+    def roll_values(self, float[::1] V, int64_t rank):
+        """Best value of each roll from the state (after the roll, before acting), undiscounted."""
+        check_rank(self, rank)
+        if V.shape[0] != self.total:
+            raise ValueError(f"value array has {V.shape[0]} entries, the state space {self.total}")
+        cdef Outcomes* o = new_outcomes(1)
+        cdef int32_t* policy = <int32_t*> malloc(self.nrolls * sizeof(int32_t))
+        cdef int r
+        try:
+            self.generate(rank, o)
+            backup(self, o.codes, o.counts, &V[0], 1.0, policy)
+            return [float(term(policy[r], &V[0], 1.0)) for r in range(self.nrolls)]
+        finally:
+            free(o)
+            free(policy)
+
+    def roll_outcomes(self, int64_t rank, int roll) -> set:
+        """The codes roll ``roll`` offers in the state: the union of its groups, else the pass."""
+        check_roll(self, roll)
+        groups = self.outcome_groups(rank)
+        out = set()
+        for g in self.roll_group_list(roll):
+            out |= set(groups[g])
+        return out or set(groups[-1])
+
+
+cdef Outcomes* new_outcomes(int count) except NULL:
+    cdef Outcomes* o = <Outcomes*> malloc(count * sizeof(Outcomes))
+    if o == NULL:
+        raise MemoryError()
+    return o
+
+
+cdef list split_groups(const int32_t* codes, const int* counts, int ngroups):
+    out = []
+    cdef int g, at = 0
+    for g in range(ngroups):
+        out.append([int(codes[at + i]) for i in range(counts[g])])
+        at += counts[g]
+    return out
+
+
+cdef check_roll(StochasticGame game, int roll):
+    if not 0 <= roll < game.nrolls:
+        raise ValueError(f"roll {roll} outside 0..{game.nrolls - 1}")
+
+
+cdef check_rank(StochasticGame game, int64_t rank):
+    if not 0 <= rank < game.total:
+        raise ValueError(f"rank {rank} outside 0..{game.total - 1}")
+
+
+cdef inline float term(int32_t c, const float* V, float g) noexcept nogil:
+    """The value of outcome code ``c`` for the side that chose it."""
+    if c >= 0:
+        return g * V[c]
+    if c == SG_WIN:
+        return 1.0
+    if c == SG_LOSS:
+        return -1.0
+    return -(g * V[-(<int64_t> c) - 1])
+
+
+cdef inline int64_t target(int32_t c) noexcept nogil:
+    """The state an outcome leads to, or -1 when it ends the game."""
+    if c >= 0:
+        return c
+    if c == SG_WIN or c == SG_LOSS or c == SG_NOCODE:
+        return -1
+    return -(<int64_t> c) - 1
+
+
+cdef inline float largest(const float* worst, int nt) noexcept nogil:
+    """The largest of the per-thread maxima ``worst[t * 16]`` (a cache line apart)."""
+    cdef float top = 0.0
+    cdef int t
+    for t in range(nt):
+        if worst[t * 16] > top:
+            top = worst[t * 16]
+    return top
+
+
+cdef bint finished(int G, const int32_t* c, const int* cnt) noexcept nogil:
+    """A finished state: its only code, in the pass group, is a win or a loss."""
+    cdef int k
+    for k in range(G - 1):
+        if cnt[k]:
+            return 0
+    return cnt[G - 1] == 1 and (c[0] == SG_WIN or c[0] == SG_LOSS)
+
+
+cdef float backup(StochasticGame game, const int32_t* c, const int* cnt, const float* V, float g,
+                  int32_t* policy) noexcept nogil:
+    """Expected value over the rolls of the best outcome: one Bellman backup from the state's
+    outcome groups. With ``policy``, ``policy[r]`` receives the code of roll r's best outcome."""
+    cdef int G = game.ngroups, k, i, r
+    cdef float best[32]
+    cdef int32_t code[32]
+    cdef float v, w, total = 0.0
+    cdef int32_t cv
+    cdef uint32_t mask
+    if finished(G, c, cnt):  # exactly +-1, whatever the roll probabilities add up to in float32
+        if policy != NULL:
+            for r in range(game.nrolls):
+                policy[r] = c[0]
+        return 1.0 if c[0] == SG_WIN else -1.0
+    for k in range(G):
+        v = -2.0
+        cv = SG_NOCODE
+        for i in range(cnt[k]):
+            w = term(c[i], V, g)
+            if w > v:
+                v = w
+                cv = c[i]
+        best[k] = v
+        code[k] = cv
+        c += cnt[k]
+    for r in range(game.nrolls):
+        v = -2.0
+        cv = SG_NOCODE
+        mask = game.roll_groups[r]
+        k = 0
+        while mask:
+            if mask & 1 and best[k] > v:
+                v = best[k]
+                cv = code[k]
+            mask >>= 1
+            k += 1
+        if v < -1.5:  # nothing legal for this roll: the pass
+            v = best[G - 1]
+            cv = code[G - 1]
+            if v < -1.5:  # a game that offers no pass either: count it as the game ending 0
+                v = 0.0
+        total += game.roll_p[r] * v
+        if policy != NULL:
+            policy[r] = cv
+    return total
+
+
+cdef int reaches(StochasticGame game, const int32_t* c, const int* cnt, const float* V, float ahead,
+                 const uint8_t* good, float eps) noexcept nogil:
+    """1 when the state joins the set from which the game can be made to end (``endless_pass``)."""
+    cdef int G = game.ngroups, r, k, i, inside, any_
+    cdef const int32_t* start[32]
+    cdef const int32_t* p = c
+    cdef float top, w
+    cdef int64_t t
+    cdef uint32_t mask
+    for k in range(G):
+        start[k] = p
+        p += cnt[k]
+    for r in range(game.nrolls):
+        mask = game.roll_groups[r]
+        any_ = 0
+        for k in range(G - 1):
+            if (mask >> k & 1) and cnt[k]:
+                any_ = 1
+        if not any_:
+            mask = (<uint32_t> 1) << (G - 1)
+        top = -2.0
+        inside = 1
+        for k in range(G):
+            if not (mask >> k & 1):
+                continue
+            for i in range(cnt[k]):
+                w = term(start[k][i], V, 1.0)
+                if w > top:
+                    top = w
+                t = target(start[k][i])
+                if t >= 0 and not good[t]:
+                    inside = 0
+        if ahead > 0:  # the mover wants the game to end: one of its best outcomes must lead there
+            for k in range(G):
+                if not (mask >> k & 1):
+                    continue
+                for i in range(cnt[k]):
+                    t = target(start[k][i])
+                    if term(start[k][i], V, 1.0) >= top - eps and (t < 0 or good[t]):
+                        return 1
+        elif inside:  # the mover would rather play for ever: only a roll with no way out forces it
+            return 1
+    return 0
+
+
+cdef int64_t check_range(StochasticGame game, float[::1] V, int64_t start, int64_t stop,
+                         float discount) except -1:
+    """Check a sweep's value array, rank range and discount; returns ``stop`` (-1: the end)."""
+    if not 0.0 < discount <= 1.0:
+        raise ValueError("discount must be in (0, 1]")
+    if V.shape[0] != game.total:
+        raise ValueError(f"value array has {V.shape[0]} entries, the state space {game.total}")
+    if stop < 0:
+        stop = game.total
+    if not 0 <= start <= stop <= game.total:
+        raise ValueError(f"ranks {start}..{stop} outside the state space (0..{game.total})")
+    return stop
+
+
+cdef int32_t* policy_rows(StochasticGame game, int32_t[:, ::1] policy) except? NULL:
+    """The policy array's first row (NULL for None), checked to have a row per state."""
+    if policy is None:
+        return NULL
+    if policy.shape[0] != game.total or policy.shape[1] != game.nrolls:
+        raise ValueError(f"policy array must have shape ({game.total}, {game.nrolls})")
+    return &policy[0, 0]
+
+
+def sweep(StochasticGame game, float[::1] V, int threads=1, int64_t start=0, int64_t stop=-1,
+          bint write=True, int32_t[:, ::1] policy=None, float discount=1.0, bint backwards=False):
+    """One Gauss-Seidel sweep in place over ranks start..stop-1, generating every state's
+    outcomes; returns the largest change (with ``write=False``: the Bellman residual, nothing
+    written). ``policy`` (one row per state, a column per roll) receives the greedy codes.
+    ``backwards`` visits the ranks from the top down.
+    ``discount`` (at most 1) multiplies the value of every state reached without the game
+    ending: the game stops, counted 0, with probability 1 - discount after each action."""
+    stop = check_range(game, V, start, stop, discount)
+    cdef int32_t* P = policy_rows(game, policy)
+    cdef int nt = max(1, threads), t, tid, R = game.nrolls
+    cdef float* worst = <float*> malloc(nt * 16 * sizeof(float))
+    cdef Outcomes* outs = new_outcomes(nt)
+    cdef int64_t s, i
+    cdef float v, d
+    cdef float* Vp = &V[0]
+    for t in range(nt):
+        worst[t * 16] = 0.0
+    try:
+        with nogil:
+            for i in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
+                s = (stop - 1 - (i - start)) if backwards else i
+                tid = threadid()
+                game.generate(s, &outs[tid])
+                v = backup(game, outs[tid].codes, outs[tid].counts, Vp, discount,
+                           (P + s * R) if P != NULL else NULL)
+                d = fabsf(v - Vp[s])
+                if d > worst[tid * 16]:
+                    worst[tid * 16] = d
+                if write:
+                    Vp[s] = v
+        return largest(worst, nt)
+    finally:
+        free(outs)
+        free(worst)
+
+
+def evaluate(StochasticGame game, const int32_t[:, ::1] policy, float[::1] V, int threads=1,
+             float discount=1.0):
+    """One sweep of the fixed policy's equations V = c + A V, in place; returns the largest change.
+
+    A handful of lookups a state instead of generating every action. The arithmetic is the full
+    sweep's (float32, the rolls summed in the same order), so where the policy is the greedy one
+    both sweeps have the same fixed point."""
+    if V.shape[0] != game.total or policy.shape[0] != game.total or policy.shape[1] != game.nrolls:
+        raise ValueError("value or policy array does not fit the state space")
+    if not 0.0 < discount <= 1.0:
+        raise ValueError("discount must be in (0, 1]")
+    cdef int nt = max(1, threads), t, r, tid, R = game.nrolls
+    cdef float* worst = <float*> malloc(nt * 16 * sizeof(float))
+    cdef int64_t s
+    cdef float acc, d, top
+    cdef float* Vp = &V[0]
+    cdef const int32_t* P = &policy[0, 0]
+    for t in range(nt):
+        worst[t * 16] = 0.0
+    with nogil:
+        for s in prange(game.total, schedule="static", chunksize=65536, num_threads=nt):
+            tid = threadid()
+            acc = 0.0
+            for r in range(R):
+                acc = acc + game.roll_p[r] * term(P[s * R + r], Vp, discount)
+            d = fabsf(acc - Vp[s])
+            if d > worst[tid * 16]:
+                worst[tid * 16] = d
+            Vp[s] = acc
+    top = largest(worst, nt)
+    free(worst)
+    return top
+
+
+def policy_apply(StochasticGame game, const int32_t[:, ::1] policy, const double[::1] x, double[::1] out,
+                 bint constants=False, bint minus=False, int threads=1, double discount=1.0):
+    """``out = A x`` (``c + A x`` with ``constants``, ``x - A x`` with ``minus``) for the fixed
+    policy: a matrix-vector product for Krylov solvers, in float64."""
+    if x.shape[0] != game.total or out.shape[0] != game.total or policy.shape[0] != game.total \
+            or policy.shape[1] != game.nrolls:
+        raise ValueError("vector or policy array does not fit the state space")
+    cdef int nt = max(1, threads), r, R = game.nrolls
+    cdef int64_t s
+    cdef int32_t c
+    cdef double acc, tm
+    cdef const int32_t* P = &policy[0, 0]
+    with nogil:
+        for s in prange(game.total, schedule="static", chunksize=65536, num_threads=nt):
+            acc = 0.0
+            for r in range(R):
+                c = P[s * R + r]
+                if c >= 0:
+                    tm = discount * x[c]
+                elif c == SG_WIN:
+                    tm = 1.0 if constants else 0.0
+                elif c == SG_LOSS or c == SG_NOCODE:
+                    tm = -1.0 if (constants and c == SG_LOSS) else 0.0
+                else:
+                    tm = -(discount * x[-(<int64_t> c) - 1])
+                acc = acc + game.roll_p[r] * tm
+            out[s] = (x[s] - acc) if minus else acc
+
+
+def endless_pass(StochasticGame game, const float[::1] V, uint8_t[::1] good, float eps, int threads=1,
+                 bint first=False):
+    """One in-place pass of the attractor of the finished games; returns the states it added.
+
+    ``good`` marks the states from which the game can be brought to an end (with positive
+    probability) against any resistance, given ``V``. The side ahead (V > eps for the mover) may
+    use only actions within ``eps`` of its best, since any other gives value up; the side behind
+    may use every action, since endless play (0) is better for it. ``first`` also marks the
+    finished states and those worth at most ``eps`` either way. Repeat until a pass adds nothing:
+    states left unmarked with |V| > eps claim an advantage only endless play could keep."""
+    if V.shape[0] != game.total or good.shape[0] != game.total:
+        raise ValueError("value or mark array does not fit the state space")
+    cdef int nt = max(1, threads), t, tid
+    cdef int64_t* added = <int64_t*> malloc(nt * 8 * sizeof(int64_t))
+    cdef Outcomes* outs = new_outcomes(nt)
+    cdef int64_t s, total_added = 0
+    cdef const float* Vp = &V[0]
+    cdef uint8_t* Gd = &good[0]
+    cdef float v
+    for t in range(nt):
+        added[t * 8] = 0
+    try:
+        with nogil:
+            for s in prange(game.total, schedule="dynamic", chunksize=4096, num_threads=nt):
+                if Gd[s]:
+                    continue
+                tid = threadid()
+                game.generate(s, &outs[tid])
+                v = Vp[s]
+                if first and (finished(game.ngroups, outs[tid].codes, outs[tid].counts) or fabsf(v) <= eps):
+                    Gd[s] = 1
+                    added[tid * 8] += 1
+                elif reaches(game, outs[tid].codes, outs[tid].counts, Vp, v, Gd, eps):
+                    Gd[s] = 1
+                    added[tid * 8] += 1
+        for t in range(nt):
+            total_added += added[t * 8]
+        return total_added
+    finally:
+        free(outs)
+        free(added)
+
+
+# ---- the stored outcome graph ----------------------------------------------------------------
+#
+# Every state's outcome codes, ranked once: ``offsets[s]`` is the first code of state s,
+# ``counts[s, g]`` the codes of its group g (at most 255). Inside a group the codes are sorted
+# and distinct; a code is left out of group g when an earlier group h holds it and every roll
+# that may use g may use h too (the backup's maxima, and each roll's outcome set, are unchanged).
+
+cdef uint32_t implied_groups(StochasticGame game, int g) noexcept nogil:
+    """The earlier groups that every roll using group ``g`` uses too (none for the pass)."""
+    cdef uint32_t m = ((<uint32_t> 1) << g) - 1
+    cdef int r, used = 0
+    if g == game.ngroups - 1:
+        return 0
+    for r in range(game.nrolls):
+        if game.roll_groups[r] >> g & 1:
+            m &= game.roll_groups[r]
+            used = 1
+    return m if used else 0
+
+
+cdef int compact(StochasticGame game, Outcomes* o, int32_t* out, int* counts, const uint32_t* implied) noexcept nogil:
+    """The outcomes in ``o`` as stored: each group sorted and distinct, without the codes an
+    implied earlier group holds; returns how many codes ``out`` received."""
+    cdef int G = game.ngroups, k, h, i, j, x, n = 0, m, at = 0
+    cdef int first[32]
+    cdef int32_t cc
+    cdef bint seen
+    for k in range(G):
+        first[k] = n
+        m = 0
+        for i in range(o.counts[k]):
+            cc = o.codes[at + i]
+            j = m  # insertion sort into out[first..], dropping duplicates
+            while j > 0 and out[first[k] + j - 1] > cc:
+                j -= 1
+            if j > 0 and out[first[k] + j - 1] == cc:
+                continue
+            seen = 0
+            for h in range(k):
+                if implied[k] >> h & 1:
+                    for x in range(counts[h]):
+                        if out[first[h] + x] == cc:
+                            seen = 1
+                            break
+                if seen:
+                    break
+            if seen:
+                continue
+            x = m
+            while x > j:
+                out[first[k] + x] = out[first[k] + x - 1]
+                x -= 1
+            out[first[k] + j] = cc
+            m += 1
+        at += o.counts[k]
+        counts[k] = m
+        n += m
+    return n
+
+
+def graph_build(StochasticGame game, int64_t[::1] offsets, uint8_t[:, ::1] counts, int32_t[::1] codes,
+                int threads=1, int64_t start=0, int64_t stop=-1):
+    """The stored graph, in two calls per rank range: with an empty ``codes`` fill ``counts`` and
+    return the largest group (above 255 it cannot be stored: the caller checks); with ``codes``
+    sized by the cumulative ``offsets``, fill the codes."""
+    cdef int G = game.ngroups, nt = max(1, threads), g, tid, t, n
+    if stop < 0:
+        stop = game.total
+    if not 0 <= start <= stop <= game.total:
+        raise ValueError(f"ranks {start}..{stop} outside the state space (0..{game.total})")
+    if counts.shape[0] != game.total or counts.shape[1] != G or offsets.shape[0] != game.total + 1:
+        raise ValueError("offsets or counts do not fit the state space")
+    cdef bint fill = codes.shape[0] > 0
+    if fill and codes.shape[0] < offsets[game.total]:
+        raise ValueError("code array shorter than the offsets say")
+    cdef uint32_t implied[32]
+    for g in range(G):
+        implied[g] = implied_groups(game, g)
+    cdef Outcomes* outs = new_outcomes(nt)
+    cdef int32_t* scratch = <int32_t*> malloc(nt * SG_MAX_OUTCOMES * sizeof(int32_t))
+    cdef int* cnt = <int*> malloc(nt * 64 * sizeof(int))
+    cdef int* top = <int*> malloc(nt * 16 * sizeof(int))
+    cdef int64_t s, i
+    cdef int32_t* C = &codes[0] if fill else NULL
+    cdef int best = 0
+    for t in range(nt):
+        top[t * 16] = 0
+    try:
+        with nogil:
+            for s in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
+                tid = threadid()
+                game.generate(s, &outs[tid])
+                n = compact(game, &outs[tid], scratch + tid * SG_MAX_OUTCOMES, cnt + tid * 64, implied)
+                for g in range(G):
+                    if cnt[tid * 64 + g] > top[tid * 16]:
+                        top[tid * 16] = cnt[tid * 64 + g]
+                    counts[s, g] = <uint8_t> min(cnt[tid * 64 + g], 255)
+                if fill:
+                    for i in range(n):
+                        C[offsets[s] + i] = scratch[tid * SG_MAX_OUTCOMES + i]
+        for t in range(nt):
+            if top[t * 16] > best:
+                best = top[t * 16]
+        return best
+    finally:
+        free(outs)
+        free(scratch)
+        free(cnt)
+        free(top)
+
+
+def graph_codes(StochasticGame game, int64_t rank):
+    """How many codes the stored graph keeps for the state ``rank`` (to estimate its size)."""
+    check_rank(game, rank)
+    cdef uint32_t implied[32]
+    cdef int g, cnt[32]
+    for g in range(game.ngroups):
+        implied[g] = implied_groups(game, g)
+    cdef Outcomes* o = new_outcomes(1)
+    cdef int32_t* scratch = <int32_t*> malloc(SG_MAX_OUTCOMES * sizeof(int32_t))
+    try:
+        game.generate(rank, o)
+        return compact(game, o, scratch, cnt, implied)
+    finally:
+        free(o)
+        free(scratch)
+
+
+cdef check_graph(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:, ::1] counts,
+                 const int32_t[::1] codes):
+    if counts.shape[0] != game.total or counts.shape[1] != game.ngroups \
+            or offsets.shape[0] != game.total + 1 or codes.shape[0] < offsets[game.total] \
+            or codes.shape[0] == 0:
+        raise ValueError("stored graph does not fit the state space")
+
+
+cdef inline void widen(const uint8_t* n8, int* n, int G) noexcept nogil:
+    cdef int g
+    for g in range(G):
+        n[g] = n8[g]
+
+
+def graph_sweep(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:, ::1] counts,
+                const int32_t[::1] codes, float[::1] V, int threads=1, int64_t start=0, int64_t stop=-1,
+                bint write=True, int32_t[:, ::1] policy=None, float discount=1.0):
+    """``sweep`` over the stored graph: the same values, sweep for sweep, at the cost of one
+    lookup per distinct outcome."""
+    check_graph(game, offsets, counts, codes)
+    stop = check_range(game, V, start, stop, discount)
+    cdef int32_t* P = policy_rows(game, policy)
+    cdef int nt = max(1, threads), t, tid, G = game.ngroups, R = game.nrolls
+    cdef float* worst = <float*> malloc(nt * 16 * sizeof(float))
+    cdef int* cnt = <int*> malloc(nt * 64 * sizeof(int))
+    cdef int64_t s
+    cdef float v, d
+    cdef float* Vp = &V[0]
+    cdef const int32_t* C = &codes[0]
+    cdef const uint8_t* N = &counts[0, 0]
+    cdef const int64_t* F = &offsets[0]
+    for t in range(nt):
+        worst[t * 16] = 0.0
+    with nogil:
+        for s in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
+            tid = threadid()
+            widen(N + s * G, cnt + tid * 64, G)
+            v = backup(game, C + F[s], cnt + tid * 64, Vp, discount, (P + s * R) if P != NULL else NULL)
+            d = fabsf(v - Vp[s])
+            if d > worst[tid * 16]:
+                worst[tid * 16] = d
+            if write:
+                Vp[s] = v
+    free(cnt)
+    v = largest(worst, nt)
+    free(worst)
+    return v
+
+
+def graph_endless_pass(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:, ::1] counts,
+                       const int32_t[::1] codes, const float[::1] V, uint8_t[::1] good, float eps,
+                       int threads=1, bint first=False):
+    """``endless_pass`` over the stored graph."""
+    check_graph(game, offsets, counts, codes)
+    if V.shape[0] != game.total or good.shape[0] != game.total:
+        raise ValueError("value or mark array does not fit the state space")
+    cdef int nt = max(1, threads), t, tid, G = game.ngroups
+    cdef int64_t* added = <int64_t*> malloc(nt * 8 * sizeof(int64_t))
+    cdef int* cnt = <int*> malloc(nt * 64 * sizeof(int))
+    cdef int64_t s, total_added = 0
+    cdef const float* Vp = &V[0]
+    cdef uint8_t* Gd = &good[0]
+    cdef const int32_t* C = &codes[0]
+    cdef const uint8_t* N = &counts[0, 0]
+    cdef const int64_t* F = &offsets[0]
+    cdef float v
+    for t in range(nt):
+        added[t * 8] = 0
+    with nogil:
+        for s in prange(game.total, schedule="dynamic", chunksize=4096, num_threads=nt):
+            if Gd[s]:
+                continue
+            tid = threadid()
+            widen(N + s * G, cnt + tid * 64, G)
+            v = Vp[s]
+            if first and (finished(G, C + F[s], cnt + tid * 64) or fabsf(v) <= eps):
+                Gd[s] = 1
+                added[tid * 8] += 1
+            elif reaches(game, C + F[s], cnt + tid * 64, Vp, v, Gd, eps):
+                Gd[s] = 1
+                added[tid * 8] += 1
+    for t in range(nt):
+        total_added += added[t * 8]
+    free(added)
+    free(cnt)
+    return total_added

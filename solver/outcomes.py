@@ -1,0 +1,154 @@
+"""Where a sweep gets a state's outcomes: generated again every time, or a stored graph.
+
+``Regenerated`` asks the game for every state's outcomes in every sweep (4 bytes a state for the
+values, nothing more). ``StoredGraph`` keeps every state's distinct outcome codes, grouped as the
+game writes them (see ``_stochastic.graph_build``), and sweeps over them with the same arithmetic
+in the same order, so both give the same values sweep for sweep; the stored graph costs 4 bytes
+per distinct outcome plus 8 + (groups) bytes a state (Ur, four pieces: 3.3 GiB) and makes a sweep
+an order of magnitude cheaper. Both offer the same methods, which the solver calls.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from gamesolver.solver import _stochastic as kernels
+from gamesolver.solver.errors import InputError
+from gamesolver.solver.progress import progress
+
+GRAPH_CHOICES = ("auto", "store", "regenerate")
+_CHUNK = 1 << 18
+_SAMPLE = 2000  # states sampled to estimate the graph's size before building it
+
+
+class Regenerated:
+    """Sweeps that generate every state's outcomes again (no memory beyond the values)."""
+
+    stored = False
+    nbytes = 0
+
+    def __init__(self, game: Any) -> None:
+        self.game = game
+
+    def sweep(self, V: np.ndarray, threads: int = 1, start: int = 0, stop: int = -1, write: bool = True,
+              policy: np.ndarray | None = None, discount: float = 1.0) -> float:
+        return float(kernels.sweep(self.game, V, threads=threads, start=start, stop=stop, write=write,
+                                   policy=policy, discount=discount))
+
+    def evaluate(self, policy: np.ndarray, V: np.ndarray, threads: int = 1, discount: float = 1.0) -> float:
+        return float(kernels.evaluate(self.game, policy, V, threads=threads, discount=discount))
+
+    def policy_apply(self, policy: np.ndarray, x: np.ndarray, out: np.ndarray, **kw: Any) -> None:
+        kernels.policy_apply(self.game, policy, x, out, **kw)
+
+    def endless_pass(self, V: np.ndarray, good: np.ndarray, eps: float, threads: int = 1,
+                     first: bool = False) -> int:
+        return int(kernels.endless_pass(self.game, V, good, eps, threads=threads, first=first))
+
+    def roll_codes(self, rank: int, roll: int) -> set[int]:
+        """The codes roll ``roll`` offers in the state (its pass when it has none)."""
+        return set(self.game.roll_outcomes(rank, roll))
+
+
+class StoredGraph(Regenerated):
+    """The outcome codes of every state, ranked once; the same sweeps read them."""
+
+    stored = True
+
+    def __init__(self, game: Any, offsets: np.ndarray, counts: np.ndarray, codes: np.ndarray) -> None:
+        super().__init__(game)
+        self.offsets = offsets
+        self.counts = counts
+        self.codes = codes
+
+    @property
+    def nbytes(self) -> int:  # type: ignore[override]
+        return int(self.offsets.nbytes + self.counts.nbytes + self.codes.nbytes)
+
+    def groups(self, rank: int) -> list[list[int]]:
+        """The stored codes of one state, group by group."""
+        start = int(self.offsets[rank])
+        out = []
+        for c in self.counts[rank].tolist():
+            out.append(self.codes[start:start + c].tolist())
+            start += c
+        return out
+
+    def roll_codes(self, rank: int, roll: int) -> set[int]:
+        """The codes of the outcomes roll ``roll`` offers in the state (its pass when it has none):
+        a slow, plain reading of the layout that the sweep kernels read fast."""
+        g = self.groups(rank)
+        out: set[int] = set()
+        for k in self.game.roll_group_list(roll):
+            out |= set(g[k])
+        return out or set(g[-1])
+
+    def sweep(self, V: np.ndarray, threads: int = 1, start: int = 0, stop: int = -1, write: bool = True,
+              policy: np.ndarray | None = None, discount: float = 1.0) -> float:
+        return float(kernels.graph_sweep(self.game, self.offsets, self.counts, self.codes, V, threads=threads,
+                                         start=start, stop=stop, write=write, policy=policy, discount=discount))
+
+    def endless_pass(self, V: np.ndarray, good: np.ndarray, eps: float, threads: int = 1,
+                     first: bool = False) -> int:
+        return int(kernels.graph_endless_pass(self.game, self.offsets, self.counts, self.codes, V, good, eps,
+                                              threads=threads, first=first))
+
+
+def estimate_bytes(K: Any, sample: int = _SAMPLE, seed: int = 0) -> int:
+    """The stored graph's size, estimated from the outcomes of ``sample`` random states (exact
+    when the space has no more states than that)."""
+    n = K.state_count
+    ranks = range(n) if n <= sample else np.random.default_rng(seed).integers(0, n, size=sample).tolist()
+    per_state = sum(kernels.graph_codes(K, int(r)) for r in ranks) / len(ranks)
+    return int(n * (8 + K.ngroups) + per_state * n * 4)
+
+
+def memory_bytes() -> int:
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+def want_graph(K: Any, choice: str, other_bytes: int = 0) -> bool:
+    """Whether to store the graph: ``store`` always (an error when it cannot fit), ``regenerate``
+    never, ``auto`` when it and ``other_bytes`` fit in half of this machine's memory."""
+    if choice not in GRAPH_CHOICES:
+        raise InputError(f"unknown graph choice {choice!r}; expected one of {', '.join(GRAPH_CHOICES)}")
+    if choice == "regenerate":
+        return False
+    need = estimate_bytes(K) + other_bytes
+    fits = need <= memory_bytes() / 2
+    if choice == "store" and not fits:
+        raise InputError(f"the stored graph needs about {need / 2**30:.1f} GiB, more than half of this "
+                         f"machine's memory; use graph='regenerate' (the CLI's --graph regenerate)")
+    return fits
+
+
+def build_graph(K: Any, threads: int = 1, show_progress: bool | None = False) -> StoredGraph:
+    """Generate and rank every state's outcomes once (two passes: count, then fill)."""
+    n = K.state_count
+    G = K.ngroups
+    counts = np.zeros((n, G), dtype=np.uint8)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    empty = np.zeros(0, dtype=np.int32)
+    largest = 0
+    with progress(n, "graph: counting outcomes", enabled=show_progress) as bar:
+        for start in range(0, n, _CHUNK):
+            stop = min(n, start + _CHUNK)
+            largest = max(largest, kernels.graph_build(K, offsets, counts, empty, threads=threads, start=start,
+                                                           stop=stop))
+            bar.update(stop - start)
+    if largest > 255:
+        raise InputError(f"a state has {largest} outcomes in one group, more than the stored graph "
+                         "holds (255); use graph='regenerate' (the CLI's --graph regenerate)")
+    np.cumsum(counts.sum(axis=1, dtype=np.int64), out=offsets[1:])
+    codes = np.empty(max(1, int(offsets[-1])), dtype=np.int32)
+    with progress(n, "graph: ranking outcomes", enabled=show_progress) as bar:
+        for start in range(0, n, _CHUNK):
+            stop = min(n, start + _CHUNK)
+            kernels.graph_build(K, offsets, counts, codes, threads=threads, start=start, stop=stop)
+            bar.update(stop - start)
+    return StoredGraph(K, offsets, counts, codes)

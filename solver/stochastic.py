@@ -1,0 +1,454 @@
+"""Solving a two-player dice game with endless play by value iteration, for any game that
+implements ``StochasticGame`` (solver/_stochastic.pxd).
+
+The values are V = P(win) - P(loss) for the side to move, before the roll, endless play worth 0.
+They are found by Gauss-Seidel sweeps (float32, in place) until a full sweep changes no value by
+more than the tolerance and the Bellman residual is below it too. Sweeps read a stored outcome
+graph (``solver.outcomes``) where it fits in memory, and regenerate the outcomes otherwise; the
+values are the same.
+
+Endless play gives the Bellman equations false solutions, in which a side claims an advantage
+that only a never-ending cycle keeps; sweeps from zero can converge to one. So the default
+``walk`` solves discounted games whose discount walks up to 1 (each has one solution), every
+solve ends with the endless check (``endless_check``), and values that fail it are repaired by
+``discounted_descent`` before a second check. Runs checkpoint after every sweep and resume.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from gamesolver.solver.errors import InputError, TableWriteError
+from gamesolver.solver.krylov import bicgstab
+from gamesolver.solver.outcomes import Regenerated, build_graph, want_graph
+from gamesolver.solver.progress import progress
+from gamesolver.solver.table import CHECKPOINT_FORMAT, prepare_table_dir
+
+DEFAULT_TOLERANCE = 1e-6
+MIN_TOLERANCE = 2.5e-7  # two float32 ulps at 1: two threads can flip a value by that much for ever
+CHECKPOINT = "checkpoint.npy"
+CHECKPOINT_INFO = "checkpoint.json"
+_CHUNK = 1 << 18  # states per progress update
+METHODS = ("walk", "sweeps", "policy")
+WALK_POLICY_SWEEPS = 30  # cheap sweeps of the greedy policy after each full sweep (walk)
+WALK_POLISH_SWEEPS = 5  # the same in the walk's last, undiscounted stage
+WALK_STAGE_FACTOR = 10  # a discounted stage of the walk ends at a change of tolerance / this
+WALK_PROGRESS = 0.5  # ... or once 30 rounds have not halved its smallest change (see _Stall)
+# bytes a state for the policy method: int32 codes per roll, plus eight float64 Krylov vectors
+# and two temporaries
+_POLICY_BYTES_PER_ROLL = 4
+_KRYLOV_BYTES = 10 * 8
+_SETTLE_SWEEPS = 20
+CHECK_EPS_FACTOR = 10
+_MAX_REPAIRS = 2  # discounted repairs before the solve gives up and stores what it has, flagged
+DISCOUNTS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)  # 1 - discount, stage by stage
+_STAGE_TOLERANCE = 1e-8
+_STALL_SWEEPS = 30
+_STAGE_MAX_SWEEPS = 5000
+
+
+def default_threads() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+
+
+
+@dataclass
+class Solved:
+    """What ``solve_values`` found: the values and the figures a table header records."""
+
+    values: np.ndarray
+    meta: dict[str, Any]
+    seconds: float
+
+
+def solve_values(
+    game: Any,
+    root: Path,
+    header: dict[str, Any],
+    *,
+    tolerance: float = DEFAULT_TOLERANCE,
+    threads: int | None = None,
+    max_sweeps: int = 100_000,
+    method: str = "walk",
+    graph: str = "auto",
+    show_progress: bool | None = None,
+    log: Callable[[str], None] | None = None,
+) -> Solved:
+    """Solve ``game`` in the folder ``root`` (checkpoints go there; a stopped run with the same
+    ``header`` resumes); returns the values and the run's figures. Every choice is checked, and
+    ``root`` too (``prepare_table_dir``), before anything is written.
+
+    ``method``: ``walk`` (the default: modified policy iteration while a discount walks up to
+    1, see ``_walk``; 4 bytes a state and roll more), ``sweeps`` (plain value iteration from zero)
+    or ``policy`` (experimental: BiCGSTAB evaluations of the greedy policy). Every method's values
+    end checked against endless play and repaired when they fail.
+
+    ``graph``: ``auto`` stores every state's outcomes once when that fits in half of this
+    machine's memory, ``store`` insists, ``regenerate`` never stores; the values are the same.
+    """
+    if not MIN_TOLERANCE <= tolerance < 1:
+        raise InputError(f"tolerance must be at least {MIN_TOLERANCE:g} (values are float32: below that a "
+                         f"sweep can flip values by an ulp for ever) and below 1; got {tolerance:g}")
+    n = game.state_count
+    nrolls = game.roll_count
+    method = choose_method(method, n, nrolls)
+    use_graph = want_graph(game, graph, other_bytes=n * nrolls * _POLICY_BYTES_PER_ROLL if method != "sweeps" else 0)
+    threads = threads or default_threads()
+    prepare_table_dir(root)  # after the choices: a run refused leaves nothing behind
+    values, sweeps, started, products, stage, cheap = _resume(root, header, n, method, log)
+    policy = np.empty((n, nrolls), dtype=np.int32) if method in ("policy", "walk") else None
+    engine: Any = Regenerated(game)
+    built = 0.0  # seconds spent building the stored graph (not in the sweeps' "so far")
+    if use_graph:
+        t0 = time.perf_counter()
+        engine = build_graph(game, threads, show_progress)
+        built = time.perf_counter() - t0
+        if log:
+            log(f"stored graph: {engine.codes.size:,} outcomes, {engine.nbytes / 2**30:.2f} GiB ({built:.1f} s)")
+    eps = check_eps(tolerance)
+    spent = 0.0
+    if sweeps and log:
+        log(f"resuming from the checkpoint after sweep {sweeps}")
+    repairs = 0
+    while True:
+        if method == "walk" and policy is not None:
+            residual, sweeps, cheap, spent = _walk(
+                engine, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, cheap, stage, spent,
+                show_progress, log)
+        else:
+            residual, sweeps, products, spent = _iterate(
+                engine, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, products, spent,
+                show_progress, log)
+        t0 = time.perf_counter()
+        check = endless_check(engine, values, eps, threads, show_progress)
+        spent += time.perf_counter() - t0
+        if log:
+            log(f"endless check at eps {eps:g}: {check.passes} passes, {check.flagged:,} states flagged "
+                f"({time.perf_counter() - t0:.1f} s)")
+        if check.passed or repairs >= _MAX_REPAIRS:
+            break
+        # A false solution: somewhere a side claims an advantage that only endless play keeps.
+        # Discounting makes the solution unique; walk the discount up to almost 1, then polish
+        # with plain sweeps and check again.
+        repairs += 1
+        policy = None
+        if log:
+            log(f"endless check: {check.flagged:,} states claim an advantage that only endless play keeps; "
+                f"solving discounted games (1 - discount = {', '.join(f'{d:g}' for d in DISCOUNTS)}) from here")
+        t0 = time.perf_counter()
+        sweeps += discounted_descent(engine, values, threads, show_progress, log)
+        spent += time.perf_counter() - t0
+    if not check.passed and log:
+        log(f"warning: {check.flagged:,} states still fail the endless check")
+    meta = {
+        "tolerance": tolerance,
+        "residual": float(residual),
+        "sweeps": sweeps,
+        "method": method,
+        "graph": "stored" if engine.stored else "regenerated",
+        "policy_products": products,
+        "policy_sweeps": cheap,
+        "value": "P(win) - P(loss) for the side to move, before rolling; endless play counts 0",
+        "solve_seconds_this_run": round(spent + built, 3),
+        "graph_build_seconds": round(built, 3),
+        "resumed_at_sweep": started,
+        "endless_check": check.summary(),
+        "endless_repairs": repairs,
+        "bytes_per_state": {"values": 4, "policy": 4 * nrolls if policy is not None else 0,
+                            "graph": round(engine.nbytes / n, 1)},
+    }
+    return Solved(values, meta, spent + built)
+
+
+def _iterate(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
+             max_sweeps: int, policy: np.ndarray | None, sweeps: int, products: int, spent: float,
+             show_progress: bool | None, log: Any) -> tuple[float, int, int, float]:
+    """Sweep (and, with ``policy``, evaluate greedy policies) until change and residual are below
+    ``tolerance``; checkpoints after every sweep. Returns (residual, sweeps, products, seconds)."""
+    while sweeps < max_sweeps:
+        t0 = time.perf_counter()
+        last = _sweep(K, values, threads, f"sweep {sweeps + 1}", show_progress, policy)
+        spent += time.perf_counter() - t0
+        sweeps += 1
+        info = {"sweeps": sweeps, "products": products, "change": last, "options": header, "tolerance": tolerance,
+                "method": "sweeps" if policy is None else "policy"}
+        _checkpoint(root, values, info)
+        if log:
+            log(f"sweep {sweeps}: largest change {last:.3g} ({spent:.1f} s so far)")
+        if last < tolerance:
+            residual = K.sweep(values, threads=threads, write=False)
+            if residual < tolerance:
+                return residual, sweeps, products, spent
+        if policy is not None:
+            t0 = time.perf_counter()
+            res = evaluate_policy(K, policy, values, max(last * 0.01, tolerance / 10), threads)
+            spent += time.perf_counter() - t0
+            products += res.matvecs
+            _checkpoint(root, values, {**info, "products": products})
+            if log:
+                log(f"  policy of sweep {sweeps} evaluated: {res.matvecs} products, residual "
+                    f"{res.initial:.2g} -> {res.residual:.2g} ({spent:.1f} s so far)")
+    raise RuntimeError(f"no convergence to {tolerance} within {max_sweeps} sweeps")
+
+
+def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
+          max_sweeps: int, policy: np.ndarray, sweeps: int, cheap: int, stage: int, spent: float,
+          show_progress: bool | None, log: Any) -> tuple[float, int, int, float]:
+    """The ``walk`` method: modified policy iteration while a discount walks up to 1.
+
+    Stage by stage, 1 - discount = 1e-2, 1e-3, ..., 1e-6 and finally 0: each round is one full
+    sweep, which also records both players' greedy policy, then up to WALK_POLICY_SWEEPS cheap
+    float32 sweeps of that policy (WALK_POLISH_SWEEPS in the last stage). A discounted stage ends
+    when a full sweep changes no value by more than ``tolerance / 10`` (or 30 rounds have not
+    halved the smallest change: float32 rounding and near-ties, see ``_Stall``), so that cycles kept up only by endless play have decayed below the
+    check's slack. Each stage starts from the last, so the undiscounted stage starts next to the
+    game's value, not in the basin of a false solution. Returns (residual, sweeps, policy sweeps,
+    seconds); checkpoints after every round, with the stage, so a stopped run resumes in it.
+    """
+    stages = DISCOUNTS + (0.0,)
+    while stage < len(stages):
+        d = stages[stage]
+        g = float(np.float32(1.0 - d))
+        stalled = _Stall(WALK_PROGRESS)
+        while sweeps < max_sweeps:
+            t0 = time.perf_counter()
+            label = f"sweep {sweeps + 1} (1 - discount {d:g})" if d else f"sweep {sweeps + 1}"
+            last = _sweep(K, values, threads, label, show_progress, policy, g)
+            sweeps += 1
+            if last < tolerance and d == 0.0:
+                residual = K.sweep(values, threads=threads, write=False)
+                if residual < tolerance:
+                    spent += time.perf_counter() - t0
+                    _checkpoint(root, values, _walk_info(header, tolerance, sweeps, cheap, stage, last))
+                    return residual, sweeps, cheap, spent
+            done = bool(d) and (last < tolerance / WALK_STAGE_FACTOR or stalled(last))
+            if not done:
+                for _ in range(WALK_POLICY_SWEEPS if d else WALK_POLISH_SWEEPS):
+                    cheap += 1
+                    if K.evaluate(policy, values, threads=threads, discount=g) < tolerance / 10:
+                        break
+            spent += time.perf_counter() - t0
+            _checkpoint(root, values, _walk_info(header, tolerance, sweeps, cheap, stage + done, last))
+            if log:
+                log(f"sweep {sweeps} (1 - discount {d:g}): largest change {last:.3g} ({spent:.1f} s so far)")
+            if done:
+                break
+        else:
+            raise RuntimeError(f"no convergence to {tolerance} within {max_sweeps} sweeps")
+        stage += 1
+    raise AssertionError("unreachable: the last stage returns")
+
+
+class _Stall:
+    """Called with each sweep's largest change; True once the last _STALL_SWEEPS sweeps have not
+    brought the smallest change below ``progress`` times the smallest before them.
+
+    With ``progress`` 1 (the discounted repair) any new smallest change counts, so only float32
+    rounding stops a stage early. The walk uses ``WALK_PROGRESS`` (a halving per 30 rounds): on
+    K = 4 its discounted stages end on a plateau near 1e-6, where two threads' float32 rounding and
+    near-ties flipping the greedy policy keep the change from falling more than about 1% a round.
+    """
+
+    def __init__(self, progress: float = 1.0) -> None:
+        self.progress = progress
+        self.changes: list[float] = []
+
+    def __call__(self, change: float) -> bool:
+        self.changes.append(change)
+        if len(self.changes) <= _STALL_SWEEPS:
+            return False
+        return min(self.changes[-_STALL_SWEEPS:]) >= self.progress * min(self.changes[:-_STALL_SWEEPS])
+
+
+def _walk_info(header: dict[str, Any], tolerance: float, sweeps: int, cheap: int, stage: int,
+               change: float) -> dict[str, Any]:
+    return {"sweeps": sweeps, "products": 0, "policy_sweeps": cheap, "stage": stage, "change": change,
+            "options": header, "tolerance": tolerance, "method": "walk"}
+
+
+def discounted_descent(K: Any, values: np.ndarray, threads: int, show_progress: bool | None = False,
+                       log: Any = None) -> int:
+    """Solve, in place, the discounted games 1 - discount = 1e-2, 1e-3, ..., 1e-6 in turn, each
+    warm-started from the last; returns the sweeps used.
+
+    With a discount below 1 (the game stops, counted 0, with probability 1 - discount after each
+    action) the Bellman equations have one solution, so sweeps cannot settle on a false one, and
+    a cycle that only endless play sustains decays at the rate 1 - discount. The strong
+    discounts wash such cycles out quickly; the weak ones bring the values back to within about
+    1e-5 of the undiscounted game. Each stage runs until a sweep changes no value by more than
+    1e-8, or float32 rounding stops the progress (30 sweeps without a new smallest change).
+    """
+    used = 0
+    for d in DISCOUNTS:
+        g = float(np.float32(1.0 - d))
+        stalled = _Stall()
+        for i in range(_STAGE_MAX_SWEEPS):
+            change = _sweep(K, values, threads, f"discount 1 - {d:g}, sweep {i + 1}", show_progress, None, g)
+            used += 1
+            if change < _STAGE_TOLERANCE or stalled(change):
+                break
+        if log:
+            log(f"discount 1 - {d:g}: {i + 1} sweeps, last change {change:.2g}")
+    return used
+
+
+def check_eps(tolerance: float) -> float:
+    """The slack of the endless check for a table solved to ``tolerance``: values a few sweeps
+    from their limit may still differ from it by several times the last change."""
+    return max(CHECK_EPS_FACTOR * tolerance, 1e-6)
+
+
+def choose_method(method: str, n: int, nrolls: int) -> str:
+    """``method``, checked; ``policy`` only when its arrays fit in half the machine's memory."""
+    if method not in METHODS:
+        raise InputError(f"unknown method {method!r}; expected one of {', '.join(METHODS)}")
+    need = n * nrolls * _POLICY_BYTES_PER_ROLL + (n * _KRYLOV_BYTES if method == "policy" else 0)
+    try:
+        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        memory = 0
+    if method in ("policy", "walk") and need > memory / 2:
+        raise InputError(f"the {method} method needs about {need / 2**30:.1f} GiB, more than half of this "
+                         f"machine's memory; use --method sweeps")
+    return method
+
+
+def evaluate_policy(K: Any, policy: np.ndarray, values: np.ndarray, tol: float, threads: int) -> Any:
+    """Replace ``values`` (in place) by the fixed policy's values, solved to residual ``tol``.
+
+    The policy's equations are V = c + A V (c: the immediate wins, A: +-p for each roll's
+    chosen outcome); BiCGSTAB solves (I - A) V = c from the current values. The result is kept
+    only when it lowered the residual; it is clipped to [-1, 1], where every value lies.
+    """
+    n = values.shape[0]
+    c = np.empty(n)
+    K.policy_apply(policy, np.zeros(n), c, constants=True, threads=threads)
+
+    def matvec(x: np.ndarray, out: np.ndarray) -> None:
+        K.policy_apply(policy, x, out, minus=True, threads=threads)
+
+    res = bicgstab(matvec, c, values, tol=tol, maxiter=300)
+    if np.isfinite(res.residual) and res.residual < res.initial:
+        np.clip(res.x, -1.0, 1.0, out=res.x)
+        values[:] = res.x
+        # rounding to float32 leaves changes of an ulp; a few cheap float32 sweeps of the same
+        # equations settle them, so the next full sweep measures the policy, not the rounding
+        for _ in range(_SETTLE_SWEEPS):
+            if K.evaluate(policy, values, threads=threads) == 0.0:
+                break
+    return res
+
+
+@dataclass(frozen=True)
+class EndlessCheck:
+    """Result of ``endless_check``: the states whose value endless play contradicts."""
+
+    eps: float
+    passes: int
+    flagged: int
+    examples: tuple[int, ...]  # ranks of up to ten flagged states, largest |value| first
+    states: np.ndarray = field(repr=False, compare=False)  # ranks of every flagged state
+
+    @property
+    def passed(self) -> bool:
+        return self.flagged == 0
+
+    def summary(self) -> dict[str, Any]:
+        return {"eps": self.eps, "passes": self.passes, "flagged": self.flagged}
+
+
+def endless_check(K: Any, values: np.ndarray, eps: float, threads: int = 1,
+                  show_progress: bool | None = False) -> EndlessCheck:
+    """Check that ``values`` can be the game's value where endless play is possible.
+
+    A small Bellman residual is not enough: with endless play counted 0, the equations have
+    other solutions, in which a side claims an advantage that it can only keep by letting the
+    game go on for ever. The check marks, pass after pass, the states from which the game can
+    be made to end (see ``_stochastic.endless_pass``): the side ahead may use only its best
+    actions (within ``eps``), the side behind any action. The value of a state that stays
+    unmarked while a side is ahead by more than ``eps`` is wrong: that side's best play lets the
+    game run for ever, which is worth 0, not the advantage it claims. Values that pass, and
+    solve the Bellman equations, are the game's values (docs/ur.md explains why).
+    """
+    n = values.shape[0]
+    good = np.zeros(n, dtype=np.uint8)
+    passes = 0
+    with progress(n, "endless check", enabled=show_progress) as bar:
+        added = 1
+        while added:
+            added = K.endless_pass(values, good, eps, threads=threads, first=passes == 0)
+            passes += 1
+            bar.update(added)
+            bar.note(f"endless check, pass {passes}")
+    bad = np.flatnonzero((good == 0) & (np.abs(values) > eps))
+    worst = bad[np.argsort(-np.abs(values[bad]), kind="stable")[:10]]
+    return EndlessCheck(eps, passes, int(bad.size), tuple(int(r) for r in worst), bad)
+
+
+def _sweep(K: Any, values: np.ndarray, threads: int, label: str, show: bool | None,
+           policy: np.ndarray | None = None, discount: float = 1.0) -> float:
+    n = values.shape[0]
+    worst = 0.0
+    with progress(n, label, enabled=show) as bar:
+        for start in range(0, n, _CHUNK):
+            stop = min(n, start + _CHUNK)
+            worst = max(worst, K.sweep(values, threads=threads, start=start, stop=stop, policy=policy,
+                                       discount=discount))
+            bar.update(stop - start)
+            bar.note(f"{label} (change so far {worst:.2g})")
+    return worst
+
+
+def _checkpoint(root: Path, values: np.ndarray, info: dict[str, Any]) -> None:
+    """Write the values and the run's state under temporary names, then rename them into place;
+    an OS error (a full disk) removes the temporaries and ends the run with one line."""
+    info = {"format": CHECKPOINT_FORMAT, **info}
+    tmp = root / (CHECKPOINT + ".tmp")
+    tmp_info = root / (CHECKPOINT_INFO + ".tmp")
+    try:
+        with open(tmp, "wb") as f:
+            np.save(f, values, allow_pickle=False)
+        tmp_info.write_text(json.dumps(info))
+        os.replace(tmp, root / CHECKPOINT)
+        os.replace(tmp_info, root / CHECKPOINT_INFO)
+    except OSError as exc:
+        for t in (tmp, tmp_info):
+            try:
+                t.unlink()
+            except OSError:
+                pass
+        raise TableWriteError(f"cannot write the checkpoint in {root}: {exc.strerror or exc}") from None
+
+
+def _resume(root: Path, header: dict[str, Any], n: int, method: str,
+            log: Callable[[str], None] | None = None) -> tuple[np.ndarray, int, int, int, int, int]:
+    """(values, sweeps, sweeps at the start, products, walk stage, policy sweeps) from a checkpoint
+    of the same game; a walk resumes in its stage only from a walk's checkpoint (else from the
+    start of the walk, with the checkpoint's values). A checkpoint that cannot be read, or belongs
+    to other options, is said so in the log and the run starts from sweep 0."""
+    info_file, values_file = root / CHECKPOINT_INFO, root / CHECKPOINT
+    if info_file.exists() or values_file.exists():
+        try:
+            info = json.loads(info_file.read_text())
+            values = np.load(values_file, allow_pickle=False)
+            if info.get("options") != header:
+                why = "it belongs to other options"
+            elif values.shape != (n,) or values.dtype != np.float32:
+                why = f"{values_file.name} holds {values.dtype}{list(values.shape)}, not float32[{n}]"
+            else:
+                sweeps = int(info["sweeps"])
+                same = info.get("method", "sweeps") == method
+                stage = int(info.get("stage", 0)) if same else 0
+                return (np.ascontiguousarray(values), sweeps, sweeps, int(info.get("products", 0)), stage,
+                        int(info.get("policy_sweeps", 0)))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            why = f"it cannot be read ({type(exc).__name__}: {exc})"
+        if log:
+            log(f"warning: ignoring the checkpoint in {root}: {why}; starting from sweep 0")
+    return np.zeros(n, dtype=np.float32), 0, 0, 0, 0, 0
