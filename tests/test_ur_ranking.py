@@ -1,4 +1,5 @@
-"""Placement ranking: a bijection onto 0..N-1, tiers contiguous, counts as the formula says."""
+"""Placement ranking: a bijection onto 0..N-1 (without the mirror) or onto the mirror pairs (with
+it), tiers contiguous, counts as the formula says."""
 from __future__ import annotations
 
 from math import comb
@@ -18,9 +19,55 @@ def masks(states, n=20):
     return m, o
 
 
+def mirrored(m: np.ndarray, twin: tuple[int, ...]) -> np.ndarray:
+    """Tile masks with every tile moved to its mirror twin, written plainly."""
+    out = np.zeros_like(m)
+    for t, u in enumerate(twin):
+        out |= ((m >> np.uint32(t)) & np.uint32(1)) << np.uint32(u)
+    return out
+
+
+def fixed_by_mirror(fixed: int, pairs: int, k: int) -> int:
+    """States the mirror maps onto themselves: each pair of twin tiles is held whole by one side
+    or empty; each tile on the axis is anyone's."""
+    total = 0
+    for fa in range(fixed + 1):
+        for fb in range(fixed - fa + 1):
+            for pa in range(pairs + 1):
+                for pb in range(pairs - pa + 1):
+                    if fa + 2 * pa <= k and fb + 2 * pb <= k:
+                        total += comb(fixed, fa) * comb(fixed - fa, fb) * comb(pairs, pa) * comb(pairs - pa, pb)
+    return total
+
+
+def test_the_real_board_is_mirror_symmetric() -> None:
+    twin = UrOptions().board.mirror
+    names = UrOptions().board.names
+    assert twin is not None
+    assert {names[i]: names[j] for i, j in enumerate(twin) if i != j}["A4"] == "C4"
+    assert sum(1 for i, j in enumerate(twin) if i == j) == 8  # the B column
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_mirror_ranks_number_the_pairs_exhaustively(k: int) -> None:
+    o = UrOptions(pieces=k)
+    K = kernel(o)
+    twin = o.board.mirror
+    states = all_states(20, k)
+    m, t = masks(states)
+    fm, ft = mirrored(m, twin), mirrored(t, twin)
+    r = K.rank(m, t)
+    assert np.array_equal(r, K.rank(fm, ft))  # a state and its mirror image share a number
+    pairs = {min((int(a) << 32) | int(b), (int(c) << 32) | int(d)) for a, b, c, d in zip(m, t, fm, ft)}
+    assert K.state_count == len(pairs) == (len(states) + fixed_by_mirror(8, 6, k)) // 2
+    assert np.array_equal(np.unique(r), np.arange(K.state_count))
+    m2, t2 = K.unrank(np.arange(K.state_count))  # each number names the pair's smaller member
+    assert {(int(a) << 32) | int(b) for a, b in zip(m2, t2)} == pairs
+
+
 @pytest.mark.parametrize("k", [1, 2])
 def test_rank_is_a_bijection_exhaustively(k: int) -> None:
-    K = kernel(UrOptions(pieces=k))
+    K = kernel(UrOptions(pieces=k, mirror=False))
     states = all_states(20, k)
     assert K.state_count == len(states) == state_total(20, k)
     m, o = masks(states)
@@ -32,7 +79,7 @@ def test_rank_is_a_bijection_exhaustively(k: int) -> None:
 
 @pytest.mark.parametrize("k", [3, 5, 7])
 def test_rank_round_trips_on_samples(k: int) -> None:
-    K = kernel(UrOptions(pieces=k))
+    K = kernel(UrOptions(pieces=k, mirror=False))
     rng = np.random.default_rng(k)
     r = rng.integers(0, K.state_count, 20000)
     m, o = K.unrank(r)
@@ -49,16 +96,38 @@ def test_rank_round_trips_on_samples(k: int) -> None:
 
 
 def test_state_counts_match_the_issue() -> None:
-    assert kernel(UrOptions(pieces=3)).state_count == 1_163_031
-    assert kernel(UrOptions(pieces=7)).state_count == 1_277_171_301
+    assert kernel(UrOptions(pieces=3, mirror=False)).state_count == 1_163_031
+    assert kernel(UrOptions(pieces=3)).full_state_count == 1_163_031
+    assert kernel(UrOptions(pieces=3)).state_count == 587_859 == (1_163_031 + fixed_by_mirror(8, 6, 3)) // 2
+    assert kernel(UrOptions(pieces=7, mirror=False)).state_count == 1_277_171_301
+    assert (1_277_171_301 + fixed_by_mirror(8, 6, 7)) // 2 == 639_358_121
 
 
-def test_tiers_are_contiguous_rank_ranges() -> None:
-    o = UrOptions(pieces=2)
+@pytest.mark.slow
+def test_seven_pieces_mirrored_count() -> None:
+    assert kernel(UrOptions(pieces=7)).state_count == 639_358_121
+
+
+@pytest.mark.parametrize("k", [3, 4])
+def test_mirror_ranks_round_trip_on_samples(k: int) -> None:
+    o = UrOptions(pieces=k)
+    K = kernel(o)
+    rng = np.random.default_rng(k)
+    r = rng.integers(0, K.state_count, 20000)
+    m, t = K.unrank(r)
+    assert np.array_equal(K.rank(m, t), r)
+    assert np.array_equal(K.rank(mirrored(m, o.board.mirror), mirrored(t, o.board.mirror)), r)
+
+
+@pytest.mark.parametrize("mirror", [False, True])
+def test_tiers_are_contiguous_rank_ranges(mirror: bool) -> None:
+    o = UrOptions(pieces=2, mirror=mirror)
     K = kernel(o)
     off = K.tier_offsets()
-    for (a, b), count in tier_counts(o).items():
-        assert count == comb(20, a) * comb(20 - a, b)
+    for (a, b), full in tier_counts(o).items():
+        assert full == comb(20, a) * comb(20 - a, b)
+        count = tier_counts(o, full=False)[a, b]
+        assert count == full if not mirror else full // 2 <= count <= full
         ranks = np.arange(off[a, b], off[a, b] + count)
         m, t = K.unrank(ranks)
         assert np.all(np.bitwise_count(m) == a) and np.all(np.bitwise_count(t) == b)

@@ -5,6 +5,7 @@ the legal actions in Python, ``solve`` builds and queries the exact value table.
 """
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 
 from gamesolver.games.ur.rules import Board, Dice, UrOptions, load_board, load_dice
@@ -39,4 +40,6 @@ def kernel(options: UrOptions) -> "gamesolver.games.ur._fort.FortGame":  # type:
         b.mask(b.with_role("ishtar")),
         b.mask({b.entry}),
         rolls,
+        mirror=list(b.mirror) if options.uses_mirror else None,  # type: ignore[arg-type]
+        threads=max(1, len(os.sched_getaffinity(0))) if hasattr(os, "sched_getaffinity") else 1,
     )

@@ -16,7 +16,8 @@ and last the pass, written only when some roll has nothing legal.
 import numpy as np
 cimport numpy as cnp
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport calloc, malloc, free
+from cython.parallel cimport prange
 
 from gamesolver.solver._stochastic cimport (
     Outcomes, SG_LOSS, SG_MAX_OUTCOMES, SG_WIN, StochasticGame,
@@ -33,6 +34,8 @@ DEF BUF = 2048  # outcomes of one group of one state; K = 7 has at most a few hu
 cdef extern from *:
     int __builtin_popcount(unsigned int) nogil
     int __builtin_ctz(unsigned int) nogil
+    int __builtin_popcountll(unsigned long long) nogil
+    int __builtin_ctzll(unsigned long long) nogil
 
 ctypedef struct Buf:
     uint32_t m[BUF]
@@ -55,11 +58,30 @@ cdef class FortGame(StochasticGame):
     cdef int hmax
     cdef int64_t binom[MAXN + 1][MAXN + 1]
     cdef int64_t off[MAXK + 1][MAXK + 2]
+    cdef int64_t full  # states without the mirror
+    # the board's left-right mirror: tile permutation by bytes, and the canonical states' index
+    cdef readonly bint mirrored
+    cdef uint32_t flip_byte[4][256]
+    cdef uint64_t* bits  # bit r: full rank r is canonical (the smaller of the pair by mask key)
+    cdef int64_t* before  # per 64-bit word: canonical states before it
+    cdef int64_t* sample  # full rank of canonical index 64 j
+
+    def __cinit__(self):
+        self.bits = NULL
+        self.before = NULL
+        self.sample = NULL
+
+    def __dealloc__(self):
+        free(self.bits)
+        free(self.before)
+        free(self.sample)
 
     def __init__(self, int n, int k, neighbours, uint32_t forts, uint32_t earth, uint32_t heaven,
-                 uint32_t ishtar, uint32_t entry, rolls):
+                 uint32_t ishtar, uint32_t entry, rolls, mirror=None, int threads=1):
         """``neighbours``: list of tile-index lists; ``rolls``: list of
-        (probability, steps, heaven_steps, adjacent_spawn, spawn_mask)."""
+        (probability, steps, heaven_steps, adjacent_spawn, spawn_mask); ``mirror``: None, or the
+        tile permutation of a symmetry of the board and the rules (tile i <-> mirror[i]), under
+        which only one state of each mirrored pair is numbered and solved."""
         cdef int i, j, a, b, R
         if not 1 <= n <= MAXN or not 0 <= k <= MAXK or k > n or not 1 <= len(rolls) <= MAXROLLS:
             raise ValueError("board, pieces or rolls outside the kernel's limits")
@@ -102,18 +124,127 @@ cdef class FortGame(StochasticGame):
                 if a + b <= n:
                     self.total += self.binom[n][a] * self.binom[n - a][b]
             self.off[a][k + 1] = self.total
+        self.full = self.total
+        self.mirrored = mirror is not None
+        if self.mirrored:
+            self.index_mirror(mirror, threads)
 
-    def tier_offsets(self):
-        """(k+1, k+2) int64: ``off[a, b]`` first rank of tier (a, b); ``off[a, k+1]`` its row's end."""
+    def tier_offsets(self, bint full=False):
+        """(k+1, k+2) int64: ``off[a, b]`` first rank of tier (a, b); ``off[a, k+1]`` its row's end
+        (with ``full``, in the numbering without the mirror)."""
         out = np.zeros((self.k + 1, self.k + 2), dtype=np.int64)
         for a in range(self.k + 1):
             for b in range(self.k + 2):
-                out[a, b] = self.off[a][b]
+                out[a, b] = self.off[a][b] if full else self.compact(self.off[a][b])
         return out
+
+    @property
+    def full_state_count(self) -> int:
+        """States without the mirror (each mirrored pair counted twice)."""
+        return self.full
+
+    # ---- the mirror ------------------------------------------------------------------------
+
+    cdef void index_mirror(self, mirror, int threads) except *:
+        cdef int i, b, byte
+        cdef uint32_t m
+        if len(mirror) != self.n or sorted(mirror) != list(range(self.n)):
+            raise ValueError("mirror must be a permutation of the tiles")
+        for byte in range(4):
+            for b in range(256):
+                m = 0
+                for i in range(8):
+                    if b >> i & 1 and byte * 8 + i < self.n:
+                        m |= (<uint32_t> 1) << mirror[byte * 8 + i]
+                self.flip_byte[byte][b] = m
+        cdef int64_t words = (self.full >> 6) + 1, w, r, j, seen = 0
+        cdef int nt = max(1, threads)
+        cdef uint64_t x, packed
+        cdef uint32_t M = 0, O = 0
+        self.bits = <uint64_t*> calloc(words, sizeof(uint64_t))
+        self.before = <int64_t*> malloc(words * sizeof(int64_t))
+        if self.bits == NULL or self.before == NULL:
+            raise MemoryError()
+        with nogil:
+            for w in prange(words, schedule="static", num_threads=nt):
+                x = 0
+                for j in range(64):
+                    r = w * 64 + j
+                    if r < self.full:
+                        packed = self.unrank_full_packed(r)  # plain assignments: private per thread
+                        M = <uint32_t> packed
+                        O = <uint32_t> (packed >> 32)
+                        if self.key(M, O) <= self.key(self.flip(M), self.flip(O)):
+                            x = x | ((<uint64_t> 1) << j)
+                self.bits[w] = x
+        for w in range(words):
+            self.before[w] = seen
+            seen += __builtin_popcountll(self.bits[w])
+        self.total = seen
+        self.sample = <int64_t*> malloc(((seen >> 6) + 1) * sizeof(int64_t))
+        if self.sample == NULL:
+            raise MemoryError()
+        for w in range(words):  # the full rank of every 64th canonical state
+            j = (self.before[w] + 63) >> 6 << 6  # the first multiple of 64 at or after before[w]
+            x = self.bits[w]
+            while j < self.before[w] + __builtin_popcountll(self.bits[w]):
+                self.sample[j >> 6] = w * 64 + self.nth_bit(x, j - self.before[w])
+                j += 64
+
+    cdef inline uint64_t unrank_full_packed(self, int64_t r) noexcept nogil:
+        cdef uint32_t m = 0, o = 0
+        self.unrank_full(r, &m, &o)
+        return (<uint64_t> m) | ((<uint64_t> o) << 32)
+
+    cdef inline uint32_t flip(self, uint32_t m) noexcept nogil:
+        return (self.flip_byte[0][m & 255] | self.flip_byte[1][(m >> 8) & 255]
+                | self.flip_byte[2][(m >> 16) & 255] | self.flip_byte[3][m >> 24])
+
+    cdef inline uint64_t key(self, uint32_t M, uint32_t O) noexcept nogil:
+        return ((<uint64_t> M) << 32) | O
+
+    cdef inline int nth_bit(self, uint64_t x, int64_t i) noexcept nogil:
+        """The position of set bit number ``i`` (from 0, lowest first) of ``x``."""
+        while i > 0:
+            x &= x - 1
+            i -= 1
+        return __builtin_ctzll(x)
+
+    cdef inline int64_t compact(self, int64_t r) noexcept nogil:
+        """The index of full rank ``r`` among the canonical states below it."""
+        if not self.mirrored:
+            return r
+        return self.before[r >> 6] + __builtin_popcountll(self.bits[r >> 6] & (((<uint64_t> 1) << (r & 63)) - 1))
+
+    cdef inline int64_t select(self, int64_t i) noexcept nogil:
+        """The full rank of canonical state number ``i``."""
+        cdef int64_t r = self.sample[i >> 6], w = r >> 6, left = i & 63
+        cdef uint64_t x = self.bits[w] & ~(((<uint64_t> 1) << (r & 63)) - 1)
+        cdef int c = __builtin_popcountll(x)
+        while left >= c:
+            left -= c
+            w += 1
+            x = self.bits[w]
+            c = __builtin_popcountll(x)
+        return w * 64 + self.nth_bit(x, left)
+
+    cdef inline int64_t rank1(self, uint32_t M, uint32_t O) noexcept nogil:
+        """The state's number: its full rank, or with the mirror its canonical twin's index."""
+        cdef uint32_t fm, fo
+        if not self.mirrored:
+            return self.rank_full(M, O)
+        fm = self.flip(M)
+        fo = self.flip(O)
+        if self.key(fm, fo) < self.key(M, O):
+            return self.compact(self.rank_full(fm, fo))
+        return self.compact(self.rank_full(M, O))
+
+    cdef inline void unrank1(self, int64_t r, uint32_t* M, uint32_t* O) noexcept nogil:
+        self.unrank_full(self.select(r) if self.mirrored else r, M, O)
 
     # ---- ranking -------------------------------------------------------------------------
 
-    cdef inline int64_t rank1(self, uint32_t M, uint32_t O) noexcept nogil:
+    cdef inline int64_t rank_full(self, uint32_t M, uint32_t O) noexcept nogil:
         cdef int a = __builtin_popcount(M), b = __builtin_popcount(O), i, t
         cdef int64_t rm = 0, ro = 0
         cdef uint32_t s = M
@@ -133,7 +264,7 @@ cdef class FortGame(StochasticGame):
             s &= s - 1
         return self.off[a][b] + rm * self.binom[self.n - a][b] + ro
 
-    cdef inline void unrank1(self, int64_t r, uint32_t* M, uint32_t* O) noexcept nogil:
+    cdef inline void unrank_full(self, int64_t r, uint32_t* M, uint32_t* O) noexcept nogil:
         cdef int a = 0, b = 0, i, t, j
         cdef int64_t width, rm, ro
         cdef uint32_t m = 0, o = 0, freeset

@@ -84,12 +84,15 @@ def graph(pieces: int, board_file: str | None, dice_file: str | None, as_json: b
     """State counts per tier (pieces on the board of the side to move, of the other side)."""
     options = _opts(pieces, board_file, dice_file)
     tiers = tier_counts(options)
-    total = kernel(options).state_count
+    K = kernel(options)
+    total, stored = K.full_state_count, K.state_count
     if as_json:
         click.echo(json.dumps({
             "pieces": pieces,
             "tiles": options.board.size,
             "states": total,
+            "stored_states": stored,
+            "mirror": options.uses_mirror,
             "tiers": [{"mine": a, "theirs": b, "states": c} for (a, b), c in tiers.items()],
         }))
         return
@@ -99,6 +102,8 @@ def graph(pieces: int, board_file: str | None, dice_file: str | None, as_json: b
     for a in range(pieces + 1):
         click.echo(f"{a:>6}" + "".join(f"{tiers[a, b]:>12,}" for b in range(pieces + 1)))
     click.echo(f"states (mover-relative; the same count for either side to move): {total:,}")
+    if options.uses_mirror:
+        click.echo(f"stored and solved: {stored:,} (one of each pair of mirror images, columns A and C swapped)")
 
 
 _graph_option = click.option(

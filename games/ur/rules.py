@@ -73,6 +73,26 @@ class Board:
     def entry(self) -> int:
         return next(iter(self.with_role("entry")))
 
+    @property
+    def mirror(self) -> tuple[int, ...] | None:
+        """The left-right mirror (columns reversed) as a tile permutation, when it is a symmetry
+        of the board: every tile has a twin, and twins share section, roles and mirrored
+        neighbours. None otherwise (then a solve numbers every state)."""
+        cols = [c for c, _ in self.at]
+        where = {at: i for i, at in enumerate(self.at)}
+        twin = []
+        for c, r in self.at:
+            j = where.get((min(cols) + max(cols) - c, r))
+            if j is None:
+                return None
+            twin.append(j)
+        for i, j in enumerate(twin):
+            if self.sections[i] != self.sections[j] or self.roles[i] != self.roles[j]:
+                return None
+            if {twin[x] for x in self.neighbours[i]} != set(self.neighbours[j]):
+                return None
+        return tuple(twin)
+
     def mask(self, tiles: frozenset[int] | set[int]) -> int:
         m = 0
         for t in tiles:
@@ -107,11 +127,14 @@ class Dice:
 
 @dataclass(frozen=True)
 class UrOptions:
-    """Rule options. ``pieces``: pieces per player (1-7); board and dice files as data."""
+    """Rule options. ``pieces``: pieces per player (1-7); board and dice files as data;
+    ``mirror``: number and solve one state of each pair that the board's left-right mirror maps
+    onto each other (half the states; ignored on a board without that symmetry)."""
 
     pieces: int = MAX_PIECES
     board_file: str | None = None
     dice_file: str | None = None
+    mirror: bool = True
     board: Board = field(init=False, repr=False, compare=False)
     dice: Dice = field(init=False, repr=False, compare=False)
 
@@ -123,7 +146,12 @@ class UrOptions:
 
     def header(self) -> dict[str, Any]:
         """What a table depends on: recorded in (and checked against) table headers."""
-        return {"pieces": self.pieces, "board_sha256": self.board.digest, "dice_sha256": self.dice.digest}
+        return {"pieces": self.pieces, "board_sha256": self.board.digest, "dice_sha256": self.dice.digest,
+                "mirror": self.uses_mirror}
+
+    @property
+    def uses_mirror(self) -> bool:
+        return self.mirror and self.board.mirror is not None
 
 
 def _read_json(path: str, what: str) -> tuple[Any, str]:

@@ -31,19 +31,22 @@ from gamesolver.solver.table import Table, open_table, write_table
 GAME = "ur"
 RULE = "fort"
 ENCODING = "ur-mover-relative-placement-tiers"
-ENCODING_VERSION = 1
+ENCODING_VERSION = 2  # 2: one state of each mirrored pair (header option "mirror")
 
 
-def tier_counts(options: UrOptions) -> dict[tuple[int, int], int]:
-    """States per tier (pieces of the side to move on the board, pieces of the other side)."""
-    off = kernel(options).tier_offsets()
+def tier_counts(options: UrOptions, full: bool = True) -> dict[tuple[int, int], int]:
+    """States per tier (pieces of the side to move on the board, pieces of the other side); with
+    ``full=False`` only those the table stores (one of each mirrored pair)."""
+    off = kernel(options).tier_offsets(full=full)
     k = options.pieces
     return {(a, b): int(off[a, b + 1] - off[a, b]) for a in range(k + 1) for b in range(k + 1)}
 
 
 def default_table_dir(options: UrOptions, cache: str | None = None) -> Path:
     h = options.header()
-    return cache_dir(cache) / GAME / f"k{options.pieces}-{h['board_sha256'][:10]}-{h['dice_sha256'][:10]}"
+    mirror = "m" if options.uses_mirror else ""
+    return cache_dir(cache) / GAME / (f"k{options.pieces}-e{ENCODING_VERSION}{mirror}-{h['board_sha256'][:10]}-"
+                                      f"{h['dice_sha256'][:10]}")
 
 
 def solve(
