@@ -135,7 +135,7 @@ def load_ruleset(name: str, pieces: int | None = None) -> RuleSet:
 # Positions
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Side:
     """One player's pieces: in hand, on the board (indices along their own path), borne off."""
 
@@ -144,7 +144,7 @@ class Side:
     scored: int
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class State:
     """A position seen by the side to move (the solver's state): its pieces, then the other's."""
 
@@ -406,14 +406,7 @@ class Encoding:
 
     def tier_size(self, mover_scored: int, other_scored: int) -> int:
         """States in a tier; also defined for a finished tier (a score equal to the piece count)."""
-        n = self.rules.pieces
-        return sum(
-            self._block_size(bm, bo, a, b)
-            for bm in range(n - mover_scored + 1)
-            for bo in range(n - other_scored + 1)
-            for a in range(min(bm, len(self.shared)) + 1)
-            for b in range(min(bo, len(self.shared) - a) + 1)
-        )
+        return sum(self._block_size(*key) for _, key in self._layout(mover_scored, other_scored))
 
     def royalur_state_count(self) -> int:
         """States as RoyalUr counts them: light to move, dark has not won (light may have)."""
