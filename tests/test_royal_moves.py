@@ -144,7 +144,9 @@ def test_paths_and_rosettes_match_theirs():
         assert rosettes == set(rules.rosettes)
 
 
-@pytest.mark.parametrize("name,pieces,count", [("finkel", 7, 3000), ("finkel", 3, 1000), ("blitz", 5, 1500), ("masters", 7, 1500)])
+@pytest.mark.parametrize(
+    "name,pieces,count", [("finkel", 7, 3000), ("finkel", 3, 1000), ("blitz", 5, 1500), ("masters", 7, 1500)]
+)
 def test_successor_sets_match_royalur(name, pieces, count):
     rules = royal.load_ruleset(name, pieces)
     settings = their_settings(rules)

@@ -1,7 +1,7 @@
 """RoyalUr's .rgu lookup tables: our reader and writer against RoyalUr's own finkel2p.rgu.
 
-tests/data/finkel2p.rgu is RoyalUr-Java's models/finkel2p.rgu (Finkel rules, two pieces, percent16),
-shipped under its MIT licence (tests/data/finkel2p.rgu.LICENSE).
+tests/data/finkel2p.rgu is RoyalUr-Java's models/finkel2p.rgu (commit f09c562; Finkel rules, two
+pieces, percent16), shipped under its MIT licence (tests/data/finkel2p.rgu.LICENSE).
 """
 from __future__ import annotations
 
@@ -13,7 +13,13 @@ import numpy as np
 import pytest
 
 from gamesolver.games.ur import rgu, royal
-from gamesolver.solver.errors import CorruptTableError, InputError, MissingTableError, PositionNotCoveredError, TableMismatchError
+from gamesolver.solver.errors import (
+    CorruptTableError,
+    InputError,
+    MissingTableError,
+    PositionNotCoveredError,
+    TableMismatchError,
+)
 from tests.royal_ref import solve
 
 THEIRS = Path(__file__).parent / "data" / "finkel2p.rgu"

@@ -73,6 +73,11 @@ def test_heled_endgames():
     assert _value(sol, "L:0/A7/0 D:0/C8/0 D", rules) == pytest.approx(116 / 161, abs=1e-13)
 
 
+def _move_value(sol, m):
+    v = sol.values[sol.encoding.rank(m.after)]
+    return v if m.extra_roll else 1 - v
+
+
 def test_values_satisfy_the_bellman_equation():
     rules = royal.load_ruleset("masters", 2)
     sol = solve(rules)
@@ -85,10 +90,7 @@ def test_values_satisfy_the_bellman_equation():
             if not ms:
                 best = 1 - sol.values[enc.rank(st.swapped())]
             else:
-                best = max(
-                    1.0 if m.win else (sol.values[enc.rank(m.after)] if m.extra_roll else 1 - sol.values[enc.rank(m.after)])
-                    for m in ms
-                )
+                best = max(1.0 if m.win else _move_value(sol, m) for m in ms)
             total += float(p) * best
         assert sol.values[enc.rank(st)] == pytest.approx(total, abs=1e-13)
     assert all(0.0 <= v <= 1.0 for v in sol.values)

@@ -169,7 +169,9 @@ def table_from_values(rules: royal.RuleSet, values: np.ndarray) -> tuple[np.ndar
     100 %; positions dark has won are not in RoyalUr's tables. Pure Python: small tables only."""
     enc = royal.encoding(rules)
     if values.shape != (enc.size,):
-        raise InputError(f"values hold {values.shape} entries; expected {enc.size} for {rules.name} with {rules.pieces} pieces")
+        raise InputError(
+            f"values hold {values.shape} entries; expected {enc.size} for {rules.name} with {rules.pieces} pieces"
+        )
     ke = key_encoding(rules)
     n = rules.pieces
     keys = [ke.state_key(enc.unrank(r)) for r in range(enc.size)]
@@ -218,10 +220,12 @@ class RguTable:
         return float(decode_percent16(v)) if self.value_type == "percent16" else float(v)
 
     def all_keys(self) -> np.ndarray:
-        return np.concatenate([(np.uint64(u) << np.uint64(32)) | k.astype(np.uint64) for u, k in enumerate(self.keys)] or [np.zeros(0, np.uint64)])
+        parts = [(np.uint64(u) << np.uint64(32)) | k.astype(np.uint64) for u, k in enumerate(self.keys)]
+        return np.concatenate(parts) if parts else np.zeros(0, np.uint64)
 
     def all_percent(self) -> np.ndarray:
-        vals = [decode_percent16(v) if self.value_type == "percent16" else np.asarray(v, np.float64) for v in self.values]
+        pct16 = self.value_type == "percent16"
+        vals = [decode_percent16(v) if pct16 else np.asarray(v, np.float64) for v in self.values]
         return np.concatenate(vals) if vals else np.zeros(0)
 
     def expect(self, rules: royal.RuleSet) -> None:

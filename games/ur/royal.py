@@ -177,7 +177,10 @@ def start(rules: RuleSet) -> Position:
     return Position(Side(rules.pieces, frozenset(), 0), Side(rules.pieces, frozenset(), 0), "L")
 
 
-_USAGE = "write e.g. 'L:3/A2,B5/2 D:4/C1/2 L' (per side: pieces in hand/tiles on the board/pieces borne off; then the side to move) or 'start'"
+_USAGE = (
+    "write e.g. 'L:3/A2,B5/2 D:4/C1/2 L' (per side: pieces in hand/tiles on the board/pieces "
+    "borne off; then the side to move) or 'start'"
+)
 _TOKEN = re.compile(r"^([LD]):(.*)$", re.IGNORECASE)
 
 
@@ -216,7 +219,10 @@ def _parse_side(side: str, body: str, rules: RuleSet) -> Side:
     try:
         hand, scored = int(parts[0]), int(parts[2])
     except ValueError:
-        raise InputError(f"{SIDE_NAMES[side]}'s pieces in hand and borne off must be whole numbers, not {parts[0]!r} and {parts[2]!r}") from None
+        raise InputError(
+            f"{SIDE_NAMES[side]}'s pieces in hand and borne off must be whole numbers, "
+            f"not {parts[0]!r} and {parts[2]!r}"
+        ) from None
     path = rules.path_of(side)
     index = {t: i for i, t in enumerate(path)}
     on: list[int] = []
