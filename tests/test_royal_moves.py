@@ -19,22 +19,22 @@ from gamesolver.solver.errors import InputError
 ru = pytest.importorskip("royalur")
 from royalur.model import (  # noqa: E402
     Board, GameMetadata, GameSettings, Piece, PlayerState, PlayerType, Roll, Tile,
-    BoardType, PathType, DiceType,
 )
 from royalur.rules.simple import SimpleRuleSetProvider  # noqa: E402
 from royalur.rules.state import WaitingForMoveGameState, WaitingForRollGameState, WinGameState  # noqa: E402
 
 
 def their_settings(rules: royal.RuleSet) -> GameSettings:
-    return GameSettings(
-        BoardType.STANDARD.create_board_shape(),
-        (PathType.BELL if rules.path_name == "bell" else PathType.MASTERS).create_path_pair(),
-        lambda: DiceType.FOUR_BINARY.create_dice(),
-        rules.pieces,
-        rules.safe_rosettes,
-        rules.rosettes_grant_rolls,
-        rules.captures_grant_rolls,
-    )
+    """Their own preset for the rule set, so that no flag of ours leaks into the oracle. Their
+    Python package has no Blitz preset: RoyalUr-Java defines Blitz as Masters with 5 pieces and
+    an extra roll on a capture. Their Masters preset uses four dice; only moves are compared."""
+    if rules.name == "finkel":
+        settings = GameSettings.create_finkel()
+    elif rules.name == "masters":
+        settings = GameSettings.create_masters()
+    else:
+        settings = GameSettings.create_masters().with_starting_piece_count(5).with_captures_grant_extra_rolls(True)
+    return settings.with_starting_piece_count(rules.pieces)
 
 
 def their_rules(rules: royal.RuleSet):
