@@ -6,6 +6,7 @@ engine's kernels are tested against it; it is far too slow for the full games.
 """
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
 import numpy as np
@@ -67,3 +68,40 @@ def solve(rules: royal.RuleSet, tol: float = 1e-15, max_sweeps: int = 100_000) -
         else:
             raise RuntimeError(f"tier group {group} did not reach {tol} in {max_sweeps} sweeps")
     return Solution(v, sweeps, enc)
+
+
+def random_position(rules: royal.RuleSet, rng: random.Random) -> royal.Position:
+    """Each piece independently in hand, borne off or on a random tile of its path, with odds
+    drawn afresh for each position so that early, middle and end games all occur (retried until
+    no tile is held twice and nobody has won)."""
+    n = rules.pieces
+    while True:
+        w_hand, w_scored, w_board = rng.random(), rng.random(), rng.random() + 0.2
+        p_hand = w_hand / (w_hand + w_scored + w_board)
+        p_scored = p_hand + w_scored / (w_hand + w_scored + w_board)
+        taken: set[str] = set()
+        sides = []
+        ok = True
+        for side in ("L", "D"):
+            path = rules.path_of(side)
+            hand = scored = 0
+            on: set[int] = set()
+            for _ in range(n):
+                u = rng.random()
+                if u < p_hand:
+                    hand += 1
+                elif u < p_scored:
+                    scored += 1
+                else:
+                    i = rng.randrange(rules.length)
+                    if i in on or path[i] in taken:
+                        ok = False
+                        break
+                    on.add(i)
+                    taken.add(path[i])
+            if not ok or scored == n:
+                ok = False
+                break
+            sides.append(royal.Side(hand, frozenset(on), scored))
+        if ok:
+            return royal.Position(sides[0], sides[1], rng.choice("LD"))

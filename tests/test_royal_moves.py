@@ -15,6 +15,7 @@ import pytest
 from gamesolver.games.ur import royal
 from gamesolver.games.ur.royal import Position, Side
 from gamesolver.solver.errors import InputError
+from tests.royal_ref import random_position
 
 ru = pytest.importorskip("royalur")
 from royalur.model import (  # noqa: E402
@@ -94,43 +95,6 @@ def our_successors(pos: Position, roll: int, rules: royal.RuleSet) -> set:
         nxt = pos.to_move if (m.extra_roll or m.win) else other
         out.add(("move", Position.of(m.after, nxt), m.win))
     return out
-
-
-def random_position(rules: royal.RuleSet, rng: random.Random) -> Position:
-    """Each piece independently in hand, borne off or on a random tile of its path, with odds
-    drawn afresh for each position so that early, middle and end games all occur (retried until
-    no tile is held twice and nobody has won)."""
-    n = rules.pieces
-    while True:
-        w_hand, w_scored, w_board = rng.random(), rng.random(), rng.random() + 0.2
-        p_hand = w_hand / (w_hand + w_scored + w_board)
-        p_scored = p_hand + w_scored / (w_hand + w_scored + w_board)
-        taken: set[str] = set()
-        sides = []
-        ok = True
-        for side in ("L", "D"):
-            path = rules.path_of(side)
-            hand = scored = 0
-            on: set[int] = set()
-            for _ in range(n):
-                u = rng.random()
-                if u < p_hand:
-                    hand += 1
-                elif u < p_scored:
-                    scored += 1
-                else:
-                    i = rng.randrange(rules.length)
-                    if i in on or path[i] in taken:
-                        ok = False
-                        break
-                    on.add(i)
-                    taken.add(path[i])
-            if not ok or scored == n:
-                ok = False
-                break
-            sides.append(Side(hand, frozenset(on), scored))
-        if ok:
-            return Position(sides[0], sides[1], rng.choice("LD"))
 
 
 def test_paths_and_rosettes_match_theirs():

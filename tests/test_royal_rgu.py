@@ -5,8 +5,11 @@ pieces, percent16), shipped under its MIT licence (tests/data/finkel2p.rgu.LICEN
 """
 from __future__ import annotations
 
+import bisect
 import os
+import random
 import struct
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +23,7 @@ from gamesolver.solver.errors import (
     PositionNotCoveredError,
     TableMismatchError,
 )
-from tests.royal_ref import solve
+from tests.royal_ref import random_position, solve
 
 THEIRS = Path(__file__).parent / "data" / "finkel2p.rgu"
 FINKEL2 = royal.load_ruleset("finkel", 2)
@@ -165,3 +168,39 @@ def test_writer_leaves_nothing_behind_and_checks_input(tmp_path):
     with pytest.raises(InputError, match="not a writable directory"):
         rgu.write_rgu(tmp_path / "no" / "x.rgu", FINKEL2, np.array([1]), np.array([50.0]))
     assert os.listdir(tmp_path) == []
+
+
+@lru_cache(maxsize=1)
+def _valid_lanes() -> list[int]:
+    out = []
+    for x in range(4**8):
+        digits = [(x >> (2 * k)) & 3 for k in range(8)]
+        if 3 not in digits and digits.count(1) <= 7 and digits.count(2) <= 7:
+            out.append(x)
+    return out
+
+
+def _finkel_key_by_lanes(light: royal.Side, dark: royal.Side) -> int:
+    """RoyalUr's key for full Finkel written out lane by lane (its dedicated Finkel encoding):
+    dark's lane C (rows 1-4, 7, 8) in bits 0-5, the middle lane in bits 6-18, light's lane A in
+    bits 19-24, dark's hand from bit 25, light's from bit 28. The middle lane is a base-4 number
+    (row 1 the highest digit; empty 0, dark 1, light 2) replaced by how many valid lanes (at most
+    seven pieces of a colour) lie below it."""
+    rules = royal.load_ruleset("finkel")
+    rows = [1, 2, 3, 4, 7, 8]
+    held = {rules.path[i]: 2 for i in light.path} | {rules.dark_path[i]: 1 for i in dark.path}
+    side_bits = {c: sum(1 << k for k, row in enumerate(rows) if f"{c}{row}" in held) for c in "AC"}
+    lane = 0
+    for row in range(1, 9):
+        lane = lane * 4 + held.get(f"B{row}", 0)
+    below = bisect.bisect_left(_valid_lanes(), lane)
+    return side_bits["C"] | below << 6 | side_bits["A"] << 19 | dark.hand << 25 | light.hand << 28
+
+
+def test_keys_match_the_lane_by_lane_finkel_formula():
+    rules = royal.load_ruleset("finkel")
+    ke = rgu.KeyEncoding(rules)
+    rng = random.Random(5)
+    for _ in range(200):
+        pos = random_position(rules, rng)
+        assert ke.key(pos.light, pos.dark) == _finkel_key_by_lanes(pos.light, pos.dark)

@@ -11,7 +11,7 @@ from fractions import Fraction
 import pytest
 
 from gamesolver.games.ur import royal
-from tests.royal_ref import solve
+from tests.royal_ref import random_position, solve
 
 
 @pytest.mark.parametrize(
@@ -36,6 +36,20 @@ def test_rank_unrank_is_a_bijection(name, pieces):
         assert enc.rank(st) == r
         seen.add(st)
     assert len(seen) == enc.size
+
+
+@pytest.mark.parametrize("name", ["finkel", "blitz", "masters"])
+def test_rank_round_trip_on_the_full_games(name):
+    rules = royal.load_ruleset(name)
+    enc = royal.Encoding(rules)
+    rng = random.Random(name)
+    for _ in range(1500):
+        st = random_position(rules, rng).state()
+        r = enc.rank(st)
+        assert r in enc.tier_range((st.mine.scored, st.theirs.scored))
+        assert enc.unrank(r) == st
+        r = rng.randrange(enc.size)
+        assert enc.rank(enc.unrank(r)) == r
 
 
 def test_tiers_are_contiguous_and_solve_last_first():
