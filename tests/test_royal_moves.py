@@ -207,3 +207,20 @@ def test_notation_round_trip_and_bad_rule_sets():
         royal.load_ruleset("fnkel")
     with pytest.raises(InputError, match="--pieces"):
         royal.load_ruleset("finkel", 8)
+
+
+def test_diagram():
+    rules = royal.load_ruleset("masters")
+    pos = royal.parse("L:2/A2,B5,C8/2 D:4/C1/2 D", rules)
+    assert royal.diagram(pos, rules).splitlines() == [
+        "     A   B   C",
+        " 8   .   .  [L]",
+        " 7   *   .   *",
+        " 6       .",
+        " 5      [L]",
+        " 4   .   *   .",
+        " 3   .   .   .",
+        " 2  [L]  .   .",
+        " 1   *   .  [D]",
+        "light: 2 in hand, 2 borne off;  dark: 4 in hand, 2 borne off;  dark to move   (* rosette)",
+    ]

@@ -272,6 +272,25 @@ def format_position(pos: Position, rules: RuleSet) -> str:
     return " ".join(out) + " " + pos.to_move
 
 
+def diagram(pos: Position, rules: RuleSet) -> str:
+    """The board as text, row 8 at the top (light's side on the left), then the counts."""
+    held = {rules.path[i]: "L" for i in pos.light.path} | {rules.dark_path[i]: "D" for i in pos.dark.path}
+    tiles = set(rules.path) | set(rules.dark_path)
+    lines = ["     A   B   C"]
+    for row in range(ROWS, 0, -1):
+        cells = []
+        for col in COLUMNS:
+            t = f"{col}{row}"
+            cells.append(f"[{held[t]}]" if t in held else " * " if t in rules.rosettes else " . " if t in tiles else "   ")
+        lines.append(f" {row}  " + " ".join(cells).rstrip())
+    lines.append(
+        f"light: {pos.light.hand} in hand, {pos.light.scored} borne off;  "
+        f"dark: {pos.dark.hand} in hand, {pos.dark.scored} borne off;  "
+        f"{SIDE_NAMES[pos.to_move]} to move   (* rosette)"
+    )
+    return "\n".join(lines)
+
+
 # ---------------------------------------------------------------------------------------------
 # Moves
 
