@@ -54,7 +54,7 @@ def solve(rules: royal.RuleSet, tol: float = 1e-15, max_sweeps: int = 100_000) -
     v = np.zeros(enc.size)
     sweeps = 0
     for group in enc.tier_groups_last_first():
-        ranks = np.concatenate([np.arange(enc.tier_range(t).start, enc.tier_range(t).stop) for t in group])
+        ranks = np.arange(enc.group_range(group).start, enc.group_range(group).stop)
         kind, succ, seg_start, seg_prob, seg_state = _outcome_arrays(enc, ranks)
         for _ in range(max_sweeps):
             sweeps += 1

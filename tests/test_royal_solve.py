@@ -55,8 +55,14 @@ def test_rank_round_trip_on_the_full_games(name):
 def test_tiers_are_contiguous_and_solve_last_first():
     rules = royal.load_ruleset("blitz", 3)
     enc = royal.Encoding(rules)
-    order = {t: g for g, group in enumerate(enc.tier_groups_last_first()) for t in group}
+    groups = enc.tier_groups_last_first()
+    order = {t: g for g, group in enumerate(groups) for t in group}
     assert sorted(order) == sorted(enc.tiers)
+    # the groups tile the ranks in solving order, each one contiguous range
+    ranges = [enc.group_range(g) for g in groups]
+    assert ranges[0].start == 0 and ranges[-1].stop == enc.size
+    assert all(a.stop == b.start for a, b in zip(ranges, ranges[1:]))
+    assert sum(len(enc.tier_range(t)) for g in groups for t in g) == enc.size
     rng = random.Random(3)
     for _ in range(2000):
         r = rng.randrange(enc.size)

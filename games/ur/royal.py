@@ -386,7 +386,8 @@ class Encoding:
     tier, states are grouped by (pieces on the board of each side, of those on the shared tiles);
     a group is a mixed-radix product of colexicographic subset ranks: the mover's shared tiles,
     the opponent's among the shared tiles left, the mover's private tiles, the opponent's.
-    Tiers are laid out in (mover's score, opponent's score) order.
+    Tiers are laid out in solving order (``tier_groups_last_first``), so that every tier group
+    is one contiguous rank range (``group_range``) an engine can sweep on its own.
     """
 
     def __init__(self, rules: RuleSet) -> None:
@@ -399,7 +400,7 @@ class Encoding:
         self.their_slot = {cross[i]: k for k, i in enumerate(self.shared)}
         self.their_shared = [cross[i] for i in self.shared]
         self.their_private = [j for j in range(rules.length) if j not in self.their_slot]
-        self.tiers = [(a, b) for a in range(n) for b in range(n)]
+        self.tiers = [t for group in self.tier_groups_last_first() for t in group]
         self._blocks: dict[tuple[int, int], list[tuple[int, tuple[int, int, int, int]]]] = {}
         self.tier_offset: dict[tuple[int, int], int] = {}
         total = 0
@@ -447,6 +448,11 @@ class Encoding:
             for hi in range(n - 1, lo - 1, -1):
                 out.append([(lo, hi)] if lo == hi else [(lo, hi), (hi, lo)])
         return out
+
+    def group_range(self, group: list[tuple[int, int]]) -> range:
+        """The ranks of one tier group (contiguous by the layout)."""
+        first, last = self.tier_range(group[0]), self.tier_range(group[-1])
+        return range(first.start, last.stop)
 
     def tier_range(self, tier: tuple[int, int]) -> range:
         start = self.tier_offset[tier]
