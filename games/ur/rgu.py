@@ -1,0 +1,376 @@
+"""RoyalUr's lookup-table files (``.rgu``, version 0): our own reader and writer, and their keys.
+
+A file holds, big-endian: the bytes ``RGU``, a version byte (0), the length of a UTF-8 JSON
+metadata object and the object (its ``value_type`` and ``game_settings``, and any other notes),
+the number of maps, each map's entry count, every map's sorted uint32 keys, then every map's
+values. A state's 64-bit key splits into the map (upper 32 bits) and the key in it (lower 32).
+Values are light's chance of winning, in percent, with light to move; dark-to-move positions are
+looked up with the colours swapped. ``value_type`` is ``percent16`` (uint16, 0..65535 for
+0..100 %), ``f32`` or ``f64``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import struct
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import combinations
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+
+from gamesolver.games.ur import royal
+from gamesolver.solver.atomic import atomic_path
+from gamesolver.solver.errors import (
+    CorruptTableError,
+    InputError,
+    MissingTableError,
+    PositionNotCoveredError,
+    TableMismatchError,
+    TableWriteError,
+)
+
+MAGIC = b"RGU"
+VERSION = 0
+PERCENT16_MAX = 65535
+# value type name in the file -> numpy dtype of one stored value
+VALUE_TYPES = {"percent16": np.dtype(">u2"), "f32": np.dtype(">f4"), "f64": np.dtype(">f8")}
+VALUE_TYPE_ALIASES = {"percent16": "percent16", "f32": "f32", "float32": "f32", "f64": "f64", "float64": "f64"}
+# RoyalUr's layout groups the shared tiles in runs of at most this many (one lookup table each)
+MAX_RUN = 8
+
+
+def value_type_name(name: str) -> str:
+    """The file's name for a value type given as percent16, float32/f32 or float64/f64."""
+    try:
+        return VALUE_TYPE_ALIASES[name.strip().lower()]
+    except KeyError:
+        raise InputError(f"unknown .rgu value type {name!r}; expected percent16, float32 or float64") from None
+
+
+def encode_percent16(percent: np.ndarray) -> np.ndarray:
+    """Percentages to uint16 the way RoyalUr rounds them (half up, clamped to 0..100)."""
+    p = np.clip(np.asarray(percent, dtype=np.float64), 0.0, 100.0)
+    return np.floor(p / 100.0 * PERCENT16_MAX + 0.5).astype(np.uint16)
+
+
+def decode_percent16(stored: np.ndarray) -> np.ndarray:
+    return np.asarray(stored, dtype=np.float64) * 100.0 / PERCENT16_MAX
+
+
+# ---------------------------------------------------------------------------------------------
+# Keys
+
+
+def _board_index(tile: str) -> int:
+    """RoyalUr's index of a tile: column + 3 * (row - 1)."""
+    return "ABC".index(tile[0]) + 3 * (int(tile[1:]) - 1)
+
+
+class KeyEncoding:
+    """RoyalUr's key of a state with light to move, for one rule set and piece count.
+
+    Tiles only light's path visits and tiles only dark's path visits get one bit each (set when
+    held); tiles on both paths are read in runs, each run a base-4 number (0 empty, 1 dark,
+    2 light) mapped to its place among the runs that piece counts allow. Then come dark's pieces
+    in hand and light's pieces in hand, three bits each.
+    """
+
+    def __init__(self, rules: royal.RuleSet) -> None:
+        self.rules = rules
+        light, dark = set(rules.path), set(rules.dark_path)
+        by_index = sorted(light | dark, key=_board_index)
+        self.shared_tiles = [t for t in by_index if t in light and t in dark]
+        self.light_only = [t for t in by_index if t in light and t not in dark]
+        self.dark_only = [t for t in by_index if t in dark and t not in light]
+        if len(self.light_only) != len(self.dark_only):
+            raise InputError("the two paths are not mirror images; RoyalUr's keys need them to be")
+        n_shared = len(self.shared_tiles)
+        if n_shared <= MAX_RUN:
+            self.run = n_shared
+        else:
+            segments = 2
+            while True:
+                self.run = -(-n_shared // segments)
+                segments += 1
+                if self.run <= MAX_RUN:
+                    break
+        self.runs = -(-n_shared // self.run)
+        self.compress = self._compression(rules.pieces, self.run)
+        top = int(self.compress.max())
+        bits = 1
+        while top > (1 << bits):  # RoyalUr's rule, kept as it is so keys agree bit for bit
+            bits += 1
+        self.run_bits = bits
+        self.safe_bits = len(self.light_only)
+        self.board_bits = 2 * self.safe_bits + self.runs * self.run_bits
+        # where each player's path index sits: ('L'|'D'|'S', position in that list)
+        self.light_place = [self._place(t, "L") for t in rules.path]
+        self.dark_place = [self._place(t, "D") for t in rules.dark_path]
+
+    def _place(self, tile: str, side: str) -> tuple[str, int]:
+        if tile in self.shared_tiles:
+            return ("S", self.shared_tiles.index(tile))
+        return (side, (self.light_only if side == "L" else self.dark_only).index(tile))
+
+    @staticmethod
+    def _compression(pieces: int, run: int) -> np.ndarray:
+        """Base-4 run -> its rank among the runs with at most ``pieces`` of each colour (-1: none)."""
+        out = np.full(4**run, -1, dtype=np.int64)
+        nxt = 0
+        for state in range(4**run):
+            digits = [(state >> (2 * k)) & 3 for k in range(run)]
+            if 3 in digits or digits.count(1) > pieces or digits.count(2) > pieces:
+                continue
+            out[state] = nxt
+            nxt += 1
+        return out
+
+    def key(self, light: royal.Side, dark: royal.Side) -> int:
+        """The key of the position with these pieces and light to move."""
+        light_bits = dark_bits = 0
+        shared = [0] * len(self.shared_tiles)
+        for i in light.path:
+            kind, k = self.light_place[i]
+            if kind == "S":
+                shared[k] = 2
+            else:
+                light_bits |= 1 << k
+        for i in dark.path:
+            kind, k = self.dark_place[i]
+            if kind == "S":
+                shared[k] = 1
+            else:
+                dark_bits |= 1 << k
+        war = 0
+        for start in range(0, len(shared), self.run):
+            state = 0
+            for occ in shared[start:start + self.run]:
+                state = (state << 2) | occ
+            war = (war << self.run_bits) | int(self.compress[state])
+        board = dark_bits | (war << self.safe_bits) | (light_bits << (self.safe_bits + self.runs * self.run_bits))
+        return board | (dark.hand << self.board_bits) | (light.hand << (self.board_bits + 3))
+
+    def state_key(self, state: royal.State) -> int:
+        """The key of a mover-relative state: the mover plays light (the colours are symmetric)."""
+        return self.key(state.mine, state.theirs)
+
+
+@lru_cache(maxsize=8)
+def key_encoding(rules: royal.RuleSet) -> KeyEncoding:
+    return KeyEncoding(rules)
+
+
+def table_from_values(rules: royal.RuleSet, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(keys, light's win percent) of every position RoyalUr's table holds, from our values (the
+    mover's chance of winning, indexed by rank). Positions light has already won are added at
+    100 %; positions dark has won are not in RoyalUr's tables. Pure Python: small tables only."""
+    enc = royal.encoding(rules)
+    if values.shape != (enc.size,):
+        raise InputError(
+            f"values hold {values.shape} entries; expected {enc.size} for {rules.name} with {rules.pieces} pieces"
+        )
+    ke = key_encoding(rules)
+    n = rules.pieces
+    keys = [ke.state_key(enc.unrank(r)) for r in range(enc.size)]
+    percent = list(np.asarray(values, dtype=np.float64) * 100.0)
+    won = royal.Side(0, frozenset(), n)
+    for so in range(n):
+        for on_board in range(n - so + 1):
+            for tiles in combinations(range(rules.length), on_board):
+                keys.append(ke.key(won, royal.Side(n - so - on_board, frozenset(tiles), so)))
+                percent.append(100.0)
+    return np.array(keys, dtype=np.uint64), np.array(percent, dtype=np.float64)
+
+
+# ---------------------------------------------------------------------------------------------
+# Files
+
+
+@dataclass
+class RguTable:
+    """A read ``.rgu`` file: its metadata and its maps (sorted keys, values as stored)."""
+
+    path: str
+    metadata: dict
+    value_type: str
+    keys: list[np.ndarray] = field(default_factory=list)
+    values: list[np.ndarray] = field(default_factory=list)
+
+    @property
+    def settings(self) -> dict:
+        return self.metadata["game_settings"]
+
+    @property
+    def entry_count(self) -> int:
+        return sum(len(k) for k in self.keys)
+
+    def percent_at(self, key: int) -> float:
+        """Light's win percent stored for ``key``; PositionNotCoveredError when it is not there."""
+        upper, lower = key >> 32, key & 0xFFFFFFFF
+        if upper >= len(self.keys):
+            raise PositionNotCoveredError(f"key {key:#x} is not in {self.path}")
+        ks = self.keys[upper]
+        i = int(np.searchsorted(ks, lower))
+        if i >= len(ks) or int(ks[i]) != lower:
+            raise PositionNotCoveredError(f"key {key:#x} is not in {self.path}")
+        v = self.values[upper][i]
+        return float(decode_percent16(v)) if self.value_type == "percent16" else float(v)
+
+    def all_keys(self) -> np.ndarray:
+        parts = [(np.uint64(u) << np.uint64(32)) | k.astype(np.uint64) for u, k in enumerate(self.keys)]
+        return np.concatenate(parts) if parts else np.zeros(0, np.uint64)
+
+    def all_percent(self) -> np.ndarray:
+        pct16 = self.value_type == "percent16"
+        vals = [decode_percent16(v) if pct16 else np.asarray(v, np.float64) for v in self.values]
+        return np.concatenate(vals) if vals else np.zeros(0)
+
+    def expect(self, rules: royal.RuleSet) -> None:
+        """Raise TableMismatchError unless the file was made for exactly these rules and pieces."""
+        want = rules.settings_json()
+        have = self.settings
+        if {k: have.get(k) for k in want} != want:
+            raise TableMismatchError(
+                f"{self.path} holds a table for {describe_settings(have)}; expected {describe_settings(want)}"
+            )
+
+    def win_probability(self, state: royal.State, rules: royal.RuleSet) -> float:
+        """The mover's chance of winning (0..1) before rolling, read from the file."""
+        self.expect(rules)
+        return self.percent_at(key_encoding(rules).state_key(state)) / 100.0
+
+
+def describe_settings(s: dict) -> str:
+    return (
+        f"path {s.get('paths')}, dice {s.get('dice')}, {s.get('start_pieces')} pieces, "
+        f"{'safe' if s.get('safe_rosettes') else 'unsafe'} rosettes, "
+        f"extra roll on rosette {s.get('rosettes_grant_rolls')}, on capture {s.get('captures_grant_rolls')}"
+    )
+
+
+def _corrupt(path: str | os.PathLike[str], why: str) -> CorruptTableError:
+    return CorruptTableError(f"{path} is not a usable .rgu table: {why}")
+
+
+def read_rgu(path: str | os.PathLike[str]) -> RguTable:
+    """Read a ``.rgu`` file; the key and value arrays are memory-mapped, not loaded."""
+    p = Path(path)
+    if not p.is_file():
+        raise MissingTableError(f"no .rgu table at {p}")
+    size = p.stat().st_size
+    with open(p, "rb") as f:
+        head = f.read(8)
+        if head[:3] != MAGIC[: len(head)]:
+            raise _corrupt(p, "it does not start with the bytes 'RGU'")
+        if len(head) < 8:
+            raise _corrupt(p, f"the file is truncated: {size} bytes, too short for its header")
+        if head[3] != VERSION:
+            raise _corrupt(p, f"it is format version {head[3]}; this reader knows version {VERSION}")
+        (meta_len,) = struct.unpack(">I", head[4:8])
+        raw = f.read(meta_len)
+        if len(raw) < meta_len:
+            raise _corrupt(p, f"the file is truncated inside its metadata ({len(raw)} of {meta_len} bytes)")
+        try:
+            meta = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise _corrupt(p, f"its metadata is not valid JSON ({e.msg if hasattr(e, 'msg') else e})") from None
+        if not isinstance(meta, dict) or not isinstance(meta.get("game_settings"), dict):
+            raise _corrupt(p, "its metadata has no game_settings object")
+        vt = meta.get("value_type", "percent16")
+        if vt not in VALUE_TYPES:
+            raise _corrupt(p, f"unknown value type {vt!r}; expected percent16, f32 or f64")
+        counts_head = f.read(4)
+        if len(counts_head) < 4:
+            raise _corrupt(p, "the file is truncated before its map count")
+        (maps,) = struct.unpack(">I", counts_head)
+        counts_raw = f.read(4 * maps)
+        if len(counts_raw) < 4 * maps:
+            raise _corrupt(p, f"the file is truncated inside its {maps} map sizes")
+        counts = struct.unpack(f">{maps}I", counts_raw)
+        keys_at = 8 + meta_len + 4 + 4 * maps
+    total = sum(counts)
+    expected = keys_at + 4 * total + VALUE_TYPES[vt].itemsize * total
+    if size < expected:
+        raise _corrupt(p, f"the file is truncated: {size} bytes, its header promises {expected}")
+    if size > expected:
+        raise _corrupt(p, f"{size - expected} bytes follow the end of the table its header describes")
+    table = RguTable(str(p), meta, vt)
+    off = keys_at
+    for c in counts:
+        table.keys.append(np.memmap(p, dtype=">u4", mode="r", offset=off, shape=(c,)) if c else np.zeros(0, ">u4"))
+        off += 4 * c
+    for c in counts:
+        dt = VALUE_TYPES[vt]
+        table.values.append(np.memmap(p, dtype=dt, mode="r", offset=off, shape=(c,)) if c else np.zeros(0, dt))
+        off += dt.itemsize * c
+    for m, ks in enumerate(table.keys):
+        if len(ks) > 1 and not bool(np.all(ks[1:] > ks[:-1])):
+            raise _corrupt(p, f"the keys of map {m} are not in strictly increasing order")
+    return table
+
+
+def write_rgu(
+    path: str | os.PathLike[str],
+    rules: royal.RuleSet,
+    keys: np.ndarray,
+    percent: np.ndarray,
+    value_type: str = "percent16",
+    notes: dict | None = None,
+) -> None:
+    """Write a ``.rgu`` file whole or not at all: ``keys`` (64-bit) and light's win ``percent``
+    for each, in any order. ``notes`` are extra metadata fields (e.g. the tolerance)."""
+    vt = value_type_name(value_type)
+    keys = np.asarray(keys, dtype=np.uint64)
+    percent = np.asarray(percent, dtype=np.float64)
+    if keys.shape != percent.shape or keys.ndim != 1:
+        raise InputError(f"keys and values differ in shape: {keys.shape} and {percent.shape}")
+    order = np.argsort(keys, kind="stable")
+    keys, percent = keys[order], percent[order]
+    if len(keys) > 1 and not bool(np.all(keys[1:] > keys[:-1])):
+        raise InputError("two positions share one key; a table needs one value per key")
+    upper = (keys >> np.uint64(32)).astype(np.int64)
+    maps = int(upper.max()) + 1 if len(keys) else 0
+    counts = np.bincount(upper, minlength=maps) if len(keys) else np.zeros(0, np.int64)
+    meta: dict = {"value_type": vt}
+    for k, v in (notes or {}).items():
+        if k in ("value_type", "game_settings"):
+            raise InputError(f"metadata field {k!r} is set by the writer")
+        meta[k] = v
+    meta["game_settings"] = rules.settings_json()
+    blob = json.dumps(meta, separators=(",", ":")).encode("utf-8")
+    if vt == "percent16":
+        stored = encode_percent16(percent).astype(">u2")
+    else:
+        stored = percent.astype(VALUE_TYPES[vt])
+    try:
+        with atomic_path(path) as tmp, open(tmp, "wb") as f:
+            f.write(MAGIC + bytes([VERSION]) + struct.pack(">I", len(blob)) + blob)
+            f.write(struct.pack(f">I{maps}I", maps, *(int(c) for c in counts)))
+            f.write((keys & np.uint64(0xFFFFFFFF)).astype(">u4").tobytes())
+            f.write(stored.tobytes())
+    except OSError as e:
+        raise TableWriteError(f"cannot write {path}: {e.strerror or e}") from None
+
+
+def write_values(
+    path: str | os.PathLike[str],
+    rules: royal.RuleSet,
+    values: np.ndarray,
+    value_type: str = "percent16",
+    notes: dict | None = None,
+) -> None:
+    """Write our solution (the mover's chance of winning per rank) as RoyalUr's table."""
+    keys, percent = table_from_values(rules, values)
+    write_rgu(path, rules, keys, percent, value_type, notes)
+
+
+def values_from_table(table: RguTable, rules: royal.RuleSet, ranks: Iterable[int] | None = None) -> np.ndarray:
+    """The mover's chance of winning per rank of our encoding, read from a RoyalUr table."""
+    table.expect(rules)
+    enc = royal.encoding(rules)
+    ke = key_encoding(rules)
+    rs = range(enc.size) if ranks is None else list(ranks)
+    return np.array([table.percent_at(ke.state_key(enc.unrank(r))) / 100.0 for r in rs])
