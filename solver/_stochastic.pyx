@@ -2,7 +2,7 @@
 """Value iteration for two-player dice games with endless play, for any game that implements
 ``StochasticGame`` (see _stochastic.pxd): the engine never looks inside a game.
 
-Every kernel works on a rank range, in place, in float32, with OpenMP threads: Gauss-Seidel
+Every kernel works on a rank range, in place, in float32 or float64, with OpenMP threads: Gauss-Seidel
 sweeps of the Bellman backup (optionally discounted, optionally recording both players' greedy
 policy), cheap sweeps of a fixed policy, the policy's matrix-vector product for Krylov solvers,
 one pass of the endless-play check, and the same sweeps over a stored outcome graph. A backup
@@ -18,6 +18,12 @@ from libc.stdlib cimport malloc, free
 from libc.math cimport fabsf
 
 cnp.import_array()
+
+# Values are float32 (the default: 4 bytes a state) or float64 (where float32 cannot reach the
+# precision asked); every value kernel is compiled for both, the float32 one unchanged.
+ctypedef fused real:
+    float
+    double
 
 WIN = SG_WIN
 LOSS = SG_LOSS
@@ -89,21 +95,9 @@ cdef class StochasticGame:
     def endless_pass(self, V, good, eps, **kw):
         return endless_pass(self, V, good, eps, **kw)
 
-    def roll_values(self, float[::1] V, int64_t rank):
+    def roll_values(self, V, int64_t rank):
         """Best value of each roll from the state (after the roll, before acting), undiscounted."""
-        check_rank(self, rank)
-        if V.shape[0] != self.total:
-            raise ValueError(f"value array has {V.shape[0]} entries, the state space {self.total}")
-        cdef Outcomes* o = new_outcomes(1)
-        cdef int32_t* policy = <int32_t*> malloc(self.nrolls * sizeof(int32_t))
-        cdef int r
-        try:
-            self.generate(rank, o)
-            backup(self, o.codes, o.counts, &V[0], 1.0, policy)
-            return [float(term(policy[r], &V[0], 1.0)) for r in range(self.nrolls)]
-        finally:
-            free(o)
-            free(policy)
+        return roll_values(self, V, rank)
 
     def roll_outcomes(self, int64_t rank, int roll) -> set:
         """The codes roll ``roll`` offers in the state: the union of its groups, else the pass."""
@@ -112,7 +106,28 @@ cdef class StochasticGame:
         out = set()
         for g in self.roll_group_list(roll):
             out |= set(groups[g])
-        return out or set(groups[-1])
+        return out or set(groups[self.ngroups - 1])  # not groups[-1]: the build turns wraparound off
+
+
+def roll_values(StochasticGame game, real[::1] V, int64_t rank):
+    """``StochasticGame.roll_values``: float32 or float64 values."""
+    check_rank(game, rank)
+    if V.shape[0] != game.total:
+        raise ValueError(f"value array has {V.shape[0]} entries, the state space {game.total}")
+    cdef Outcomes* o = new_outcomes(1)
+    cdef int32_t* policy = <int32_t*> malloc(game.nrolls * sizeof(int32_t))
+    cdef int r
+    cdef real one = 1.0
+    out = []
+    try:
+        game.generate(rank, o)
+        backup(game, o.codes, o.counts, &V[0], one, policy)
+        for r in range(game.nrolls):
+            out.append(float(term(policy[r], &V[0], one)))
+        return out
+    finally:
+        free(o)
+        free(policy)
 
 
 cdef Outcomes* new_outcomes(int count) except NULL:
@@ -141,7 +156,11 @@ cdef check_rank(StochasticGame game, int64_t rank):
         raise ValueError(f"rank {rank} outside 0..{game.total - 1}")
 
 
-cdef inline float term(int32_t c, const float* V, float g) noexcept nogil:
+cdef inline real absval(real x) noexcept nogil:
+    return x if x >= 0 else -x
+
+
+cdef inline real term(int32_t c, const real* V, real g) noexcept nogil:
     """The value of outcome code ``c`` for the side that chose it."""
     if c >= 0:
         return g * V[c]
@@ -161,9 +180,9 @@ cdef inline int64_t target(int32_t c) noexcept nogil:
     return -(<int64_t> c) - 1
 
 
-cdef inline float largest(const float* worst, int nt) noexcept nogil:
+cdef inline real largest(const real* worst, int nt) noexcept nogil:
     """The largest of the per-thread maxima ``worst[t * 16]`` (a cache line apart)."""
-    cdef float top = 0.0
+    cdef real top = 0.0
     cdef int t
     for t in range(nt):
         if worst[t * 16] > top:
@@ -180,14 +199,14 @@ cdef bint finished(int G, const int32_t* c, const int* cnt) noexcept nogil:
     return cnt[G - 1] == 1 and (c[0] == SG_WIN or c[0] == SG_LOSS)
 
 
-cdef float backup(StochasticGame game, const int32_t* c, const int* cnt, const float* V, float g,
-                  int32_t* policy) noexcept nogil:
+cdef real backup(StochasticGame game, const int32_t* c, const int* cnt, const real* V, real g,
+                 int32_t* policy) noexcept nogil:
     """Expected value over the rolls of the best outcome: one Bellman backup from the state's
     outcome groups. With ``policy``, ``policy[r]`` receives the code of roll r's best outcome."""
     cdef int G = game.ngroups, k, i, r
-    cdef float best[32]
+    cdef real best[32]
     cdef int32_t code[32]
-    cdef float v, w, total = 0.0
+    cdef real v, w, total = 0.0
     cdef int32_t cv
     cdef uint32_t mask
     if finished(G, c, cnt):  # exactly +-1, whatever the roll probabilities add up to in float32
@@ -228,13 +247,13 @@ cdef float backup(StochasticGame game, const int32_t* c, const int* cnt, const f
     return total
 
 
-cdef int reaches(StochasticGame game, const int32_t* c, const int* cnt, const float* V, float ahead,
-                 const uint8_t* good, float eps) noexcept nogil:
+cdef int reaches(StochasticGame game, const int32_t* c, const int* cnt, const real* V, real ahead,
+                 const uint8_t* good, real eps) noexcept nogil:
     """1 when the state joins the set from which the game can be made to end (``endless_pass``)."""
     cdef int G = game.ngroups, r, k, i, inside, any_
     cdef const int32_t* start[32]
     cdef const int32_t* p = c
-    cdef float top, w
+    cdef real top, w
     cdef int64_t t
     cdef uint32_t mask
     for k in range(G):
@@ -254,7 +273,7 @@ cdef int reaches(StochasticGame game, const int32_t* c, const int* cnt, const fl
             if not (mask >> k & 1):
                 continue
             for i in range(cnt[k]):
-                w = term(start[k][i], V, 1.0)
+                w = term(start[k][i], V, <real> 1.0)
                 if w > top:
                     top = w
                 t = target(start[k][i])
@@ -266,20 +285,20 @@ cdef int reaches(StochasticGame game, const int32_t* c, const int* cnt, const fl
                     continue
                 for i in range(cnt[k]):
                     t = target(start[k][i])
-                    if term(start[k][i], V, 1.0) >= top - eps and (t < 0 or good[t]):
+                    if term(start[k][i], V, <real> 1.0) >= top - eps and (t < 0 or good[t]):
                         return 1
         elif inside:  # the mover would rather play for ever: only a roll with no way out forces it
             return 1
     return 0
 
 
-cdef int64_t check_range(StochasticGame game, float[::1] V, int64_t start, int64_t stop,
-                         float discount) except -1:
+cdef int64_t check_range(StochasticGame game, int64_t nvalues, int64_t start, int64_t stop,
+                         double discount) except -1:
     """Check a sweep's value array, rank range and discount; returns ``stop`` (-1: the end)."""
     if not 0.0 < discount <= 1.0:
         raise ValueError("discount must be in (0, 1]")
-    if V.shape[0] != game.total:
-        raise ValueError(f"value array has {V.shape[0]} entries, the state space {game.total}")
+    if nvalues != game.total:
+        raise ValueError(f"value array has {nvalues} entries, the state space {game.total}")
     if stop < 0:
         stop = game.total
     if not 0 <= start <= stop <= game.total:
@@ -296,22 +315,23 @@ cdef int32_t* policy_rows(StochasticGame game, int32_t[:, ::1] policy) except? N
     return &policy[0, 0]
 
 
-def sweep(StochasticGame game, float[::1] V, int threads=1, int64_t start=0, int64_t stop=-1,
-          bint write=True, int32_t[:, ::1] policy=None, float discount=1.0, bint backwards=False):
+def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int64_t stop=-1,
+          bint write=True, int32_t[:, ::1] policy=None, double discount=1.0, bint backwards=False):
     """One Gauss-Seidel sweep in place over ranks start..stop-1, generating every state's
     outcomes; returns the largest change (with ``write=False``: the Bellman residual, nothing
     written). ``policy`` (one row per state, a column per roll) receives the greedy codes.
     ``backwards`` visits the ranks from the top down.
     ``discount`` (at most 1) multiplies the value of every state reached without the game
     ending: the game stops, counted 0, with probability 1 - discount after each action."""
-    stop = check_range(game, V, start, stop, discount)
+    cdef real g = <real> discount
+    stop = check_range(game, V.shape[0], start, stop, g)
     cdef int32_t* P = policy_rows(game, policy)
     cdef int nt = max(1, threads), t, tid, R = game.nrolls
-    cdef float* worst = <float*> malloc(nt * 16 * sizeof(float))
+    cdef real* worst = <real*> malloc(nt * 16 * sizeof(real))
     cdef Outcomes* outs = new_outcomes(nt)
     cdef int64_t s, i
-    cdef float v, d
-    cdef float* Vp = &V[0]
+    cdef real v, d
+    cdef real* Vp = &V[0]
     for t in range(nt):
         worst[t * 16] = 0.0
     try:
@@ -320,9 +340,9 @@ def sweep(StochasticGame game, float[::1] V, int threads=1, int64_t start=0, int
                 s = (stop - 1 - (i - start)) if backwards else i
                 tid = threadid()
                 game.generate(s, &outs[tid])
-                v = backup(game, outs[tid].codes, outs[tid].counts, Vp, discount,
+                v = backup(game, outs[tid].codes, outs[tid].counts, Vp, g,
                            (P + s * R) if P != NULL else NULL)
-                d = fabsf(v - Vp[s])
+                d = absval(v - Vp[s])
                 if d > worst[tid * 16]:
                     worst[tid * 16] = d
                 if write:
@@ -333,8 +353,8 @@ def sweep(StochasticGame game, float[::1] V, int threads=1, int64_t start=0, int
         free(worst)
 
 
-def evaluate(StochasticGame game, const int32_t[:, ::1] policy, float[::1] V, int threads=1,
-             float discount=1.0):
+def evaluate(StochasticGame game, const int32_t[:, ::1] policy, real[::1] V, int threads=1,
+             double discount=1.0):
     """One sweep of the fixed policy's equations V = c + A V, in place; returns the largest change.
 
     A handful of lookups a state instead of generating every action. The arithmetic is the full
@@ -342,13 +362,14 @@ def evaluate(StochasticGame game, const int32_t[:, ::1] policy, float[::1] V, in
     both sweeps have the same fixed point."""
     if V.shape[0] != game.total or policy.shape[0] != game.total or policy.shape[1] != game.nrolls:
         raise ValueError("value or policy array does not fit the state space")
-    if not 0.0 < discount <= 1.0:
+    cdef real g = <real> discount
+    if not 0.0 < g <= 1.0:
         raise ValueError("discount must be in (0, 1]")
     cdef int nt = max(1, threads), t, r, tid, R = game.nrolls
-    cdef float* worst = <float*> malloc(nt * 16 * sizeof(float))
+    cdef real* worst = <real*> malloc(nt * 16 * sizeof(real))
     cdef int64_t s
-    cdef float acc, d, top
-    cdef float* Vp = &V[0]
+    cdef real acc, d, top
+    cdef real* Vp = &V[0]
     cdef const int32_t* P = &policy[0, 0]
     for t in range(nt):
         worst[t * 16] = 0.0
@@ -357,8 +378,8 @@ def evaluate(StochasticGame game, const int32_t[:, ::1] policy, float[::1] V, in
             tid = threadid()
             acc = 0.0
             for r in range(R):
-                acc = acc + game.roll_p[r] * term(P[s * R + r], Vp, discount)
-            d = fabsf(acc - Vp[s])
+                acc = acc + game.roll_p[r] * term(P[s * R + r], Vp, g)
+            d = absval(acc - Vp[s])
             if d > worst[tid * 16]:
                 worst[tid * 16] = d
             Vp[s] = acc
@@ -396,7 +417,7 @@ def policy_apply(StochasticGame game, const int32_t[:, ::1] policy, const double
             out[s] = (x[s] - acc) if minus else acc
 
 
-def endless_pass(StochasticGame game, const float[::1] V, uint8_t[::1] good, float eps, int threads=1,
+def endless_pass(StochasticGame game, const real[::1] V, uint8_t[::1] good, double eps, int threads=1,
                  bint first=False):
     """One in-place pass of the attractor of the finished games; returns the states it added.
 
@@ -412,9 +433,9 @@ def endless_pass(StochasticGame game, const float[::1] V, uint8_t[::1] good, flo
     cdef int64_t* added = <int64_t*> malloc(nt * 8 * sizeof(int64_t))
     cdef Outcomes* outs = new_outcomes(nt)
     cdef int64_t s, total_added = 0
-    cdef const float* Vp = &V[0]
+    cdef const real* Vp = &V[0]
     cdef uint8_t* Gd = &good[0]
-    cdef float v
+    cdef real v, e = <real> eps
     for t in range(nt):
         added[t * 8] = 0
     try:
@@ -425,10 +446,10 @@ def endless_pass(StochasticGame game, const float[::1] V, uint8_t[::1] good, flo
                 tid = threadid()
                 game.generate(s, &outs[tid])
                 v = Vp[s]
-                if first and (finished(game.ngroups, outs[tid].codes, outs[tid].counts) or fabsf(v) <= eps):
+                if first and (finished(game.ngroups, outs[tid].codes, outs[tid].counts) or absval(v) <= e):
                     Gd[s] = 1
                     added[tid * 8] += 1
-                elif reaches(game, outs[tid].codes, outs[tid].counts, Vp, v, Gd, eps):
+                elif reaches(game, outs[tid].codes, outs[tid].counts, Vp, v, Gd, e):
                     Gd[s] = 1
                     added[tid * 8] += 1
         for t in range(nt):
@@ -582,19 +603,20 @@ cdef inline void widen(const uint8_t* n8, int* n, int G) noexcept nogil:
 
 
 def graph_sweep(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:, ::1] counts,
-                const int32_t[::1] codes, float[::1] V, int threads=1, int64_t start=0, int64_t stop=-1,
-                bint write=True, int32_t[:, ::1] policy=None, float discount=1.0):
+                const int32_t[::1] codes, real[::1] V, int threads=1, int64_t start=0, int64_t stop=-1,
+                bint write=True, int32_t[:, ::1] policy=None, double discount=1.0):
     """``sweep`` over the stored graph: the same values, sweep for sweep, at the cost of one
     lookup per distinct outcome."""
     check_graph(game, offsets, counts, codes)
-    stop = check_range(game, V, start, stop, discount)
+    cdef real g = <real> discount
+    stop = check_range(game, V.shape[0], start, stop, g)
     cdef int32_t* P = policy_rows(game, policy)
     cdef int nt = max(1, threads), t, tid, G = game.ngroups, R = game.nrolls
-    cdef float* worst = <float*> malloc(nt * 16 * sizeof(float))
+    cdef real* worst = <real*> malloc(nt * 16 * sizeof(real))
     cdef int* cnt = <int*> malloc(nt * 64 * sizeof(int))
     cdef int64_t s
-    cdef float v, d
-    cdef float* Vp = &V[0]
+    cdef real v, d
+    cdef real* Vp = &V[0]
     cdef const int32_t* C = &codes[0]
     cdef const uint8_t* N = &counts[0, 0]
     cdef const int64_t* F = &offsets[0]
@@ -604,8 +626,8 @@ def graph_sweep(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:
         for s in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
             tid = threadid()
             widen(N + s * G, cnt + tid * 64, G)
-            v = backup(game, C + F[s], cnt + tid * 64, Vp, discount, (P + s * R) if P != NULL else NULL)
-            d = fabsf(v - Vp[s])
+            v = backup(game, C + F[s], cnt + tid * 64, Vp, g, (P + s * R) if P != NULL else NULL)
+            d = absval(v - Vp[s])
             if d > worst[tid * 16]:
                 worst[tid * 16] = d
             if write:
@@ -617,7 +639,7 @@ def graph_sweep(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:
 
 
 def graph_endless_pass(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:, ::1] counts,
-                       const int32_t[::1] codes, const float[::1] V, uint8_t[::1] good, float eps,
+                       const int32_t[::1] codes, const real[::1] V, uint8_t[::1] good, double eps,
                        int threads=1, bint first=False):
     """``endless_pass`` over the stored graph."""
     check_graph(game, offsets, counts, codes)
@@ -627,12 +649,12 @@ def graph_endless_pass(StochasticGame game, const int64_t[::1] offsets, const ui
     cdef int64_t* added = <int64_t*> malloc(nt * 8 * sizeof(int64_t))
     cdef int* cnt = <int*> malloc(nt * 64 * sizeof(int))
     cdef int64_t s, total_added = 0
-    cdef const float* Vp = &V[0]
+    cdef const real* Vp = &V[0]
     cdef uint8_t* Gd = &good[0]
     cdef const int32_t* C = &codes[0]
     cdef const uint8_t* N = &counts[0, 0]
     cdef const int64_t* F = &offsets[0]
-    cdef float v
+    cdef real v, e = <real> eps
     for t in range(nt):
         added[t * 8] = 0
     with nogil:
@@ -642,10 +664,10 @@ def graph_endless_pass(StochasticGame game, const int64_t[::1] offsets, const ui
             tid = threadid()
             widen(N + s * G, cnt + tid * 64, G)
             v = Vp[s]
-            if first and (finished(G, C + F[s], cnt + tid * 64) or fabsf(v) <= eps):
+            if first and (finished(G, C + F[s], cnt + tid * 64) or absval(v) <= e):
                 Gd[s] = 1
                 added[tid * 8] += 1
-            elif reaches(game, C + F[s], cnt + tid * 64, Vp, v, Gd, eps):
+            elif reaches(game, C + F[s], cnt + tid * 64, Vp, v, Gd, e):
                 Gd[s] = 1
                 added[tid * 8] += 1
     for t in range(nt):
