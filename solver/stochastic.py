@@ -32,6 +32,8 @@ from gamesolver.solver.table import CHECKPOINT_FORMAT, prepare_table_dir
 
 DEFAULT_TOLERANCE = 1e-6
 MIN_TOLERANCE = 2.5e-7  # two float32 ulps at 1: two threads can flip a value by that much for ever
+MIN_TOLERANCE_FLOAT64 = 1e-14  # the same for float64 values, with room for summing rounding
+DTYPES = ("float32", "float64")
 CHECKPOINT = "checkpoint.npy"
 CHECKPOINT_INFO = "checkpoint.json"
 _CHUNK = 1 << 18  # states per progress update
@@ -79,6 +81,8 @@ def solve_values(
     graph: str = "auto",
     show_progress: bool | None = None,
     log: Callable[[str], None] | None = None,
+    dtype: str = "float32",
+    tiers: list[tuple[int, int]] | None = None,
 ) -> Solved:
     """Solve ``game`` in the folder ``root`` (checkpoints go there; a stopped run with the same
     ``header`` resumes); returns the values and the run's figures. Every choice is checked, and
@@ -91,17 +95,35 @@ def solve_values(
 
     ``graph``: ``auto`` stores every state's outcomes once when that fits in half of this
     machine's memory, ``store`` insists, ``regenerate`` never stores; the values are the same.
+
+    ``dtype``: ``float32`` (the default, 4 bytes a state) or ``float64`` (8 bytes a state, for
+    tolerances float32 cannot reach).
+
+    ``tiers``: rank ranges ``[(start, stop), ...]`` in solving order that together cover every
+    state once, each reaching only itself and ranges solved before it (as play never re-enters a
+    range it left). Each range is swept alone until converged, then the next; a checkpoint
+    follows every finished range, and a stopped run resumes at the range it was in. Tiers use
+    plain sweeps (``method="sweeps"``). Without tiers the whole space is swept together.
     """
-    if not MIN_TOLERANCE <= tolerance < 1:
-        raise InputError(f"tolerance must be at least {MIN_TOLERANCE:g} (values are float32: below that a "
+    if dtype not in DTYPES:
+        raise InputError(f"unknown value type {dtype!r}; expected one of {', '.join(DTYPES)}")
+    least = MIN_TOLERANCE if dtype == "float32" else MIN_TOLERANCE_FLOAT64
+    if not least <= tolerance < 1:
+        raise InputError(f"tolerance must be at least {least:g} (values are {dtype}: below that a "
                          f"sweep can flip values by an ulp for ever) and below 1; got {tolerance:g}")
     n = game.state_count
     nrolls = game.roll_count
     method = choose_method(method, n, nrolls)
+    if tiers is not None:
+        tiers = check_tiers(tiers, n)
+        if method != "sweeps":
+            raise InputError(f"tiers are solved by plain sweeps, range after range; use method 'sweeps', "
+                             f"not {method!r}")
     use_graph = want_graph(game, graph, other_bytes=n * nrolls * _POLICY_BYTES_PER_ROLL if method != "sweeps" else 0)
     threads = threads or default_threads()
     prepare_table_dir(root)  # after the choices: a run refused leaves nothing behind
-    values, sweeps, started, products, stage, cheap = _resume(root, header, n, method, log)
+    values, sweeps, started, products, stage, cheap, tier = _resume(root, header, n, method, log, dtype,
+                                                                     tiers is not None)
     policy = np.empty((n, nrolls), dtype=np.int32) if method in ("policy", "walk") else None
     engine: Any = Regenerated(game)
     built = 0.0  # seconds spent building the stored graph (not in the sweeps' "so far")
@@ -117,7 +139,11 @@ def solve_values(
         log(f"resuming from the checkpoint after sweep {sweeps}")
     repairs = 0
     while True:
-        if method == "walk" and policy is not None:
+        if tiers is not None:  # after a repair, every range is swept again from the repaired values
+            residual, sweeps, spent = _tiered(
+                engine, root, values, header, tolerance, threads, max_sweeps, tiers, 0 if repairs else tier,
+                sweeps, spent, show_progress, log)
+        elif method == "walk" and policy is not None:
             residual, sweeps, cheap, spent = _walk(
                 engine, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, cheap, stage, spent,
                 show_progress, log)
@@ -160,7 +186,9 @@ def solve_values(
         "resumed_at_sweep": started,
         "endless_check": check.summary(),
         "endless_repairs": repairs,
-        "bytes_per_state": {"values": 4, "policy": 4 * nrolls if policy is not None else 0,
+        "value_dtype": dtype,
+        "tiers": len(tiers) if tiers is not None else 0,
+        "bytes_per_state": {"values": values.itemsize, "policy": 4 * nrolls if policy is not None else 0,
                             "graph": round(engine.nbytes / n, 1)},
     }
     return Solved(values, meta, spent + built)
@@ -195,6 +223,57 @@ def _iterate(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tol
                 log(f"  policy of sweep {sweeps} evaluated: {res.matvecs} products, residual "
                     f"{res.initial:.2g} -> {res.residual:.2g} ({spent:.1f} s so far)")
     raise RuntimeError(f"no convergence to {tolerance} within {max_sweeps} sweeps")
+
+
+def check_tiers(tiers: Any, n: int) -> list[tuple[int, int]]:
+    """The tier ranges as int pairs, checked to cover 0..n-1 each rank once (in any order)."""
+    try:
+        out = [(int(a), int(b)) for a, b in tiers]
+    except (TypeError, ValueError):
+        raise InputError("tiers must be (start, stop) rank pairs") from None
+    if any(not 0 <= a <= b <= n for a, b in out):
+        raise InputError(f"a tier range lies outside the state space 0..{n}")
+    at = 0
+    for a, b in sorted(out):
+        if a != at:
+            raise InputError(f"tier ranges must cover every rank once; rank {min(a, at)} is "
+                             f"{'missed' if a > at else 'in two ranges'}")
+        at = b
+    if at != n:
+        raise InputError(f"tier ranges must cover every rank once; ranks {at}..{n - 1} are missed")
+    return out
+
+
+def _tiered(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
+            max_sweeps: int, tiers: list[tuple[int, int]], tier: int, sweeps: int, spent: float,
+            show_progress: bool | None, log: Any) -> tuple[float, int, float]:
+    """Sweep each tier range, from ``tier`` on, until a sweep changes no value of it by more than
+    ``tolerance`` and its Bellman residual is below it too; a checkpoint after each range.
+    Returns (largest residual of the ranges solved in this run, sweeps, seconds)."""
+    residual = 0.0
+    for i in range(tier, len(tiers)):
+        start, stop = tiers[i]
+        used = 0
+        t0 = time.perf_counter()
+        while start < stop:
+            if sweeps >= max_sweeps:
+                raise RuntimeError(f"no convergence to {tolerance} within {max_sweeps} sweeps")
+            last = _sweep(K, values, threads, f"tier {i + 1}/{len(tiers)}, sweep {used + 1}", show_progress,
+                          start=start, stop=stop)
+            sweeps += 1
+            used += 1
+            if last < tolerance:
+                res = K.sweep(values, threads=threads, start=start, stop=stop, write=False)
+                if res < tolerance:
+                    residual = max(residual, res)
+                    break
+        spent += time.perf_counter() - t0
+        _checkpoint(root, values, {"sweeps": sweeps, "products": 0, "tier": i + 1, "tiers": len(tiers),
+                                   "change": last if start < stop else 0.0, "options": header,
+                                   "tolerance": tolerance, "method": "sweeps"})
+        if log:
+            log(f"tier {i + 1}/{len(tiers)} ({stop - start:,} states): {used} sweeps ({spent:.1f} s so far)")
+    return residual, sweeps, spent
 
 
 def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
@@ -392,15 +471,16 @@ def endless_check(K: Any, values: np.ndarray, eps: float, threads: int = 1,
 
 
 def _sweep(K: Any, values: np.ndarray, threads: int, label: str, show: bool | None,
-           policy: np.ndarray | None = None, discount: float = 1.0) -> float:
-    n = values.shape[0]
+           policy: np.ndarray | None = None, discount: float = 1.0, start: int = 0, stop: int | None = None) -> float:
+    """One sweep over ranks start..stop-1 (default: every state), in chunks for the progress bar."""
+    end = values.shape[0] if stop is None else stop
     worst = 0.0
-    with progress(n, label, enabled=show) as bar:
-        for start in range(0, n, _CHUNK):
-            stop = min(n, start + _CHUNK)
-            worst = max(worst, K.sweep(values, threads=threads, start=start, stop=stop, policy=policy,
+    with progress(end - start, label, enabled=show) as bar:
+        for a in range(start, end, _CHUNK):
+            b = min(end, a + _CHUNK)
+            worst = max(worst, K.sweep(values, threads=threads, start=a, stop=b, policy=policy,
                                        discount=discount))
-            bar.update(stop - start)
+            bar.update(b - a)
             bar.note(f"{label} (change so far {worst:.2g})")
     return worst
 
@@ -427,9 +507,11 @@ def _checkpoint(root: Path, values: np.ndarray, info: dict[str, Any]) -> None:
 
 
 def _resume(root: Path, header: dict[str, Any], n: int, method: str,
-            log: Callable[[str], None] | None = None) -> tuple[np.ndarray, int, int, int, int, int]:
-    """(values, sweeps, sweeps at the start, products, walk stage, policy sweeps) from a checkpoint
-    of the same game; a walk resumes in its stage only from a walk's checkpoint (else from the
+            log: Callable[[str], None] | None = None, dtype: str = "float32",
+            tiered: bool = False) -> tuple[np.ndarray, int, int, int, int, int, int]:
+    """(values, sweeps, sweeps at the start, products, walk stage, policy sweeps, tiers done) from
+    a checkpoint of the same game; a tiered run resumes only from a tiered run's checkpoint, at the
+    range after the last it finished; a walk resumes in its stage only from a walk's checkpoint (else from the
     start of the walk, with the checkpoint's values). A checkpoint that cannot be read, or belongs
     to other options, is said so in the log and the run starts from sweep 0."""
     info_file, values_file = root / CHECKPOINT_INFO, root / CHECKPOINT
@@ -439,16 +521,18 @@ def _resume(root: Path, header: dict[str, Any], n: int, method: str,
             values = np.load(values_file, allow_pickle=False)
             if info.get("options") != header:
                 why = "it belongs to other options"
-            elif values.shape != (n,) or values.dtype != np.float32:
-                why = f"{values_file.name} holds {values.dtype}{list(values.shape)}, not float32[{n}]"
+            elif values.shape != (n,) or values.dtype != np.dtype(dtype):
+                why = f"{values_file.name} holds {values.dtype}{list(values.shape)}, not {dtype}[{n}]"
+            elif tiered != ("tier" in info):
+                why = "it comes from a run " + ("without" if tiered else "with") + " tiers"
             else:
                 sweeps = int(info["sweeps"])
                 same = info.get("method", "sweeps") == method
                 stage = int(info.get("stage", 0)) if same else 0
                 return (np.ascontiguousarray(values), sweeps, sweeps, int(info.get("products", 0)), stage,
-                        int(info.get("policy_sweeps", 0)))
+                        int(info.get("policy_sweeps", 0)), int(info.get("tier", 0)))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             why = f"it cannot be read ({type(exc).__name__}: {exc})"
         if log:
             log(f"warning: ignoring the checkpoint in {root}: {why}; starting from sweep 0")
-    return np.zeros(n, dtype=np.float32), 0, 0, 0, 0, 0
+    return np.zeros(n, dtype=np.dtype(dtype)), 0, 0, 0, 0, 0, 0
