@@ -112,14 +112,18 @@ def memory_bytes() -> int:
         return 0
 
 
-def want_graph(K: Any, choice: str, other_bytes: int = 0) -> bool:
+def want_graph(K: Any, choice: str, other_bytes: int = 0, share: float = 1.0) -> bool:
     """Whether to store the graph: ``store`` always (an error when it cannot fit), ``regenerate``
-    never, ``auto`` when it and ``other_bytes`` fit in half of this machine's memory."""
+    never, ``auto`` when it and ``other_bytes`` fit in half of this machine's memory. ``share``:
+    the part of the states whose codes are held at once (one tier's); the per-state offsets and
+    counts are held for every state."""
     if choice not in GRAPH_CHOICES:
         raise InputError(f"unknown graph choice {choice!r}; expected one of {', '.join(GRAPH_CHOICES)}")
     if choice == "regenerate":
         return False
-    need = estimate_bytes(K) + other_bytes
+    whole = estimate_bytes(K)
+    index = K.state_count * (8 + K.ngroups)
+    need = index + int(max(0, whole - index) * share) + other_bytes
     fits = need <= memory_bytes() / 2
     if choice == "store" and not fits:
         raise InputError(f"the stored graph needs about {need / 2**30:.1f} GiB, more than half of this "

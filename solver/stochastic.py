@@ -26,7 +26,8 @@ import numpy as np
 
 from gamesolver.solver.errors import InputError, TableWriteError
 from gamesolver.solver.krylov import bicgstab
-from gamesolver.solver.outcomes import Regenerated, build_graph, want_graph
+from gamesolver.solver import _stochastic as kernels
+from gamesolver.solver.outcomes import Regenerated, StoredGraph, build_graph, want_graph
 from gamesolver.solver.progress import progress
 from gamesolver.solver.table import CHECKPOINT_FORMAT, prepare_table_dir
 
@@ -119,7 +120,11 @@ def solve_values(
         if method != "sweeps":
             raise InputError(f"tiers are solved by plain sweeps, range after range; use method 'sweeps', "
                              f"not {method!r}")
-    use_graph = want_graph(game, graph, other_bytes=n * nrolls * _POLICY_BYTES_PER_ROLL if method != "sweeps" else 0)
+    if tiers is not None:  # one tier's graph at a time: the largest range decides
+        use_graph = want_graph(game, graph, share=max(b - a for a, b in tiers) / max(1, n))
+    else:
+        use_graph = want_graph(game, graph,
+                               other_bytes=n * nrolls * _POLICY_BYTES_PER_ROLL if method != "sweeps" else 0)
     threads = threads or default_threads()
     prepare_table_dir(root)  # after the choices: a run refused leaves nothing behind
     values, sweeps, started, products, stage, cheap, tier = _resume(root, header, n, method, log, dtype,
@@ -127,7 +132,7 @@ def solve_values(
     policy = np.empty((n, nrolls), dtype=np.int32) if method in ("policy", "walk") else None
     engine: Any = Regenerated(game)
     built = 0.0  # seconds spent building the stored graph (not in the sweeps' "so far")
-    if use_graph:
+    if use_graph and tiers is None:
         t0 = time.perf_counter()
         engine = build_graph(game, threads, show_progress)
         built = time.perf_counter() - t0
@@ -140,9 +145,9 @@ def solve_values(
     repairs = 0
     while True:
         if tiers is not None:  # after a repair, every range is swept again from the repaired values
-            residual, sweeps, spent = _tiered(
-                engine, root, values, header, tolerance, threads, max_sweeps, tiers, 0 if repairs else tier,
-                sweeps, spent, show_progress, log)
+            residual, sweeps, spent, check = _tiered(
+                game, use_graph, root, values, header, tolerance, threads, max_sweeps, tiers,
+                0 if repairs else tier, sweeps, spent, eps, show_progress, log)
         elif method == "walk" and policy is not None:
             residual, sweeps, cheap, spent = _walk(
                 engine, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, cheap, stage, spent,
@@ -151,12 +156,13 @@ def solve_values(
             residual, sweeps, products, spent = _iterate(
                 engine, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, products, spent,
                 show_progress, log)
-        t0 = time.perf_counter()
-        check = endless_check(engine, values, eps, threads, show_progress)
-        spent += time.perf_counter() - t0
-        if log:
-            log(f"endless check at eps {eps:g}: {check.passes} passes, {check.flagged:,} states flagged "
-                f"({time.perf_counter() - t0:.1f} s)")
+        if tiers is None:
+            t0 = time.perf_counter()
+            check = endless_check(engine, values, eps, threads, show_progress)
+            spent += time.perf_counter() - t0
+            if log:
+                log(f"endless check at eps {eps:g}: {check.passes} passes, {check.flagged:,} states flagged "
+                    f"({time.perf_counter() - t0:.1f} s)")
         if check.passed or repairs >= _MAX_REPAIRS:
             break
         # A false solution: somewhere a side claims an advantage that only endless play keeps.
@@ -177,7 +183,8 @@ def solve_values(
         "residual": float(residual),
         "sweeps": sweeps,
         "method": method,
-        "graph": "stored" if engine.stored else "regenerated",
+        "graph": ("stored per tier" if use_graph else "regenerated") if tiers is not None else
+                 "stored" if engine.stored else "regenerated",
         "policy_products": products,
         "policy_sweeps": cheap,
         "value": "P(win) - P(loss) for the side to move, before rolling; endless play counts 0",
@@ -244,17 +251,28 @@ def check_tiers(tiers: Any, n: int) -> list[tuple[int, int]]:
     return out
 
 
-def _tiered(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
-            max_sweeps: int, tiers: list[tuple[int, int]], tier: int, sweeps: int, spent: float,
-            show_progress: bool | None, log: Any) -> tuple[float, int, float]:
+def _tiered(game: Any, store: bool, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float,
+            threads: int, max_sweeps: int, tiers: list[tuple[int, int]], tier: int, sweeps: int, spent: float,
+            eps: float, show_progress: bool | None, log: Any) -> tuple[float, int, float, EndlessCheck]:
     """Sweep each tier range, from ``tier`` on, until a sweep changes no value of it by more than
-    ``tolerance`` and its Bellman residual is below it too; a checkpoint after each range.
-    Returns (largest residual of the ranges solved in this run, sweeps, seconds)."""
+    ``tolerance`` and its Bellman residual is below it too; then check the range against endless
+    play, and checkpoint. With ``store`` each range's outcomes are ranked once (``range_graph``)
+    and dropped after it. Returns (largest residual of the ranges solved in this run, sweeps,
+    seconds, the endless check of every range, those of a resumed run's earlier ranges counted
+    as the checkpoint recorded them)."""
     residual = 0.0
+    passes, flagged = 0, 0
+    bad: list[np.ndarray] = []
+    info_file = root / CHECKPOINT_INFO
+    if tier and info_file.exists():
+        earlier = json.loads(info_file.read_text())
+        passes, flagged = int(earlier.get("check_passes", 0)), int(earlier.get("check_flagged", 0))
     for i in range(tier, len(tiers)):
         start, stop = tiers[i]
         used = 0
         t0 = time.perf_counter()
+        K: Any = range_graph(game, start, stop, threads) if store and start < stop else Regenerated(game)
+        last = 0.0
         while start < stop:
             if sweeps >= max_sweeps:
                 raise RuntimeError(f"no convergence to {tolerance} within {max_sweeps} sweeps")
@@ -267,13 +285,48 @@ def _tiered(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tole
                 if res < tolerance:
                     residual = max(residual, res)
                     break
+        # the endless check inside the range: every earlier range passed it, so its states count as
+        # ways out (good); later ranges cannot be reached from this one
+        good = np.ones(values.shape[0], dtype=np.uint8)
+        good[start:stop] = 0
+        added, first = 1, True
+        while added and start < stop:
+            added = K.endless_pass(values, good, eps, threads=threads, first=first)
+            first = False
+            passes += 1
+        here = start + np.flatnonzero((good[start:stop] == 0) & (np.abs(values[start:stop]) > eps))
+        flagged += int(here.size)
+        bad.append(here)
+        del good, K
         spent += time.perf_counter() - t0
         _checkpoint(root, values, {"sweeps": sweeps, "products": 0, "tier": i + 1, "tiers": len(tiers),
-                                   "change": last if start < stop else 0.0, "options": header,
-                                   "tolerance": tolerance, "method": "sweeps"})
+                                   "change": last, "options": header, "tolerance": tolerance, "method": "sweeps",
+                                   "check_passes": passes, "check_flagged": flagged})
         if log:
-            log(f"tier {i + 1}/{len(tiers)} ({stop - start:,} states): {used} sweeps ({spent:.1f} s so far)")
-    return residual, sweeps, spent
+            log(f"tier {i + 1}/{len(tiers)} ({stop - start:,} states): {used} sweeps, endless check "
+                f"{'passed' if not here.size else f'flagged {here.size:,} states'} ({spent:.1f} s so far)")
+    states = np.concatenate(bad) if bad else np.zeros(0, np.int64)
+    worst = states[np.argsort(-np.abs(values[states]), kind="stable")[:10]]
+    return residual, sweeps, spent, EndlessCheck(eps, passes, flagged, tuple(int(r) for r in worst), states)
+
+
+def range_graph(game: Any, start: int, stop: int, threads: int) -> StoredGraph:
+    """The stored outcome graph of the ranks start..stop-1 only (the other states hold no codes):
+    one tier's outcomes, ranked once, for that tier's sweeps."""
+    n = game.state_count
+    G = game.ngroups
+    counts = np.zeros((n, G), dtype=np.uint8)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    largest = kernels.graph_build(game, offsets, counts, np.zeros(0, dtype=np.int32), threads=threads,
+                                  start=start, stop=stop)
+    if largest > 255:
+        raise InputError(f"a state has {largest} outcomes in one group, more than the stored graph "
+                         "holds (255); use graph='regenerate' (the CLI's --graph regenerate)")
+    np.cumsum(counts[start:stop].sum(axis=1, dtype=np.int64), out=offsets[start + 1:stop + 1])
+    offsets[stop + 1:] = offsets[stop]
+    codes = np.empty(max(1, int(offsets[-1])), dtype=np.int32)
+    kernels.graph_build(game, offsets, counts, codes, threads=threads, start=start, stop=stop)
+    return StoredGraph(game, offsets, counts, codes)
 
 
 def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,

@@ -81,7 +81,7 @@ def royal_solve(
     *,
     tolerance: float = DEFAULT_TOLERANCE,
     threads: int | None = None,
-    graph: str = "regenerate",
+    graph: str = "auto",
     show_progress: bool | None = None,
     log: Any = None,
 ) -> Table:
