@@ -38,6 +38,7 @@ DTYPES = ("float32", "float64")
 CHECKPOINT = "checkpoint.npy"
 CHECKPOINT_INFO = "checkpoint.json"
 _CHUNK = 1 << 18  # states per progress update
+_SMALL_TIER = 1 << 16  # tiers with fewer states are swept on one thread
 METHODS = ("walk", "sweeps", "policy")
 WALK_POLICY_SWEEPS = 30  # cheap sweeps of the greedy policy after each full sweep (walk)
 WALK_POLISH_SWEEPS = 5  # the same in the walk's last, undiscounted stage
@@ -269,19 +270,21 @@ def _tiered(game: Any, store: bool, root: Path, values: np.ndarray, header: dict
         passes, flagged = int(earlier.get("check_passes", 0)), int(earlier.get("check_flagged", 0))
     for i in range(tier, len(tiers)):
         start, stop = tiers[i]
+        # waking threads costs more than a small tier's sweep, on a busy machine many times more
+        threads_here = threads if stop - start >= _SMALL_TIER else 1
         used = 0
         t0 = time.perf_counter()
-        K: Any = range_graph(game, start, stop, threads) if store and start < stop else Regenerated(game)
+        K: Any = range_graph(game, start, stop, threads_here) if store and start < stop else Regenerated(game)
         last = 0.0
         while start < stop:
             if sweeps >= max_sweeps:
                 raise RuntimeError(f"no convergence to {tolerance} within {max_sweeps} sweeps")
-            last = _sweep(K, values, threads, f"tier {i + 1}/{len(tiers)}, sweep {used + 1}", show_progress,
+            last = _sweep(K, values, threads_here, f"tier {i + 1}/{len(tiers)}, sweep {used + 1}", show_progress,
                           start=start, stop=stop)
             sweeps += 1
             used += 1
             if last < tolerance:
-                res = K.sweep(values, threads=threads, start=start, stop=stop, write=False)
+                res = K.sweep(values, threads=threads_here, start=start, stop=stop, write=False)
                 if res < tolerance:
                     residual = max(residual, res)
                     break
@@ -291,7 +294,7 @@ def _tiered(game: Any, store: bool, root: Path, values: np.ndarray, header: dict
         good[start:stop] = 0
         added, first = 1, True
         while added and start < stop:
-            added = K.endless_pass(values, good, eps, threads=threads, first=first)
+            added = K.endless_pass(values, good, eps, threads=threads_here, first=first)
             first = False
             passes += 1
         here = start + np.flatnonzero((good[start:stop] == 0) & (np.abs(values[start:stop]) > eps))
