@@ -1,7 +1,9 @@
-"""``solver ur``: the Ur (fort rules) commands, a thin layer over ``games.ur``.
+"""``solver ur``: the Ur commands, a thin layer over ``games.ur``.
 
 graph (state counts per tier), solve (value iteration to a table), check (is a table the game's
-value where endless play is possible), best-move, analyze, show.
+value where endless play is possible), best-move, analyze, show; ``--rules`` picks the fort rules
+(the default) or one of RoyalUr's rule sets, whose commands live in ``games.ur.royal_cli``, as does
+export (RoyalUr's ``.rgu`` table files).
 """
 from __future__ import annotations
 
@@ -32,6 +34,29 @@ from gamesolver.games.ur.solve import (
 from gamesolver.solver.errors import InputError
 
 AUTO_BUILD_MAX_PIECES = 3  # queries solve missing tables up to this size on their own (seconds)
+
+_rules_option = click.option(
+    "--rules", "rules_name", default="fort", show_default=True,
+    help="Rule set: fort (docs/ur.md) or one of RoyalUr's: finkel, blitz, masters (docs/royalur.md); "
+         "their default --pieces is the rule set's own (7, 5, 7).")
+
+
+def _royal(rules_name: str, pieces: int) -> Any:
+    """RoyalUr's rule set named by --rules, or None for the fort rules. --pieces left at its
+    default means the rule set's own piece count."""
+    if rules_name.strip().lower() == "fort":
+        return None
+    from gamesolver.games.ur import royal
+
+    given = click.get_current_context().get_parameter_source("pieces") != click.core.ParameterSource.DEFAULT
+    return royal.load_ruleset(rules_name, pieces if given else None)
+
+
+def _fort_only(rules: Any, **given: Any) -> None:
+    """Board and dice files belong to the fort rules; refuse them with a RoyalUr rule set."""
+    for name, value in given.items():
+        if value is not None:
+            raise InputError(f"--{name} applies to the fort rules only; {rules.name}'s board and dice are fixed")
 
 
 def _options_decorator(default_pieces: int = MAX_PIECES) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -79,9 +104,16 @@ def ur() -> None:
 
 @ur.command()
 @_options_decorator()
+@_rules_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def graph(pieces: int, board_file: str | None, dice_file: str | None, as_json: bool) -> None:
+def graph(pieces: int, board_file: str | None, dice_file: str | None, as_json: bool, rules_name: str) -> None:
     """State counts per tier (pieces on the board of the side to move, of the other side)."""
+    rules = _royal(rules_name, pieces)
+    if rules is not None:
+        from gamesolver.games.ur import royal_cli
+
+        _fort_only(rules, board=board_file, dice=dice_file)
+        return royal_cli.graph_cmd(rules, as_json)
     options = _opts(pieces, board_file, dice_file)
     tiers = tier_counts(options)
     K = kernel(options)
@@ -116,8 +148,9 @@ _graph_option = click.option(
 @ur.command("solve")
 @_options_decorator()
 @click.option("--out", type=click.Path(file_okay=False), help="Table directory (default: the cache).")
-@click.option("--tolerance", type=float, default=DEFAULT_TOLERANCE, show_default=True,
-              help="Stop when no value changes by more than this in a sweep.")
+@click.option("--tolerance", type=float, default=None,
+              help=f"Stop when no value changes by more than this in a sweep (default {DEFAULT_TOLERANCE:g}; "
+                   "RoyalUr rule sets, float64: 1e-12).")
 @click.option("--threads", type=int, default=None, help="OpenMP threads (default: all cores).")
 @click.option("--method", type=click.Choice(METHODS), default="walk", show_default=True,
               help="walk: full sweeps, each followed by cheap sweeps of the greedy policy, while a "
@@ -125,12 +158,23 @@ _graph_option = click.option(
                    "iteration from zero; policy (experimental): Krylov evaluations of the greedy policy. "
                    "Every method ends with the endless check and its repair (see docs/ur.md).")
 @_graph_option
-def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: str | None, tolerance: float,
-              threads: int | None, method: str, graph: str) -> None:
+@_rules_option
+def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: str | None, tolerance: float | None,
+              threads: int | None, method: str, graph: str, rules_name: str) -> None:
     """Solve every state by value iteration and write the table (resumes a stopped run)."""
-    options = _opts(pieces, board_file, dice_file)
     if threads is not None and threads < 1:
         raise InputError("--threads must be at least 1")
+    rules = _royal(rules_name, pieces)
+    if rules is not None:
+        from gamesolver.games.ur import royal_cli
+
+        _fort_only(rules, board=board_file, dice=dice_file)
+        if click.get_current_context().get_parameter_source("method") != click.core.ParameterSource.DEFAULT:
+            raise InputError("--method applies to the fort rules; RoyalUr's rule sets are solved by plain "
+                             "float64 sweeps, tier group after tier group")
+        return royal_cli.solve_cmd(rules, out, tolerance, threads, graph)
+    options = _opts(pieces, board_file, dice_file)
+    tolerance = DEFAULT_TOLERANCE if tolerance is None else tolerance
     table = solve(options, out, tolerance=tolerance, threads=threads, method=method, graph=graph, log=_log)
     start = state_value(options, table, frozenset(), frozenset())
     m = table.meta
@@ -211,13 +255,22 @@ def _roll_index(options: UrOptions, roll: str) -> int:
 
 @ur.command("best-move")
 @click.argument("position")
-@click.option("--roll", required=True, help="blank+blank, blank+gold, blank+silver, gold+silver, gold+gold, silver+silver")
+@click.option("--roll", required=True, help="blank+blank, blank+gold, blank+silver, gold+silver, gold+gold, "
+                                             "silver+silver; with a RoyalUr rule set the number rolled (0-4)")
 @_options_decorator()
-@click.option("--table", "table_dir", type=click.Path(file_okay=False), help="Table directory (default: the cache).")
+@click.option("--table", "table_dir", type=click.Path(),
+              help="Table directory (default: the cache); with a RoyalUr rule set also a RoyalUr .rgu file.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@_rules_option
 def best_move(position: str, roll: str, pieces: int, board_file: str | None, dice_file: str | None,
-              table_dir: str | None, as_json: bool) -> None:
+              table_dir: str | None, as_json: bool, rules_name: str) -> None:
     """The best action for ROLL in POSITION (or 'start') and its value for the side to move."""
+    rules = _royal(rules_name, pieces)
+    if rules is not None:
+        from gamesolver.games.ur import royal_cli
+
+        _fort_only(rules, board=board_file, dice=dice_file)
+        return royal_cli.best_move_cmd(rules, position, roll, table_dir, as_json)
     options = _opts(pieces, board_file, dice_file)
     pos = parse(position, options)
     r = _roll_index(options, roll)
@@ -242,11 +295,19 @@ def best_move(position: str, roll: str, pieces: int, board_file: str | None, dic
 @ur.command()
 @click.argument("position")
 @_options_decorator()
-@click.option("--table", "table_dir", type=click.Path(file_okay=False), help="Table directory (default: the cache).")
+@click.option("--table", "table_dir", type=click.Path(),
+              help="Table directory (default: the cache); with a RoyalUr rule set also a RoyalUr .rgu file.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@_rules_option
 def analyze(position: str, pieces: int, board_file: str | None, dice_file: str | None, table_dir: str | None,
-            as_json: bool) -> None:
+            as_json: bool, rules_name: str) -> None:
     """The value of POSITION before the roll, and each roll's best action and value."""
+    rules = _royal(rules_name, pieces)
+    if rules is not None:
+        from gamesolver.games.ur import royal_cli
+
+        _fort_only(rules, board=board_file, dice=dice_file)
+        return royal_cli.analyze_cmd(rules, position, table_dir, as_json)
     options = _opts(pieces, board_file, dice_file)
     pos = parse(position, options)
     table = _table(options, table_dir)
@@ -269,7 +330,33 @@ def analyze(position: str, pieces: int, board_file: str | None, dice_file: str |
 @ur.command()
 @click.argument("position")
 @_options_decorator()
-def show(position: str, pieces: int, board_file: str | None, dice_file: str | None) -> None:
+@_rules_option
+def show(position: str, pieces: int, board_file: str | None, dice_file: str | None, rules_name: str) -> None:
     """Draw POSITION (or 'start') on the board."""
+    rules = _royal(rules_name, pieces)
+    if rules is not None:
+        from gamesolver.games.ur import royal_cli
+
+        _fort_only(rules, board=board_file, dice=dice_file)
+        return royal_cli.show_cmd(rules, position)
     options = _opts(pieces, board_file, dice_file)
     click.echo(diagram(parse(position, options), options))
+
+
+@ur.command("export")
+@click.option("--format", "fmt", required=True, help="Output format: rgu (RoyalUr's lookup-table file).")
+@click.option("--rules", "rules_name", required=True, help="RoyalUr rule set: finkel, blitz or masters.")
+@click.option("--pieces", type=int, default=None, help="Pieces per player (default: the rule set's own).")
+@click.option("--table", "table_dir", type=click.Path(file_okay=False), help="Solved table directory (default: the cache).")
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="File to write.")
+@click.option("--value-type", default="percent16", show_default=True,
+              help="Stored values: percent16, f32 (float32) or f64 (float64).")
+def export_cmd(fmt: str, rules_name: str, pieces: int | None, table_dir: str | None, out: str,
+               value_type: str) -> None:
+    """Write a solved RoyalUr rule-set table as RoyalUr's .rgu file (the file is written whole or
+    not at all)."""
+    from gamesolver.games.ur import royal, royal_cli
+
+    if rules_name.strip().lower() == "fort":
+        raise InputError("export --format rgu writes RoyalUr's rule sets (finkel, blitz, masters), not the fort rules")
+    royal_cli.export_cmd(royal.load_ruleset(rules_name, pieces), fmt, table_dir, out, value_type)

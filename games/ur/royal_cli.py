@@ -1,0 +1,174 @@
+"""``solver ur ... --rules finkel|blitz|masters``: the RoyalUr rule sets' side of the Ur commands.
+
+``games/ur/cli.py`` hands a command here when ``--rules`` names one of RoyalUr's rule sets; each
+function is a thin layer over ``games.ur.royal`` (rules, notation, moves), ``royal_solve`` (the
+engine's table) and ``rgu`` (RoyalUr's table files, read by ``--table FILE.rgu``).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from gamesolver.games.ur import rgu, royal
+from gamesolver.games.ur.royal_solve import (
+    DEFAULT_TOLERANCE,
+    default_table_dir,
+    load_royal_table,
+    royal_choices,
+    royal_solve,
+    state_rank,
+    tier_ranges,
+)
+from gamesolver.solver.errors import InputError, MissingTableError
+
+AUTO_BUILD_MAX_PIECES = 3  # queries solve a missing table up to this size on their own (seconds)
+
+
+def ruleset(name: str, pieces: int | None) -> royal.RuleSet:
+    """The rule set; ``pieces`` None means its own piece count (7 Finkel and Masters, 5 Blitz)."""
+    return royal.load_ruleset(name, pieces)
+
+
+def _log(text: str) -> None:
+    click.echo(text, err=True)
+
+
+def lookup(rules: royal.RuleSet, table: str | None) -> tuple[Callable[[royal.State], float], str]:
+    """A function from a state to the mover's chance of winning, and where it reads: an ``.rgu``
+    file (``--table FILE.rgu``), a table directory, or the cache (small tables built on demand)."""
+    if table is not None and Path(table).is_file():
+        t = rgu.read_rgu(table)
+        t.expect(rules)  # an .rgu for other settings is one line, not wrong answers
+        return (lambda s: t.win_probability(s, rules)), str(table)
+    if table is not None and table.endswith(".rgu"):
+        raise InputError(f"no .rgu file at {table}")
+    where = Path(table) if table is not None else default_table_dir(rules)
+    build = table is None and rules.pieces <= AUTO_BUILD_MAX_PIECES
+    try:
+        solved = load_royal_table(rules, where, build=build, log=_log)
+    except MissingTableError:
+        hint = "" if table is None else f" --out {table}"
+        raise MissingTableError(
+            f"no solved table for {rules.name} with {rules.pieces} pieces at {where}; build it first with "
+            f"'solver ur solve --rules {rules.name} --pieces {rules.pieces}{hint}'") from None
+    values = solved["value"]
+    return (lambda s: float((1.0 + float(values[state_rank(rules, s)])) / 2.0)), str(solved.path)
+
+
+def _roll(rules: royal.RuleSet, roll: str) -> int:
+    allowed = [r for r, _ in rules.roll_probabilities]
+    try:
+        value = int(roll)
+    except ValueError:
+        value = -1
+    if value not in allowed:
+        raise InputError(f"--roll {roll!r} is not a roll of {rules.name}'s dice; expected one of "
+                         f"{', '.join(map(str, allowed))}")
+    return value
+
+
+def describe(move: royal.Move, rules: royal.RuleSet, side: str) -> str:
+    path = rules.path_of(side)
+    src = "hand" if move.source < 0 else path[move.source]
+    dest = "off" if move.dest == rules.length else path[move.dest]
+    notes = [n for n, on in (("captures", move.capture), ("wins", move.win), ("rolls again", move.extra_roll)) if on]
+    return f"{src}-{dest}" + (f" ({', '.join(notes)})" if notes else "")
+
+
+def solve_cmd(rules: royal.RuleSet, out: str | None, tolerance: float | None, threads: int | None,
+              graph: str) -> None:
+    table = royal_solve(rules, out, tolerance=DEFAULT_TOLERANCE if tolerance is None else tolerance,
+                        threads=threads, graph=graph, log=_log)
+    m = table.meta
+    start = royal.start(rules).state()
+    p = (1.0 + float(table["value"][state_rank(rules, start)])) / 2.0
+    click.echo(f"solved {rules.name}, pieces={rules.pieces}: {table.state_count:,} states, {m['tiers']} tier "
+               f"groups, {m['sweeps']} sweeps (float64), residual {m['residual']:.2g} < tolerance "
+               f"{m['tolerance']:g}, {m['solve_seconds_this_run']:.1f} s")
+    check = m["endless_check"]
+    click.echo(f"endless check (eps {check['eps']:g}): "
+               + ("passed" if check["flagged"] == 0 else f"FAILED in {check['flagged']:,} states"))
+    click.echo(f"light's chance of winning from the start: {100 * p:.10f} %")
+    click.echo(f"table: {table.path}")
+
+
+def graph_cmd(rules: royal.RuleSet, as_json: bool) -> None:
+    enc = royal.encoding(rules)
+    groups = enc.tier_groups_last_first()
+    rows = [{"tiers": [list(t) for t in g], "states": b - a} for g, (a, b) in zip(groups, tier_ranges(rules))]
+    if as_json:
+        click.echo(json.dumps({"rules": rules.name, "pieces": rules.pieces, "states": enc.size,
+                               "royalur_count": enc.royalur_state_count(), "tier_groups": rows}))
+        return
+    click.echo(f"Ur, {rules.name} rules: {rules.length}-tile paths, {rules.pieces} pieces a side")
+    click.echo("tier groups in solving order (pieces borne off: mover, other), states:")
+    for row in rows:
+        click.echo(f"  {' + '.join(f'({a},{b})' for a, b in row['tiers']):<16} {row['states']:>14,}")
+    click.echo(f"states (mover-relative, game not over): {enc.size:,}; as RoyalUr counts them: "
+               f"{enc.royalur_state_count():,}")
+
+
+def show_cmd(rules: royal.RuleSet, position: str) -> None:
+    click.echo(royal.diagram(royal.parse(position, rules), rules))
+
+
+def best_move_cmd(rules: royal.RuleSet, position: str, roll: str, table: str | None, as_json: bool) -> None:
+    pos = royal.parse(position, rules)
+    r = _roll(rules, roll)
+    look, _ = lookup(rules, table)
+    ranked = royal_choices(rules, look, pos.state(), r)
+    who = royal.SIDE_NAMES[pos.to_move]
+    if as_json:
+        click.echo(json.dumps({"position": royal.format_position(pos, rules), "roll": r,
+                               "moves": [{"move": describe(c.move, rules, pos.to_move),
+                                          "win_probability": c.win_probability} for c in ranked]}))
+        return
+    if not ranked:
+        click.echo(f"{who} to move, roll {r}: no legal move, the turn passes")
+        return
+    best = ranked[0]
+    click.echo(f"{who} to move, roll {r}: {describe(best.move, rules, pos.to_move)} "
+               f"(wins {100 * best.win_probability:.4f} %)")
+    for c in ranked[1:]:
+        click.echo(f"  also {describe(c.move, rules, pos.to_move)}: {100 * c.win_probability:.4f} %")
+
+
+def analyze_cmd(rules: royal.RuleSet, position: str, table: str | None, as_json: bool) -> None:
+    pos = royal.parse(position, rules)
+    look, source = lookup(rules, table)
+    state = pos.state()
+    p = look(state)
+    rows: list[dict[str, Any]] = []
+    for roll, prob in rules.roll_probabilities:
+        ranked = royal_choices(rules, look, state, roll)
+        if ranked:
+            rows.append({"roll": roll, "probability": float(prob), "best": describe(ranked[0].move, rules, pos.to_move),
+                         "win_probability": ranked[0].win_probability})
+        else:
+            rows.append({"roll": roll, "probability": float(prob), "best": "pass",
+                         "win_probability": 1.0 - look(state.swapped())})
+    who = royal.SIDE_NAMES[pos.to_move]
+    if as_json:
+        click.echo(json.dumps({"position": royal.format_position(pos, rules), "to_move": pos.to_move,
+                               "win_probability": p, "rolls": rows, "table": source}))
+        return
+    click.echo(f"{royal.format_position(pos, rules)}: {who} wins {100 * p:.4f} % before rolling")
+    for row in rows:
+        click.echo(f"  roll {row['roll']} p={row['probability']:<7g} {100 * row['win_probability']:8.4f} %  "
+                   f"{row['best']}")
+
+
+def export_cmd(rules: royal.RuleSet, fmt: str, table: str | None, out: str, value_type: str) -> None:
+    if fmt != "rgu":
+        raise InputError(f"unknown export format {fmt!r}; expected rgu")
+    where = Path(table) if table is not None else default_table_dir(rules)
+    solved = load_royal_table(rules, where, build=False)
+    import numpy as np
+
+    values = (1.0 + np.asarray(solved["value"], dtype=np.float64)) / 2.0
+    rgu.write_values(out, rules, values, value_type,
+                     notes={"author": "gamesolver", "tolerance": solved.meta.get("tolerance")})
+    click.echo(f"wrote {out}: {rules.name}, {rules.pieces} pieces, {rgu.value_type_name(value_type)}")

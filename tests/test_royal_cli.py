@@ -1,0 +1,118 @@
+"""``solver ur ... --rules finkel|blitz|masters`` and ``solver ur export --format rgu``: the RoyalUr
+rule sets through the CLI, RoyalUr's .rgu files in and out, and one-line errors."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from gamesolver.games.ur import rgu, royal
+from gamesolver.games.ur.royal_solve import royal_solve
+from gamesolver.solver.cli import cli
+
+FINKEL2 = royal.load_ruleset("finkel", 2)
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def finkel2_table(tmp_path_factory):
+    root = tmp_path_factory.mktemp("finkel2") / "table"
+    royal_solve(FINKEL2, root, threads=2)
+    return root
+
+
+def one_line_error(result, code: int) -> str:
+    assert result.exit_code == code, result.output
+    lines = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "Traceback" not in result.output, result.output
+    return lines[0]
+
+
+def test_solve_writes_the_table_and_prints_the_start(tmp_path) -> None:
+    r = run("ur", "solve", "--rules", "finkel", "--pieces", "1", "--out", str(tmp_path / "t"), "--threads", "1")
+    assert r.exit_code == 0, r.output
+    assert "light's chance of winning from the start: 53.00498395" in r.output  # the reference solver's figure
+    assert "endless check (eps 1e-06): passed" in r.output
+
+
+def test_analyze_and_best_move_read_our_table_and_an_rgu_file_alike(finkel2_table, tmp_path) -> None:
+    out = tmp_path / "f2.rgu"
+    r = run("ur", "export", "--format", "rgu", "--rules", "finkel", "--pieces", "2", "--table", str(finkel2_table),
+            "--out", str(out), "--value-type", "f64")
+    assert r.exit_code == 0, r.output
+    t = rgu.read_rgu(out)
+    assert t.entry_count == 12_990  # RoyalUr's finkel2p.rgu has exactly this many
+    pos = "L:1/A2/0 D:1/B4/0 L"
+    ours = json.loads(run("ur", "analyze", pos, "--rules", "finkel", "--pieces", "2", "--table",
+                          str(finkel2_table), "--json").output)
+    theirs = json.loads(run("ur", "analyze", pos, "--rules", "finkel", "--pieces", "2", "--table", str(out),
+                            "--json").output)
+    assert ours["win_probability"] == pytest.approx(theirs["win_probability"], abs=1e-12)
+    assert [row["best"] for row in ours["rolls"]] == [row["best"] for row in theirs["rolls"]]
+    assert 0.0 < ours["win_probability"] < 1.0
+    bm = json.loads(run("ur", "best-move", pos, "--roll", "2", "--rules", "finkel", "--pieces", "2", "--table",
+                        str(out), "--json").output)
+    probs = [m["win_probability"] for m in bm["moves"]]
+    assert probs == sorted(probs, reverse=True) and len(probs) >= 2
+    text = run("ur", "best-move", pos, "--roll", "2", "--rules", "finkel", "--pieces", "2", "--table",
+               str(finkel2_table)).output
+    assert text.startswith("light to move, roll 2: ")
+
+
+def test_export_percent16_values_match_the_solution(finkel2_table, tmp_path) -> None:
+    out = tmp_path / "f2.rgu"
+    assert run("ur", "export", "--format", "rgu", "--rules", "finkel", "--pieces", "2", "--table",
+               str(finkel2_table), "--out", str(out)).exit_code == 0
+    t = rgu.read_rgu(out)
+    assert t.value_type == "percent16"
+    values = np.load(finkel2_table / "value.npy")
+    ours = rgu.values_from_table(t, FINKEL2, range(0, 12_869, 97))
+    assert np.max(np.abs(ours - (1 + values[0:12_869:97]) / 2)) <= 0.5 / 65535 + 1e-12
+
+
+def test_show_and_graph(tmp_path) -> None:
+    r = run("ur", "show", "start", "--rules", "blitz")
+    assert r.exit_code == 0 and "light: 5 in hand" in r.output
+    g = json.loads(run("ur", "graph", "--rules", "finkel", "--json").output)
+    assert g["royalur_count"] == 137_892_016 and g["states"] == 137_870_097
+    assert len(g["tier_groups"]) == 28
+
+
+def test_unknown_rule_set_is_one_line() -> None:
+    line = one_line_error(run("ur", "show", "start", "--rules", "finkle"), 2)
+    assert "unknown rule set 'finkle'" in line and "finkel" in line
+
+
+def test_rgu_for_other_settings_is_one_line(finkel2_table, tmp_path) -> None:
+    out = tmp_path / "f2.rgu"
+    run("ur", "export", "--format", "rgu", "--rules", "finkel", "--pieces", "2", "--table", str(finkel2_table),
+        "--out", str(out))
+    line = one_line_error(run("ur", "analyze", "start", "--rules", "finkel", "--pieces", "3", "--table", str(out)), 1)
+    assert "2 pieces" in line and "expected" in line
+
+
+def test_truncated_rgu_is_one_line(finkel2_table, tmp_path) -> None:
+    out = tmp_path / "f2.rgu"
+    run("ur", "export", "--format", "rgu", "--rules", "finkel", "--pieces", "2", "--table", str(finkel2_table),
+        "--out", str(out))
+    cut = tmp_path / "cut.rgu"
+    cut.write_bytes(out.read_bytes()[:-100])
+    line = one_line_error(run("ur", "analyze", "start", "--rules", "finkel", "--pieces", "2", "--table", str(cut)), 1)
+    assert "not a usable .rgu table" in line
+
+
+def test_bad_roll_and_missing_table_are_one_line(tmp_path) -> None:
+    line = one_line_error(run("ur", "best-move", "start", "--roll", "0", "--rules", "masters", "--pieces", "1",
+                              "--table", str(tmp_path / "none")), 2)
+    assert "not a roll of masters's dice" in line
+    line = one_line_error(run("ur", "analyze", "start", "--rules", "finkel", "--pieces", "7", "--table",
+                              str(tmp_path / "none")), 1)
+    assert "build it first" in line
+    line = one_line_error(run("ur", "export", "--format", "csv", "--rules", "finkel", "--pieces", "2", "--out",
+                              str(tmp_path / "x")), 2)
+    assert "unknown export format" in line
