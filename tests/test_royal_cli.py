@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from gamesolver.games.ur import rgu, royal
-from gamesolver.games.ur.royal_solve import royal_solve
+from gamesolver.games.ur.royal_table import royal_solve
 from gamesolver.solver.cli import cli
 
 FINKEL2 = royal.load_ruleset("finkel", 2)

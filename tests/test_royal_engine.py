@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gamesolver.games.ur import royal
-from gamesolver.games.ur.royal_solve import royal_game, royal_solve, tier_ranges
+from gamesolver.games.ur.royal_table import royal_game, royal_solve, tier_ranges
 from gamesolver.solver._stochastic import WIN
 from gamesolver.solver.errors import InputError
 from gamesolver.solver.stochastic import solve_values
@@ -84,6 +84,18 @@ def test_engine_values_equal_the_reference(tmp_path, name: str) -> None:
     assert np.max(np.abs((1.0 + values) / 2.0 - ref.values)) < 1e-9
     assert table.header["meta"]["endless_check"]["flagged"] == 0
     assert table.header["meta"]["tiers"] == len(ref.encoding.tier_groups_last_first())
+
+
+def test_package_api_solves_a_rule_set(tmp_path) -> None:
+    from gamesolver.games import ur
+
+    table = ur.royal_solve("finkel", 1, tmp_path / "t", threads=1)
+    assert table.state_count == 217 and table.header["rule"] == "finkel"
+    # the float64 reference solver's start value for one Finkel piece
+    assert (1 + float(table["value"][ur.royal_table.state_rank(royal.load_ruleset("finkel", 1),
+                                                               royal.start(royal.load_ruleset("finkel", 1)).state())])) \
+        / 2 == pytest.approx(0.5300498395, abs=1e-10)
+    assert callable(ur.royal_solve)  # importing games.ur.royal_table did not rebind the name
 
 
 def test_tiers_resume_after_the_last_finished_range(tmp_path) -> None:

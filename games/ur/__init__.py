@@ -1,7 +1,9 @@
 """Ur: The Royal Game under the fort rules (docs/RULES.md section 2).
 
 ``rules`` reads the board and dice data, ``notation`` the positions players write, ``engine``
-the legal actions in Python, ``solve`` builds and queries the exact value table.
+the legal actions in Python, ``solve`` builds and queries the exact value table. RoyalUr's rule
+sets (Finkel, Blitz, Masters): ``royal`` (rules, notation, moves, encoding), ``royal_table``
+(solving them on the engine; ``royal_solve`` below), ``rgu`` (RoyalUr's table files).
 """
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from functools import lru_cache
 
 from gamesolver.games.ur.rules import Board, Dice, UrOptions, load_board, load_dice
 
-__all__ = ["Board", "Dice", "UrOptions", "load_board", "load_dice", "kernel"]
+__all__ = ["Board", "Dice", "UrOptions", "load_board", "load_dice", "kernel", "royal_solve"]
 
 
 @lru_cache(maxsize=8)
@@ -43,3 +45,14 @@ def kernel(options: UrOptions) -> "gamesolver.games.ur._fort.FortGame":  # type:
         mirror=list(b.mirror) if options.uses_mirror else None,  # type: ignore[arg-type]
         threads=max(1, len(os.sched_getaffinity(0))) if hasattr(os, "sched_getaffinity") else 1,
     )
+
+
+def royal_solve(rules: str = "finkel", pieces: int | None = None, out: str | os.PathLike[str] | None = None,
+                **kw: object) -> "gamesolver.solver.table.Table":  # type: ignore[name-defined]  # noqa: F821
+    """Solve one of RoyalUr's rule sets (``finkel``, ``blitz``, ``masters``; ``pieces`` defaults
+    to the rule set's own) on the engine and return the written table (``out``, else the cache);
+    ``kw`` as ``games.ur.royal_table.royal_solve`` (tolerance, threads, graph, log)."""
+    from gamesolver.games.ur import royal
+    from gamesolver.games.ur.royal_table import royal_solve as solve_rules
+
+    return solve_rules(royal.load_ruleset(rules, pieces), out, **kw)  # type: ignore[arg-type]

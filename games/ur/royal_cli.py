@@ -13,7 +13,7 @@ from typing import Any, Callable
 import click
 
 from gamesolver.games.ur import rgu, royal
-from gamesolver.games.ur.royal_solve import (
+from gamesolver.games.ur.royal_table import (
     DEFAULT_TOLERANCE,
     default_table_dir,
     load_royal_table,
