@@ -116,3 +116,22 @@ def test_bad_roll_and_missing_table_are_one_line(tmp_path) -> None:
     line = one_line_error(run("ur", "export", "--format", "csv", "--rules", "finkel", "--pieces", "2", "--out",
                               str(tmp_path / "x")), 2)
     assert "unknown export format" in line
+
+
+def test_export_has_royalurs_keys_and_their_file_answers_queries(finkel2_table, tmp_path) -> None:
+    from pathlib import Path
+
+    theirs = Path(__file__).parent / "data" / "finkel2p.rgu"  # RoyalUr-Java's own table (MIT)
+    out = tmp_path / "ours.rgu"
+    run("ur", "export", "--format", "rgu", "--rules", "finkel", "--pieces", "2", "--table", str(finkel2_table),
+        "--out", str(out))
+    a, b = rgu.read_rgu(out), rgu.read_rgu(theirs)
+    assert np.array_equal(a.all_keys(), b.all_keys())
+    # their table was trained in float32 and stored in percent16: within two steps of ours
+    assert np.max(np.abs(a.all_percent() - b.all_percent())) <= 2 * 100 / 65535
+    pos = "L:1/A2/0 D:1/B4/0 L"
+    ours = json.loads(run("ur", "analyze", pos, "--rules", "finkel", "--pieces", "2", "--table",
+                          str(finkel2_table), "--json").output)
+    them = json.loads(run("ur", "analyze", pos, "--rules", "finkel", "--pieces", "2", "--table", str(theirs),
+                          "--json").output)
+    assert them["win_probability"] == pytest.approx(ours["win_probability"], abs=2 / 65535)
