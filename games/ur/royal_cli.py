@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import click
+import numpy as np
 
 from gamesolver.games.ur import rgu, royal
 from gamesolver.games.ur.royal_table import (
@@ -166,8 +167,6 @@ def export_cmd(rules: royal.RuleSet, fmt: str, table: str | None, out: str, valu
         raise InputError(f"unknown export format {fmt!r}; expected rgu")
     where = Path(table) if table is not None else default_table_dir(rules)
     solved = load_royal_table(rules, where, build=False)
-    import numpy as np
-
     values = (1.0 + np.asarray(solved["value"], dtype=np.float64)) / 2.0
     rgu.write_values(out, rules, values, value_type,
                      notes={"author": "gamesolver", "tolerance": solved.meta.get("tolerance")})
