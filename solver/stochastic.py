@@ -133,6 +133,7 @@ def solve_values(
     policy = np.empty((n, nrolls), dtype=np.int32) if method in ("policy", "walk") else None
     engine: Any = Regenerated(game)
     built = 0.0  # seconds spent building the stored graph (not in the sweeps' "so far")
+    graph_bytes = 0  # the largest tier's stored graph, with tiers
     if use_graph and tiers is None:
         t0 = time.perf_counter()
         engine = build_graph(game, threads, show_progress)
@@ -146,9 +147,11 @@ def solve_values(
     repairs = 0
     while True:
         if tiers is not None:  # after a repair, every range is swept again from the repaired values
-            residual, sweeps, spent, check = _tiered(
+            residual, sweeps, spent, check, tier_built, tier_bytes = _tiered(
                 game, use_graph, root, values, header, tolerance, threads, max_sweeps, tiers,
                 0 if repairs else tier, sweeps, spent, eps, show_progress, log)
+            built += tier_built
+            graph_bytes = max(graph_bytes, tier_bytes)
         elif method == "walk" and policy is not None:
             residual, sweeps, cheap, spent = _walk(
                 engine, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, cheap, stage, spent,
@@ -197,7 +200,7 @@ def solve_values(
         "value_dtype": dtype,
         "tiers": len(tiers) if tiers is not None else 0,
         "bytes_per_state": {"values": values.itemsize, "policy": 4 * nrolls if policy is not None else 0,
-                            "graph": round(engine.nbytes / n, 1)},
+                            "graph": round(max(engine.nbytes, graph_bytes) / n, 1)},
     }
     return Solved(values, meta, spent + built)
 
@@ -254,14 +257,16 @@ def check_tiers(tiers: Any, n: int) -> list[tuple[int, int]]:
 
 def _tiered(game: Any, store: bool, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float,
             threads: int, max_sweeps: int, tiers: list[tuple[int, int]], tier: int, sweeps: int, spent: float,
-            eps: float, show_progress: bool | None, log: Any) -> tuple[float, int, float, EndlessCheck]:
+            eps: float, show_progress: bool | None,
+            log: Any) -> tuple[float, int, float, EndlessCheck, float, int]:
     """Sweep each tier range, from ``tier`` on, until a sweep changes no value of it by more than
     ``tolerance`` and its Bellman residual is below it too; then check the range against endless
     play, and checkpoint. With ``store`` each range's outcomes are ranked once (``range_graph``)
     and dropped after it. Returns (largest residual of the ranges solved in this run, sweeps,
     seconds, the endless check of every range, those of a resumed run's earlier ranges counted
-    as the checkpoint recorded them)."""
+    as the checkpoint recorded them, seconds spent building graphs, the largest graph's bytes)."""
     residual = 0.0
+    built, largest = 0.0, 0
     passes, flagged = 0, 0
     bad: list[np.ndarray] = []
     info_file = root / CHECKPOINT_INFO
@@ -275,6 +280,9 @@ def _tiered(game: Any, store: bool, root: Path, values: np.ndarray, header: dict
         used = 0
         t0 = time.perf_counter()
         K: Any = range_graph(game, start, stop, threads_here) if store and start < stop else Regenerated(game)
+        built += time.perf_counter() - t0
+        largest = max(largest, K.nbytes)
+        t0 = time.perf_counter()
         last = 0.0
         while start < stop:
             if sweeps >= max_sweeps:
@@ -306,11 +314,13 @@ def _tiered(game: Any, store: bool, root: Path, values: np.ndarray, header: dict
                                    "change": last, "options": header, "tolerance": tolerance, "method": "sweeps",
                                    "check_passes": passes, "check_flagged": flagged})
         if log:
-            log(f"tier {i + 1}/{len(tiers)} ({stop - start:,} states): {used} sweeps, endless check "
-                f"{'passed' if not here.size else f'flagged {here.size:,} states'} ({spent:.1f} s so far)")
+            verdict = "passed" if not here.size else f"flagged {here.size:,} states"
+            log(f"tier {i + 1}/{len(tiers)} ({stop - start:,} states): {used} sweeps, endless check {verdict} "
+                f"({spent + built:.1f} s so far)")
     states = np.concatenate(bad) if bad else np.zeros(0, np.int64)
     worst = states[np.argsort(-np.abs(values[states]), kind="stable")[:10]]
-    return residual, sweeps, spent, EndlessCheck(eps, passes, flagged, tuple(int(r) for r in worst), states)
+    return (residual, sweeps, spent, EndlessCheck(eps, passes, flagged, tuple(int(r) for r in worst), states),
+            built, largest)
 
 
 def range_graph(game: Any, start: int, stop: int, threads: int) -> StoredGraph:
