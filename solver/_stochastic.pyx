@@ -19,6 +19,13 @@ from libc.math cimport fabsf
 
 cnp.import_array()
 
+cdef extern from *:
+    int __builtin_ctz(unsigned int) nogil
+
+ctypedef fused count_t:  # codes per group: int as generated, uint8_t as stored
+    int
+    uint8_t
+
 WIN = SG_WIN
 LOSS = SG_LOSS
 NOCODE = SG_NOCODE
@@ -171,7 +178,7 @@ cdef inline float largest(const float* worst, int nt) noexcept nogil:
     return top
 
 
-cdef bint finished(int G, const int32_t* c, const int* cnt) noexcept nogil:
+cdef bint finished(int G, const int32_t* c, const count_t* cnt) noexcept nogil:
     """A finished state: its only code, in the pass group, is a win or a loss."""
     cdef int k
     for k in range(G - 1):
@@ -180,7 +187,7 @@ cdef bint finished(int G, const int32_t* c, const int* cnt) noexcept nogil:
     return cnt[G - 1] == 1 and (c[0] == SG_WIN or c[0] == SG_LOSS)
 
 
-cdef float backup(StochasticGame game, const int32_t* c, const int* cnt, const float* V, float g,
+cdef float backup(StochasticGame game, const int32_t* c, const count_t* cnt, const float* V, float g,
                   int32_t* policy) noexcept nogil:
     """Expected value over the rolls of the best outcome: one Bellman backup from the state's
     outcome groups. With ``policy``, ``policy[r]`` receives the code of roll r's best outcome."""
@@ -210,13 +217,12 @@ cdef float backup(StochasticGame game, const int32_t* c, const int* cnt, const f
         v = -2.0
         cv = SG_NOCODE
         mask = game.roll_groups[r]
-        k = 0
         while mask:
-            if mask & 1 and best[k] > v:
+            k = __builtin_ctz(mask)
+            mask &= mask - 1
+            if best[k] > v:
                 v = best[k]
                 cv = code[k]
-            mask >>= 1
-            k += 1
         if v < -1.5:  # nothing legal for this roll: the pass
             v = best[G - 1]
             cv = code[G - 1]
@@ -228,7 +234,7 @@ cdef float backup(StochasticGame game, const int32_t* c, const int* cnt, const f
     return total
 
 
-cdef int reaches(StochasticGame game, const int32_t* c, const int* cnt, const float* V, float ahead,
+cdef int reaches(StochasticGame game, const int32_t* c, const count_t* cnt, const float* V, float ahead,
                  const uint8_t* good, float eps) noexcept nogil:
     """1 when the state joins the set from which the game can be made to end (``endless_pass``)."""
     cdef int G = game.ngroups, r, k, i, inside, any_
@@ -575,12 +581,6 @@ cdef check_graph(StochasticGame game, const int64_t[::1] offsets, const uint8_t[
         raise ValueError("stored graph does not fit the state space")
 
 
-cdef inline void widen(const uint8_t* n8, int* n, int G) noexcept nogil:
-    cdef int g
-    for g in range(G):
-        n[g] = n8[g]
-
-
 def graph_sweep(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:, ::1] counts,
                 const int32_t[::1] codes, float[::1] V, int threads=1, int64_t start=0, int64_t stop=-1,
                 bint write=True, int32_t[:, ::1] policy=None, float discount=1.0):
@@ -591,7 +591,6 @@ def graph_sweep(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:
     cdef int32_t* P = policy_rows(game, policy)
     cdef int nt = max(1, threads), t, tid, G = game.ngroups, R = game.nrolls
     cdef float* worst = <float*> malloc(nt * 16 * sizeof(float))
-    cdef int* cnt = <int*> malloc(nt * 64 * sizeof(int))
     cdef int64_t s
     cdef float v, d
     cdef float* Vp = &V[0]
@@ -603,14 +602,12 @@ def graph_sweep(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:
     with nogil:
         for s in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
             tid = threadid()
-            widen(N + s * G, cnt + tid * 64, G)
-            v = backup(game, C + F[s], cnt + tid * 64, Vp, discount, (P + s * R) if P != NULL else NULL)
+            v = backup(game, C + F[s], N + s * G, Vp, discount, (P + s * R) if P != NULL else NULL)
             d = fabsf(v - Vp[s])
             if d > worst[tid * 16]:
                 worst[tid * 16] = d
             if write:
                 Vp[s] = v
-    free(cnt)
     v = largest(worst, nt)
     free(worst)
     return v
@@ -625,7 +622,6 @@ def graph_endless_pass(StochasticGame game, const int64_t[::1] offsets, const ui
         raise ValueError("value or mark array does not fit the state space")
     cdef int nt = max(1, threads), t, tid, G = game.ngroups
     cdef int64_t* added = <int64_t*> malloc(nt * 8 * sizeof(int64_t))
-    cdef int* cnt = <int*> malloc(nt * 64 * sizeof(int))
     cdef int64_t s, total_added = 0
     cdef const float* Vp = &V[0]
     cdef uint8_t* Gd = &good[0]
@@ -640,16 +636,14 @@ def graph_endless_pass(StochasticGame game, const int64_t[::1] offsets, const ui
             if Gd[s]:
                 continue
             tid = threadid()
-            widen(N + s * G, cnt + tid * 64, G)
             v = Vp[s]
-            if first and (finished(G, C + F[s], cnt + tid * 64) or fabsf(v) <= eps):
+            if first and (finished(G, C + F[s], N + s * G) or fabsf(v) <= eps):
                 Gd[s] = 1
                 added[tid * 8] += 1
-            elif reaches(game, C + F[s], cnt + tid * 64, Vp, v, Gd, eps):
+            elif reaches(game, C + F[s], N + s * G, Vp, v, Gd, eps):
                 Gd[s] = 1
                 added[tid * 8] += 1
     for t in range(nt):
         total_added += added[t * 8]
     free(added)
-    free(cnt)
     return total_added
