@@ -1,0 +1,323 @@
+"""Checks for the Ur (fort rules) claims in ``data/claims/ur.json``, read from solved tables.
+
+The checks never solve: they open the tables already in the cache (``load_table(...,
+build=False)``). With fewer than four pieces nobody can hold the four forts, so every value is 0
+and says nothing about the real game; a claim that needs a table of four or more pieces is
+"undetermined" until one is solved, and says which command settles it.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from gamesolver.games.claims import ClaimResult
+from gamesolver.games.ur import kernel
+from gamesolver.games.ur.rules import UrOptions
+from gamesolver.games.ur.solve import check_eps, default_table_dir, load_table, state_value
+from gamesolver.solver.errors import MissingTableError, TableError
+from gamesolver.solver.table import Table
+
+FORTS_TO_WIN = 4  # a player wins holding all four forts, so fewer pieces can never win
+SPECIAL_ROLES = ("ishtar", "marduk", "royal")
+
+
+@dataclass
+class Solved:
+    pieces: int
+    options: UrOptions
+    table: Table
+
+    @property
+    def tolerance(self) -> float:
+        return float(self.table.meta.get("tolerance") or 1e-6)
+
+
+def _solved(pieces: Sequence[int], board_file: str | None, dice_file: str | None,
+            cache: str | None) -> tuple[list[Solved], list[str]]:
+    """The tables in the cache for these piece counts (never solving), and notes on the others."""
+    found, notes = [], []
+    for k in sorted(set(pieces)):
+        opts = UrOptions(pieces=k, board_file=board_file, dice_file=dice_file)
+        try:
+            found.append(Solved(k, opts, load_table(opts, default_table_dir(opts, cache), build=False)))
+        except MissingTableError:
+            continue
+        except TableError as exc:
+            notes.append(f"K = {k}: cached table unusable ({exc})")
+    return found, notes
+
+
+def _settle(board_file: str | None, dice_file: str | None, k: int = FORTS_TO_WIN) -> str:
+    extra = (f" --board {board_file}" if board_file else "") + (f" --dice {dice_file}" if dice_file else "")
+    return f"solver ur solve --pieces {k}{extra}"
+
+
+def _need_real(found: list[Solved], notes: list[str], board_file: str | None, dice_file: str | None,
+               what: str) -> ClaimResult | None:
+    """'undetermined' with the settling command when no table of four or more pieces is cached."""
+    if any(s.pieces >= FORTS_TO_WIN for s in found):
+        return None
+    have = ", ".join(str(s.pieces) for s in found) or "none"
+    evidence = [f"cached tables: K = {have}; with fewer than {FORTS_TO_WIN} pieces every value is 0 (nobody can "
+                f"hold four forts), so they cannot answer {what}", *notes]
+    return ClaimResult("undetermined", f"needs a solved table with {FORTS_TO_WIN}+ pieces: run "
+                                       f"'{_settle(board_file, dice_file)}'", evidence,
+                       {"cached_pieces": [s.pieces for s in found], "settle": _settle(board_file, dice_file)})
+
+
+def _values(s: Solved) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every state's tile masks and value, finished positions set to exactly +-1."""
+    K = kernel(s.options)
+    ms, os_ = K.unrank(np.arange(K.state_count, dtype=np.int64))
+    v = np.asarray(s.table["value"], dtype=np.float64).copy()
+    forts = np.uint32(s.options.board.mask(s.options.board.forts))
+    v[(ms & forts) == forts] = 1.0
+    v[(os_ & forts) == forts] = -1.0
+    return ms, os_, v
+
+
+# ---------------------------------------------------------------- the claims
+
+
+def first_player_favoured(pieces: Sequence[int] = (1, 2, 3, 4, 5, 6, 7), board_file: str | None = None,
+                          dice_file: str | None = None, cache: str | None = None) -> ClaimResult:
+    """Who goes first is decided before the game, as if it mattered: the value of the start
+    (first player to move, before rolling) per solved piece count."""
+    found, notes = _solved(pieces, board_file, dice_file, cache)
+    evidence = []
+    figures: dict[str, Any] = {}
+    for s in found:
+        v = state_value(s.options, s.table, frozenset(), frozenset())
+        figures[str(s.pieces)] = {"start_value": v, "tolerance": s.tolerance}
+        evidence.append(f"K = {s.pieces}: start worth {v:+.6f} to the first player (P(win) - P(loss); table "
+                        f"tolerance {s.tolerance:g})")
+    waiting = _need_real(found, notes, board_file, dice_file, "who is favoured")
+    if waiting is not None:
+        waiting.evidence = evidence + waiting.evidence
+        return waiting
+    best = max((s for s in found if s.pieces >= FORTS_TO_WIN), key=lambda s: s.pieces)
+    v = figures[str(best.pieces)]["start_value"]
+    slack = check_eps(best.tolerance)
+    evidence += notes
+    if v > slack:
+        return ClaimResult("verified", f"the first player is favoured: start worth {v:+.4f} with K = {best.pieces}",
+                           evidence, figures)
+    if v < -slack:
+        return ClaimResult("refuted", f"the second player is favoured: start worth {v:+.4f} with K = {best.pieces}",
+                           evidence, figures)
+    return ClaimResult("undetermined", f"the start is worth {v:+.6f} with K = {best.pieces}, within the table's "
+                                       f"slack {slack:g}", evidence, figures)
+
+
+def ishtar_most_powerful(pieces: Sequence[int] = (4, 5, 6, 7), board_file: str | None = None,
+                         dice_file: str | None = None, cache: str | None = None) -> ClaimResult:
+    """"The Tile of Ishtar is the most powerful tile": for each special tile, the average gain of
+    holding it over every state of the largest solved K where the mover holds it (value with
+    the piece there, minus value with that piece back in the pool)."""
+    found, notes = _solved(pieces, board_file, dice_file, cache)
+    waiting = _need_real(found, notes, board_file, dice_file, "which tile is strongest")
+    if waiting is not None:
+        return waiting
+    s = max((x for x in found if x.pieces >= FORTS_TO_WIN), key=lambda x: x.pieces)
+    board = s.options.board
+    K = kernel(s.options)
+    ms, os_, v = _values(s)
+    forts = np.uint32(board.mask(board.forts))
+    live = ((ms & forts) != forts) & ((os_ & forts) != forts)
+    gains: dict[str, dict[str, Any]] = {}
+    for role in SPECIAL_ROLES:
+        for tile in sorted(board.with_role(role)):
+            bit = np.uint32(1 << tile)
+            holds = np.flatnonzero(live & ((ms & bit) != 0))
+            back = K.rank(ms[holds] & ~bit, os_[holds])
+            g = v[holds] - v[back]
+            at_start = -state_value(s.options, s.table, frozenset(), frozenset({tile}))
+            gains[board.names[tile]] = {"role": role, "mean_gain": float(g.mean()), "states": int(holds.size),
+                                        "share_positive": float(np.mean(g > 0)), "spawn_at_start": at_start}
+    order = sorted(gains, key=lambda t: -gains[t]["mean_gain"])
+    evidence = [f"K = {s.pieces}, every state where the mover holds the tile (finished positions left out):"]
+    for t in order:
+        g = gains[t]
+        evidence.append(f"  {t} ({g['role']}): mean gain {g['mean_gain']:+.4f} over {g['states']:,} states, "
+                        f"positive in {100 * g['share_positive']:.1f} %; a spawn there from the start is worth "
+                        f"{g['spawn_at_start']:+.4f}")
+    evidence += notes
+    top = order[0]
+    ishtar = [t for t in order if gains[t]["role"] == "ishtar"]
+    if gains[top]["role"] == "ishtar":
+        return ClaimResult("verified", f"Ishtar's tile {top} gives the largest average gain "
+                                       f"({gains[top]['mean_gain']:+.4f}, K = {s.pieces})", evidence, gains)
+    rank = order.index(ishtar[0]) + 1 if ishtar else None
+    return ClaimResult("refuted", f"{top} ({gains[top]['role']}) gains most ({gains[top]['mean_gain']:+.4f}); "
+                                  f"Ishtar ranks {rank} of {len(order)} (K = {s.pieces})", evidence, gains)
+
+
+def royal_realm_strong_start(pieces: Sequence[int] = (4, 5, 6, 7), roll: str = "gold+silver", sample: int = 20000,
+                             seed: int = 0, board_file: str | None = None, dice_file: str | None = None,
+                             cache: str | None = None) -> ClaimResult:
+    """"The Royal Realm gives strong starting positions": on a roll that allows it, how often is
+    the best spawn on a Royal tile better than the entry spawn and every move? Over a seeded
+    sample of the states where such a spawn is possible (all of them when fewer)."""
+    found, notes = _solved(pieces, board_file, dice_file, cache)
+    waiting = _need_real(found, notes, board_file, dice_file, "how strong the Royal Realm is")
+    if waiting is not None:
+        return waiting
+    s = max((x for x in found if x.pieces >= FORTS_TO_WIN), key=lambda x: x.pieces)
+    board = s.options.board
+    K = kernel(s.options)
+    r = s.options.dice.index(roll)
+    ms, os_, v = _values(s)
+    royal = np.uint32(board.mask(board.with_role("royal")))
+    forts = np.uint32(board.mask(board.forts))
+    entry = np.uint32(1 << board.entry)
+    pool = np.bitwise_count(ms) < s.pieces
+    free_royal = (royal & ~(ms | os_)) != 0
+    live = ((ms & forts) != forts) & ((os_ & forts) != forts)
+    cand = np.flatnonzero(pool & free_royal & live)
+    rng = np.random.default_rng(seed)
+    pick = cand if cand.size <= sample else np.sort(rng.choice(cand, sample, replace=False))
+    wins = 0
+    margins = []
+    for i in pick:
+        m0, o0 = int(ms[i]), int(os_[i])
+        outs = K.successors(m0, o0, r)
+        best = {"royal": -2.0, "entry": -2.0, "move": -2.0}
+        for m1, o1, flag in outs:
+            if flag == 2:
+                val = 1.0
+            elif flag == 3:
+                continue
+            elif flag == 1:
+                val = float(v[K.rank([m1], [o1])[0]])
+            else:
+                val = -float(v[K.rank([o1], [m1])[0]])
+            added = m1 & ~m0
+            if bin(m1).count("1") > bin(m0).count("1"):
+                kind = "royal" if added & int(royal) else ("entry" if added & int(entry) else "move")
+            else:
+                kind = "move"
+            best[kind] = max(best[kind], val)
+        other = max(best["entry"], best["move"])
+        margin = best["royal"] - other
+        margins.append(margin)
+        wins += margin > check_eps(s.tolerance)
+    n = len(pick)
+    share = wins / n if n else 0.0
+    z = 1.96
+    lo, hi = _wilson(share, n, z)
+    exact = n == cand.size
+    start = [(board.names[t], -state_value(s.options, s.table, frozenset(), frozenset({t})))
+             for t in sorted(board.with_role("royal"))]
+    entry_start = -state_value(s.options, s.table, frozenset(), frozenset({board.entry}))
+    evidence = [f"K = {s.pieces}, roll {roll}: {cand.size:,} states allow a Royal spawn (a piece in the pool, a Royal "
+                f"tile empty); {'all' if exact else f'{n:,} sampled (seed {seed})'}",
+                f"the best Royal spawn beats the entry spawn and every move in {wins:,} of {n:,} ({100 * share:.1f} %"
+                + ("" if exact else f", 95 % interval {100 * lo:.1f}-{100 * hi:.1f} %") + ")",
+                f"median margin over the best alternative {float(np.median(margins)):+.4f}",
+                "at the start: " + ", ".join(f"Royal {t} {val:+.4f}" for t, val in start)
+                + f"; entry spawn {entry_start:+.4f}"]
+    evidence += notes
+    figures = {"states": int(cand.size), "judged": n, "royal_best": wins, "share": share, "interval": [lo, hi],
+               "start": dict(start), "entry_at_start": entry_start}
+    unc = None if exact else {"method": f"Wilson 95 % interval of a seeded sample of {n} states", "interval": [lo, hi]}
+    if lo > 0.5:
+        status, verdict = "verified", "usually the best action"
+    elif hi < 0.5:
+        status, verdict = "refuted", "the best action in a minority of states"
+    else:
+        status, verdict = "undetermined", "the best action in about half the states"
+    return ClaimResult(status, f"on {roll} a Royal spawn is {verdict} ({100 * share:.1f} %, K = {s.pieces})",
+                       evidence, figures, unc)
+
+
+def _wilson(share: float, n: int, z: float) -> tuple[float, float]:
+    if n == 0:
+        return 0.0, 1.0
+    d = 1 + z * z / n
+    c = (share + z * z / (2 * n)) / d
+    h = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / d
+    return max(0.0, c - h), min(1.0, c + h)
+
+
+def endless_play(pieces: Sequence[int] = (1, 2, 3, 4, 5, 6, 7), board_file: str | None = None,
+                 dice_file: str | None = None, cache: str | None = None, limit: int = 100_000) -> ClaimResult:
+    """The five-repetitions draw presumes games that best play need not end. Per solved K: the
+    states worth 0 (to the table's slack) are the only candidates, since endless play is worth
+    0; among them, the largest set from which, on every roll, the side to move has a best action
+    (within the slack) that stays in the set. From there both sides can play best for ever."""
+    found, notes = _solved(pieces, board_file, dice_file, cache)
+    evidence, figures = [], {}
+    for s in found:
+        ms, os_, v = _values(s)
+        forts = np.uint32(s.options.board.mask(s.options.board.forts))
+        live = ((ms & forts) != forts) & ((os_ & forts) != forts)
+        zero = np.flatnonzero(live & (np.abs(v) <= check_eps(s.tolerance)))
+        row: dict[str, Any] = {"states": int(live.sum()), "worth_zero": int(zero.size)}
+        text = f"K = {s.pieces}: {zero.size:,} of {int(live.sum()):,} unfinished states are worth 0"
+        if s.pieces < FORTS_TO_WIN:
+            row["endless"] = int(zero.size)
+            text += " (nobody can ever hold four forts: every game is endless)"
+        elif zero.size <= limit:
+            closed = _closed_zero_set(s, ms, os_, v, zero)
+            row["endless"] = int(closed.size)
+            text += f"; best play can go on for ever from {closed.size:,} of them"
+        else:
+            row["endless"] = None
+            text += f"; more than {limit:,}, so the closure was not computed"
+        figures[str(s.pieces)] = row
+        evidence.append(text)
+    waiting = _need_real(found, notes, board_file, dice_file, "whether real games can go on for ever")
+    if waiting is not None:
+        waiting.evidence = evidence + waiting.evidence
+        return waiting
+    best = max((s for s in found if s.pieces >= FORTS_TO_WIN), key=lambda s: s.pieces)
+    n = figures[str(best.pieces)]["endless"]
+    evidence += notes
+    if n is None:
+        return ClaimResult("undetermined", f"with K = {best.pieces} too many states are worth 0 to test (raise "
+                                           "'limit')", evidence, figures)
+    if n:
+        return ClaimResult("verified", f"with K = {best.pieces}, best play can go on for ever from {n:,} states: "
+                                       "the draw rule is needed", evidence, figures)
+    return ClaimResult("refuted", f"with K = {best.pieces} best play always gives someone a chance to win: no state "
+                                  "lets both sides play best for ever", evidence, figures)
+
+
+def _closed_zero_set(s: Solved, ms: np.ndarray, os_: np.ndarray, v: np.ndarray, zero: np.ndarray) -> np.ndarray:
+    """The largest subset of ``zero`` closed under best play (see ``endless_play``)."""
+    K = kernel(s.options)
+    eps = check_eps(s.tolerance)
+    rolls = [r for r, roll in enumerate(s.options.dice.rolls) if roll.probability > 0]
+    # per state and roll: the ranks best play may go to (mover-relative, or "stay" on a pass)
+    options: dict[int, list[list[int]]] = {}
+    for z in zero.tolist():
+        m0, o0 = int(ms[z]), int(os_[z])
+        per_roll = []
+        for r in rolls:
+            outs = []
+            for m1, o1, flag in K.successors(m0, o0, r):
+                if flag == 2:
+                    outs.append((1.0, -1))
+                elif flag == 3:
+                    outs.append((-float(v[K.rank([o1], [m1])[0]]), int(K.rank([o1], [m1])[0])))
+                elif flag == 1:
+                    rk = int(K.rank([m1], [o1])[0])
+                    outs.append((float(v[rk]), rk))
+                else:
+                    rk = int(K.rank([o1], [m1])[0])
+                    outs.append((-float(v[rk]), rk))
+            top = max(val for val, _ in outs)
+            per_roll.append([rk for val, rk in outs if val >= top - eps and rk >= 0])
+        options[z] = per_roll
+    keep = set(options)
+    changed = True
+    while changed:
+        changed = False
+        for z in list(keep):
+            if any(not any(rk in keep for rk in ranks) for ranks in options[z]):
+                keep.discard(z)
+                changed = True
+    return np.array(sorted(keep), dtype=np.int64)
