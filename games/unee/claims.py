@@ -358,7 +358,7 @@ def games_over_150_moves(holes_per_row: int = 3, balls_per_hole: int = 6, skip_o
     from pathlib import Path
 
     from gamesolver.games.unee.lengths import (
-        CLAIM_GAMES, DEFAULT_SEED, SCENARIOS, histogram, length_statistics, optimal_mask, wilson,
+        CLAIM_GAMES, DEFAULT_SEED, HISTOGRAM_NAME, SCENARIOS, histogram, length_statistics, optimal_mask, wilson,
     )
 
     options = _variant(holes_per_row, balls_per_hole, skip_origin, capture_rows)
@@ -400,7 +400,7 @@ def games_over_150_moves(holes_per_row: int = 3, balls_per_hole: int = 6, skip_o
     evidence += [s.line() for s in stats.values()]
     figures: dict[str, Any] = {"readings": readings, "samples": {n: s.as_dict() for n, s in stats.items()}}
     if plots_dir is not None:
-        path = histogram(list(stats.values()), Path(plots_dir) / "unee_game_lengths.png")
+        path = histogram(list(stats.values()), Path(plots_dir) / HISTOGRAM_NAME)
         evidence.append(f"histogram: {path}")
         figures["histogram"] = str(path)
     unc = {"method": f"Wilson 99.9 % intervals of sampled shares (seeded Monte Carlo, seed {seed})",
