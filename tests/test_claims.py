@@ -288,3 +288,8 @@ def test_ur_special_tiles_on_the_test_board(mini_cache) -> None:
     assert sampled.figures["judged"] == 300 and sampled.uncertainty is not None
     lo, hi = sampled.uncertainty["interval"]
     assert lo <= royal.figures["share"] <= hi
+
+
+def test_ulus_worked_examples_fail_with_another_card_value() -> None:
+    assert run("ulus-worked-examples").status == "verified"
+    assert run("ulus-worked-examples", blue_sky_points=10).status == "refuted"

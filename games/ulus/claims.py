@@ -403,3 +403,37 @@ def tuulch_decides_fate(presets: Sequence[Preset] = DEFAULT_PRESETS, throws: dic
 def _change_distribution(pm: np.ndarray, deltas: np.ndarray, values: list[float]) -> np.ndarray:
     return np.stack([pm[:, deltas == v].sum(axis=1) for v in values], axis=1)
 
+
+
+# ---------------------------------------------------------------- the rulebook's worked examples
+
+# (what, players, multiplier, champion strengths, strength the rulebook says each has left)
+COMBAT_EXAMPLES = [
+    ("Almas, 3-player game, one champion", 3, 3, (14,), (5,)),
+    ("Atai Ulan, 5-player game, two champions together", 5, 4, (19, 16), (9, 6)),
+]
+SCORE_EXAMPLE = {"assets": 35, "strength": 22, "blue_sky_cards": 1, "total": 77}
+
+
+def worked_examples(blue_sky_points: int = 20) -> ClaimResult:
+    """Do the rulebook's combat and scoring examples follow from its own rules? Power is the
+    multiplier times the players; champions who fight together add their strength and each
+    loses half the power; the final score adds assets, strength and the Eternal Blue Sky cards."""
+    evidence, ok = [], True
+    for what, n, m, strengths, said in COMBAT_EXAMPLES:
+        power = m * n
+        won, _ = hand_to_hand(sum(strengths), power)
+        left = tuple(s - power // len(strengths) for s in strengths) if won else tuple(0 for _ in strengths)
+        ok &= won and left == said
+        evidence.append(f"{what}: power {m}X x {n} = {power}; strength {'+'.join(map(str, strengths))} "
+                        f"{'wins' if won else 'loses'}; left {left}, rulebook {said}")
+    e = SCORE_EXAMPLE
+    total = e["assets"] + e["strength"] + e["blue_sky_cards"] * blue_sky_points
+    ok &= total == e["total"]
+    evidence.append(f"final score: {e['assets']} asset points + {e['strength']} strength + {e['blue_sky_cards']} "
+                    f"Eternal Blue Sky card x {blue_sky_points} = {total}, rulebook {e['total']}")
+    if ok:
+        return ClaimResult("verified", "both combat examples and the scoring example follow from the rules", evidence,
+                           {"examples": len(COMBAT_EXAMPLES) + 1})
+    return ClaimResult("refuted", "a worked example disagrees with the rules as written", evidence,
+                       {"examples": len(COMBAT_EXAMPLES) + 1})
