@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -26,12 +27,14 @@ def _fit(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def summary_table(report: list[tuple[Claim, ClaimResult, float]]) -> list[str]:
-    """One row per claim: name, verdict, the one-line evidence."""
+def summary_table(report: list[tuple[Claim, ClaimResult, float]], width: int) -> list[str]:
+    """One row per claim: name, verdict, the one-line evidence cut to the terminal's width (the
+    whole line follows in the claim's own block)."""
     wide = max(len(c.name) for c, _, _ in report)
+    room = max(40, width - wide - 16)
     lines = [f"{'claim':<{wide}}  {'verdict':<12}  evidence", f"{'-' * wide}  {'-' * 12}  {'-' * 8}"]
     for c, r, _ in report:
-        lines.append(f"{c.name:<{wide}}  {r.status:<12}  {_fit(r.summary, 200)}")
+        lines.append(f"{c.name:<{wide}}  {r.status:<12}  {_fit(r.summary, room)}")
     return lines
 
 
@@ -81,7 +84,7 @@ def verify(names: tuple[str, ...], games: tuple[str, ...], details: bool, plots:
     if as_json:
         click.echo(json.dumps([_record(c, r, s) for c, r, s in report], indent=2, default=str))
         return
-    for line in summary_table(report):
+    for line in summary_table(report, shutil.get_terminal_size((160, 24)).columns):
         click.echo(line)
     counts = {s: sum(1 for _, r, _ in report if r.status == s) for s in MARK}
     click.echo(f"{len(report)} claims: {counts['verified']} verified, {counts['refuted']} refuted, "

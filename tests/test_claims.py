@@ -293,3 +293,20 @@ def test_ur_special_tiles_on_the_test_board(mini_cache) -> None:
 def test_ulus_worked_examples_fail_with_another_card_value() -> None:
     assert run("ulus-worked-examples").status == "verified"
     assert run("ulus-worked-examples", blue_sky_points=10).status == "refuted"
+
+
+def test_endless_closure_keeps_every_state_when_nobody_can_win(mini_cache) -> None:
+    """With two pieces every value is 0 and every action stays among them: the closure is everything."""
+    import numpy as np
+
+    from gamesolver.games.ur import claims as ur_claims
+    from gamesolver.games.ur.rules import UrOptions
+
+    found, _ = ur_claims._solved([2], mini_cache["board_file"], None, mini_cache["cache"])
+    s = found[0]
+    ms, os_, v = ur_claims._values(s)
+    forts = np.uint32(s.options.board.mask(s.options.board.forts))
+    live = np.flatnonzero(((ms & forts) != forts) & ((os_ & forts) != forts))
+    closed = ur_claims._closed_zero_set(s, ms, os_, v, live)
+    assert closed.size == live.size
+    assert isinstance(s.options, UrOptions)

@@ -183,23 +183,16 @@ def royal_realm_strong_start(pieces: Sequence[int] = (4, 5, 6, 7), roll: str = "
     margins = []
     for i in pick:
         m0, o0 = int(ms[i]), int(os_[i])
-        outs = K.successors(m0, o0, r)
+        outs = [(r, m1, o1, flag) for m1, o1, flag in K.successors(m0, o0, r) if flag != 3]
+        val, _ = _outcome_values(K, v, outs)
         best = {"royal": -2.0, "entry": -2.0, "move": -2.0}
-        for m1, o1, flag in outs:
-            if flag == 2:
-                val = 1.0
-            elif flag == 3:
-                continue
-            elif flag == 1:
-                val = float(v[K.rank([m1], [o1])[0]])
-            else:
-                val = -float(v[K.rank([o1], [m1])[0]])
+        for (_, m1, _, _), x in zip(outs, val):
             added = m1 & ~m0
             if bin(m1).count("1") > bin(m0).count("1"):
                 kind = "royal" if added & int(royal) else ("entry" if added & int(entry) else "move")
             else:
                 kind = "move"
-            best[kind] = max(best[kind], val)
+            best[kind] = max(best[kind], x)
         other = max(best["entry"], best["move"])
         margin = best["royal"] - other
         margins.append(margin)
@@ -233,6 +226,24 @@ def royal_realm_strong_start(pieces: Sequence[int] = (4, 5, 6, 7), roll: str = "
                        evidence, figures, unc)
 
 
+def _outcome_values(K: Any, v: np.ndarray, outs: list[tuple[int, int, int, int]]) -> tuple[list[float], list[int]]:
+    """Value for the side that acts of each outcome (roll, mine, theirs, flag), and the rank of
+    the state that follows (-1 when the game is won). Flags: 0 the turn passes, 1 the mover
+    goes again, 2 a win, 3 a pass (the board is unchanged and the turn passes)."""
+    if not outs:
+        return [], []
+    m1 = np.array([o[1] for o in outs], dtype=np.uint32)
+    o1 = np.array([o[2] for o in outs], dtype=np.uint32)
+    flag = np.array([o[3] for o in outs])
+    again = K.rank(m1, o1)
+    passed = K.rank(o1, m1)
+    val = np.where(flag == 1, v[again], -v[passed])
+    nxt = np.where(flag == 1, again, passed)
+    val[flag == 2] = 1.0
+    nxt[flag == 2] = -1
+    return val.tolist(), nxt.tolist()
+
+
 def _wilson(share: float, n: int, z: float) -> tuple[float, float]:
     if n == 0:
         return 0.0, 1.0
@@ -243,7 +254,7 @@ def _wilson(share: float, n: int, z: float) -> tuple[float, float]:
 
 
 def endless_play(pieces: Sequence[int] = (1, 2, 3, 4, 5, 6, 7), board_file: str | None = None,
-                 dice_file: str | None = None, cache: str | None = None, limit: int = 100_000) -> ClaimResult:
+                 dice_file: str | None = None, cache: str | None = None, limit: int = 50_000) -> ClaimResult:
     """The five-repetitions draw presumes games that best play need not end. Per solved K: the
     states worth 0 (to the table's slack) are the only candidates, since endless play is worth
     0; among them, the largest set from which, on every roll, the side to move has a best action
@@ -291,26 +302,17 @@ def _closed_zero_set(s: Solved, ms: np.ndarray, os_: np.ndarray, v: np.ndarray, 
     K = kernel(s.options)
     eps = check_eps(s.tolerance)
     rolls = [r for r, roll in enumerate(s.options.dice.rolls) if roll.probability > 0]
-    # per state and roll: the ranks best play may go to (mover-relative, or "stay" on a pass)
+    # per state and roll: the ranks best play may go to (outcomes ranked in one call per state)
     options: dict[int, list[list[int]]] = {}
     for z in zero.tolist():
         m0, o0 = int(ms[z]), int(os_[z])
+        outs = [(r, m1, o1, flag) for r in rolls for m1, o1, flag in K.successors(m0, o0, r)]
+        val, nxt = _outcome_values(K, v, outs)
         per_roll = []
         for r in rolls:
-            outs = []
-            for m1, o1, flag in K.successors(m0, o0, r):
-                if flag == 2:
-                    outs.append((1.0, -1))
-                elif flag == 3:
-                    outs.append((-float(v[K.rank([o1], [m1])[0]]), int(K.rank([o1], [m1])[0])))
-                elif flag == 1:
-                    rk = int(K.rank([m1], [o1])[0])
-                    outs.append((float(v[rk]), rk))
-                else:
-                    rk = int(K.rank([o1], [m1])[0])
-                    outs.append((-float(v[rk]), rk))
-            top = max(val for val, _ in outs)
-            per_roll.append([rk for val, rk in outs if val >= top - eps and rk >= 0])
+            idx = [i for i, o in enumerate(outs) if o[0] == r]
+            top = max(val[i] for i in idx)
+            per_roll.append([nxt[i] for i in idx if val[i] >= top - eps and nxt[i] >= 0])
         options[z] = per_roll
     keep = set(options)
     changed = True
