@@ -99,7 +99,7 @@ def verify(names: tuple[str, ...], games: tuple[str, ...], details: bool, plots:
             click.echo("  options: " + "; ".join(f"{k}={_show(v)}" for k, v in c.options.items()))
         click.echo(f"  verdict: {r.summary}")
         for line in r.evidence:
-            click.echo(f"    {line}")
+            click.echo(f"    {line}" if line else "")
         if r.uncertainty:
             click.echo("  uncertainty: " + _show(r.uncertainty.get("method", "")))
         if details and r.details:
