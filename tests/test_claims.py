@@ -304,9 +304,32 @@ def test_endless_closure_keeps_every_state_when_nobody_can_win(mini_cache) -> No
 
     found, _ = ur_claims._solved([2], mini_cache["board_file"], None, mini_cache["cache"])
     s = found[0]
-    ms, os_, v = ur_claims._values(s)
-    forts = np.uint32(s.options.board.mask(s.options.board.forts))
-    live = np.flatnonzero(((ms & forts) != forts) & ((os_ & forts) != forts))
-    closed = ur_claims._closed_zero_set(s, ms, os_, v, live)
-    assert closed.size == live.size
+    ranks, ms, os_, sampled = ur_claims._states(s)
+    live = ur_claims._live(s, ms, os_)
+    assert not sampled and live.sum() > 0
+    closed = ur_claims._closed_zero_set(s, ranks[live], ms[live], os_[live], np.asarray(s.table["value"]))
+    assert closed.size == live.sum()
+    # a sample of the states stands in for the whole table above the cap
+    r2, m2, o2, sampled = ur_claims._states(s, cap=50, seed=1)
+    assert sampled and r2.size == 50 and (np.diff(r2) > 0).all()
     assert isinstance(s.options, UrOptions)
+
+
+def test_ishtar_gain_matches_a_state_by_state_reference(mini_cache) -> None:
+    """The vectorised gain of holding a tile against the Python API, state by state."""
+    from test_ur_reference import all_states
+
+    from gamesolver.games.ur.engine import terminal_value
+    from gamesolver.games.ur.rules import UrOptions
+    from gamesolver.games.ur.solve import default_table_dir, load_table, state_value
+
+    r = run("ur-ishtar-most-powerful", **mini_cache)
+    opts = UrOptions(pieces=4, board_file=mini_cache["board_file"])
+    table = load_table(opts, default_table_dir(opts, mini_cache["cache"]), build=False)
+    for name, fig in r.figures.items():
+        tile = opts.board.index(name)
+        gains = [state_value(opts, table, mine, theirs) - state_value(opts, table, mine - {tile}, theirs)
+                 for mine, theirs in all_states(opts.board.size, 4)
+                 if tile in mine and terminal_value(opts.board, mine, theirs) is None]
+        assert len(gains) == fig["states"]
+        assert abs(sum(gains) / len(gains) - fig["mean_gain"]) < 1e-6

@@ -22,6 +22,9 @@ from gamesolver.solver.table import Table
 
 FORTS_TO_WIN = 4  # a player wins holding all four forts, so fewer pieces can never win
 SPECIAL_ROLES = ("ishtar", "marduk", "royal")
+# whole-table measures run over every state up to this many (K = 4 has 16.7 million), above it
+# over a seeded sample of this size, and say so
+ALL_STATES_CAP = 20_000_000
 
 
 @dataclass
@@ -68,15 +71,22 @@ def _need_real(found: list[Solved], notes: list[str], board_file: str | None, di
                        {"cached_pieces": [s.pieces for s in found], "settle": _settle(board_file, dice_file)})
 
 
-def _values(s: Solved) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every state's tile masks and value, finished positions set to exactly +-1."""
+def _states(s: Solved, cap: int = ALL_STATES_CAP, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """The states a measure runs over: every state (ranks, tile masks), or a seeded sample of
+    ``cap`` of them when the table is larger (then the last item is True)."""
     K = kernel(s.options)
-    ms, os_ = K.unrank(np.arange(K.state_count, dtype=np.int64))
-    v = np.asarray(s.table["value"], dtype=np.float64).copy()
+    total = K.state_count
+    sampled = total > cap
+    ranks = (np.sort(np.random.default_rng(seed).choice(total, cap, replace=False)) if sampled
+             else np.arange(total, dtype=np.int64))
+    ms, os_ = K.unrank(ranks)
+    return ranks, ms, os_, sampled
+
+
+def _live(s: Solved, ms: np.ndarray, os_: np.ndarray) -> np.ndarray:
+    """Unfinished states (nobody holds the four forts)."""
     forts = np.uint32(s.options.board.mask(s.options.board.forts))
-    v[(ms & forts) == forts] = 1.0
-    v[(os_ & forts) == forts] = -1.0
-    return ms, os_, v
+    return ((ms & forts) != forts) & ((os_ & forts) != forts)
 
 
 # ---------------------------------------------------------------- the claims
@@ -124,21 +134,22 @@ def ishtar_most_powerful(pieces: Sequence[int] = (4, 5, 6, 7), board_file: str |
     s = max((x for x in found if x.pieces >= FORTS_TO_WIN), key=lambda x: x.pieces)
     board = s.options.board
     K = kernel(s.options)
-    ms, os_, v = _values(s)
-    forts = np.uint32(board.mask(board.forts))
-    live = ((ms & forts) != forts) & ((os_ & forts) != forts)
+    ranks, ms, os_, sampled = _states(s)
+    v = np.asarray(s.table["value"])
+    live = _live(s, ms, os_)
     gains: dict[str, dict[str, Any]] = {}
     for role in SPECIAL_ROLES:
         for tile in sorted(board.with_role(role)):
             bit = np.uint32(1 << tile)
             holds = np.flatnonzero(live & ((ms & bit) != 0))
             back = K.rank(ms[holds] & ~bit, os_[holds])
-            g = v[holds] - v[back]
+            g = v[ranks[holds]].astype(np.float64) - v[back]
             at_start = -state_value(s.options, s.table, frozenset(), frozenset({tile}))
             gains[board.names[tile]] = {"role": role, "mean_gain": float(g.mean()), "states": int(holds.size),
                                         "share_positive": float(np.mean(g > 0)), "spawn_at_start": at_start}
     order = sorted(gains, key=lambda t: -gains[t]["mean_gain"])
-    evidence = [f"K = {s.pieces}, every state where the mover holds the tile (finished positions left out):"]
+    over = f"a seeded sample of {ranks.size:,} states" if sampled else "every state"
+    evidence = [f"K = {s.pieces}, {over} where the mover holds the tile (finished positions left out):"]
     for t in order:
         g = gains[t]
         evidence.append(f"  {t} ({g['role']}): mean gain {g['mean_gain']:+.4f} over {g['states']:,} states, "
@@ -169,14 +180,13 @@ def royal_realm_strong_start(pieces: Sequence[int] = (4, 5, 6, 7), roll: str = "
     board = s.options.board
     K = kernel(s.options)
     r = s.options.dice.index(roll)
-    ms, os_, v = _values(s)
+    ranks, ms, os_, _ = _states(s)
+    v = np.asarray(s.table["value"])
     royal = np.uint32(board.mask(board.with_role("royal")))
-    forts = np.uint32(board.mask(board.forts))
     entry = np.uint32(1 << board.entry)
     pool = np.bitwise_count(ms) < s.pieces
     free_royal = (royal & ~(ms | os_)) != 0
-    live = ((ms & forts) != forts) & ((os_ & forts) != forts)
-    cand = np.flatnonzero(pool & free_royal & live)
+    cand = np.flatnonzero(pool & free_royal & _live(s, ms, os_))
     rng = np.random.default_rng(seed)
     pick = cand if cand.size <= sample else np.sort(rng.choice(cand, sample, replace=False))
     wins = 0
@@ -237,7 +247,7 @@ def _outcome_values(K: Any, v: np.ndarray, outs: list[tuple[int, int, int, int]]
     flag = np.array([o[3] for o in outs])
     again = K.rank(m1, o1)
     passed = K.rank(o1, m1)
-    val = np.where(flag == 1, v[again], -v[passed])
+    val = np.where(flag == 1, v[again], -v[passed]).astype(np.float64)
     nxt = np.where(flag == 1, again, passed)
     val[flag == 2] = 1.0
     nxt[flag == 2] = -1
@@ -262,22 +272,24 @@ def endless_play(pieces: Sequence[int] = (1, 2, 3, 4, 5, 6, 7), board_file: str 
     found, notes = _solved(pieces, board_file, dice_file, cache)
     evidence, figures = [], {}
     for s in found:
-        ms, os_, v = _values(s)
-        forts = np.uint32(s.options.board.mask(s.options.board.forts))
-        live = ((ms & forts) != forts) & ((os_ & forts) != forts)
-        zero = np.flatnonzero(live & (np.abs(v) <= check_eps(s.tolerance)))
-        row: dict[str, Any] = {"states": int(live.sum()), "worth_zero": int(zero.size)}
-        text = f"K = {s.pieces}: {zero.size:,} of {int(live.sum()):,} unfinished states are worth 0"
+        ranks, ms, os_, sampled = _states(s)
+        v = np.asarray(s.table["value"])
+        live = _live(s, ms, os_)
+        zero = np.flatnonzero(live & (np.abs(v[ranks]) <= check_eps(s.tolerance)))
+        row: dict[str, Any] = {"states": int(live.sum()), "worth_zero": int(zero.size), "sampled": sampled}
+        text = (f"K = {s.pieces}: {zero.size:,} of {int(live.sum()):,} unfinished states"
+                f"{' (a seeded sample)' if sampled else ''} are worth 0")
         if s.pieces < FORTS_TO_WIN:
             row["endless"] = int(zero.size)
             text += " (nobody can ever hold four forts: every game is endless)"
-        elif zero.size <= limit:
-            closed = _closed_zero_set(s, ms, os_, v, zero)
+        elif not sampled and zero.size <= limit:
+            closed = _closed_zero_set(s, ranks[zero], ms[zero], os_[zero], v)
             row["endless"] = int(closed.size)
             text += f"; best play can go on for ever from {closed.size:,} of them"
         else:
             row["endless"] = None
-            text += f"; more than {limit:,}, so the closure was not computed"
+            text += ("; the closure needs every state, not a sample" if sampled
+                     else f"; more than {limit:,}, so the closure was not computed")
         figures[str(s.pieces)] = row
         evidence.append(text)
     waiting = _need_real(found, notes, board_file, dice_file, "whether real games can go on for ever")
@@ -288,8 +300,8 @@ def endless_play(pieces: Sequence[int] = (1, 2, 3, 4, 5, 6, 7), board_file: str 
     n = figures[str(best.pieces)]["endless"]
     evidence += notes
     if n is None:
-        return ClaimResult("undetermined", f"with K = {best.pieces} too many states are worth 0 to test (raise "
-                                           "'limit')", evidence, figures)
+        return ClaimResult("undetermined", f"with K = {best.pieces} the states worth 0 were not tested for endless "
+                                           "play (too many, or a sampled table)", evidence, figures)
     if n:
         return ClaimResult("verified", f"with K = {best.pieces}, best play can go on for ever from {n:,} states: "
                                        "the draw rule is needed", evidence, figures)
@@ -297,15 +309,15 @@ def endless_play(pieces: Sequence[int] = (1, 2, 3, 4, 5, 6, 7), board_file: str 
                                   "lets both sides play best for ever", evidence, figures)
 
 
-def _closed_zero_set(s: Solved, ms: np.ndarray, os_: np.ndarray, v: np.ndarray, zero: np.ndarray) -> np.ndarray:
-    """The largest subset of ``zero`` closed under best play (see ``endless_play``)."""
+def _closed_zero_set(s: Solved, zero: np.ndarray, ms: np.ndarray, os_: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """The largest subset of the states ``zero`` (ranks, with their tile masks) closed under best
+    play (see ``endless_play``); ``v`` is the whole value table."""
     K = kernel(s.options)
     eps = check_eps(s.tolerance)
     rolls = [r for r, roll in enumerate(s.options.dice.rolls) if roll.probability > 0]
     # per state and roll: the ranks best play may go to (outcomes ranked in one call per state)
     options: dict[int, list[list[int]]] = {}
-    for z in zero.tolist():
-        m0, o0 = int(ms[z]), int(os_[z])
+    for z, m0, o0 in zip(zero.tolist(), ms.tolist(), os_.tolist()):
         outs = [(r, m1, o1, flag) for r in rolls for m1, o1, flag in K.successors(m0, o0, r)]
         val, nxt = _outcome_values(K, v, outs)
         per_roll = []
