@@ -38,6 +38,11 @@ def summary_table(report: list[tuple[Claim, ClaimResult, float]], width: int) ->
     return lines
 
 
+def show_progress() -> bool:
+    """Progress lines go to stderr only on a terminal, never into a pipe or a file."""
+    return sys.stderr.isatty()
+
+
 @click.command()
 @click.option("--claim", "names", multiple=True, help="Check only this claim (repeatable).")
 @click.option("--game", "games", multiple=True, help="Check only the claims about this game (repeatable).")
@@ -71,7 +76,7 @@ def verify(names: tuple[str, ...], games: tuple[str, ...], details: bool, plots:
             raise InputError(f"cannot create the plots directory {plots}: {exc.strerror}") from None
         if not os.access(plots_dir, os.W_OK):
             raise InputError(f"cannot write into the plots directory {plots}")
-    show = sys.stderr.isatty()
+    show = show_progress()
     report = []
     t_all = time.perf_counter()
     for i, claim in enumerate(claims, 1):

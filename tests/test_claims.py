@@ -333,3 +333,13 @@ def test_ishtar_gain_matches_a_state_by_state_reference(mini_cache) -> None:
                  if tile in mine and terminal_value(opts.board, mine, theirs) is None]
         assert len(gains) == fig["states"]
         assert abs(sum(gains) / len(gains) - fig["mean_gain"]) < 1e-6
+
+
+def test_progress_goes_to_stderr_only_on_a_terminal(monkeypatch) -> None:
+    quiet = invoke("--game", "uluk")
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+    monkeypatch.setattr("gamesolver.games.claims_cli.show_progress", lambda: True)
+    loud = invoke("--game", "uluk")
+    assert "[1/3] uluk-processing-examples" in loud.stderr and "3 claims checked" in loud.stderr
+    timeless = lambda out: [x for x in out.splitlines() if not x.endswith(" s)")]  # noqa: E731
+    assert "[1/3]" not in loud.stdout and timeless(loud.stdout) == timeless(quiet.stdout)
