@@ -68,6 +68,9 @@ def pattern_matrix(probs: np.ndarray) -> np.ndarray:
 
 
 def _race(players: int, length: int, p_face: float, camel: bool = False, **kw: Any) -> RaceConfig:
+    """A race whose counted face has probability ``p_face``: ``make_config`` checks the players,
+    track and champions; the probability is set afterwards because posterior draws are floats
+    that need not come from a named preset."""
     probs = [Fraction(1, 4)] * 4
     cfg = make_config(players, length, probs, camel=camel, **kw)
     return replace(cfg, p=float(p_face))
@@ -191,7 +194,8 @@ def chinggis_head_start(players: Sequence[int] = (2, 3, 4), length: int = 9,
     elif max(gains) < -1e-12:
         status, summary = "refuted", "the head start lowers his win chance everywhere"
     else:
-        status, summary = "refuted", f"the head start does not help everywhere (gain from {lo:+.3f} to {max(gains):+.3f})"
+        status = "refuted"
+        summary = f"the head start does not help everywhere (gain from {lo:+.3f} to {max(gains):+.3f})"
     unc = ({"method": f"win chances at the ends of the {level:.0%} posterior interval of the horse face "
                       f"(Dirichlet, {draws} draws, seed {seed})", "throws": {k: list(v) for k, v in measured.items()}}
            if measured else None)
@@ -228,7 +232,8 @@ def alun_gua_song(players: Sequence[int] = (2, 3, 4), length: int = 9,
     lo = min(gains)
     if lo > 1e-12:
         status = "verified"
-        summary = f"the song raises her win chance in every seat (by {lo:+.3f} to {max(gains):+.3f}); {moment.split(';')[0]}"
+        summary = (f"the song raises her win chance in every seat (by {lo:+.3f} to {max(gains):+.3f}); "
+                   + moment.split(";")[0])
     else:
         status = "refuted"
         summary = f"the song does not help in every seat (gain {lo:+.3f} to {max(gains):+.3f})"
@@ -394,7 +399,8 @@ def tuulch_decides_fate(presets: Sequence[Preset] = DEFAULT_PRESETS, throws: dic
     status = verdicts[0] if len(set(verdicts)) == 1 else "undetermined"
     summary = {"verified": "under every preset Tuul'ch more likely than not separates two level champions",
                "refuted": "Tuul'ch more often leaves two level champions level",
-               "undetermined": "whether Tuul'ch separates two level champions depends on the face probabilities"}[status]
+               "undetermined": "whether Tuul'ch separates two level champions depends on the face "
+                               "probabilities"}[status]
     uncertainty = ({"method": f"Dirichlet posterior from throw counts, {draws} draws, seed {seed}", **unc}
                    if unc else None)
     return ClaimResult(status, summary, evidence, figures, uncertainty)

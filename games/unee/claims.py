@@ -223,31 +223,37 @@ def repetitions_exist(holes_per_row: int = 3, balls_per_hole: int = 6, skip_orig
     )
 
 
-def _replay(rule: str, table: UneeTable, graph: StateGraph, pos: Position) -> tuple[bool, str]:
-    """Play a fitting position out again, independently of the mask that found it."""
+REPLAY_EFFORT = 200_000  # positions the exact split search may visit per replay (about a second)
+
+
+def _replay(rule: str, table: UneeTable, graph: StateGraph, pos: Position) -> tuple[str, str]:
+    """Play a fitting position out again, independently of the mask that found it: ("ok" |
+    "failed" | "not replayed", why)."""
     if rule != "split":
-        return replay_check(table, pos)
+        ok, why = replay_check(table, pos)
+        return ("ok" if ok else "failed"), why
     # under split the stored bounds only bracket the value: search the exact history-aware value
     from gamesolver.games.unee.split import EffortLimitReached, exact_value
 
     t = table.table
     lower, upper = np.asarray(t["lower"]), np.asarray(t["upper"])
     try:
-        value, _ = exact_value(graph, lower, upper, table.rank(pos), effort=200_000)
+        value, _ = exact_value(graph, lower, upper, table.rank(pos), effort=REPLAY_EFFORT)
         for m in table.analyze(pos):
             if m.captured:
-                after, _ = exact_value(graph, lower, upper, table.rank(m.position), effort=200_000)
+                after, _ = exact_value(graph, lower, upper, table.rank(m.position), effort=REPLAY_EFFORT)
                 if m.captured - after >= 0:
-                    return False, f"{m.move}: capturing gives {m.captured - after:+d}, not a loss"
+                    return "failed", f"{m.move}: capturing gives {m.captured - after:+d}, not a loss"
     except EffortLimitReached:
-        return False, "the exact search hit its effort limit (not replayed)"
+        return "not replayed", f"the exact search needs more than {REPLAY_EFFORT:,} positions"
     if value < 0:
-        return False, f"the exact value is {value:+d}, so best play does not even hold the score"
-    return True, f"exact search: best play is worth {value:+d}, every capture loses"
+        return "failed", f"the exact value is {value:+d}, so best play does not even hold the score"
+    return "ok", f"exact search: best play is worth {value:+d}, every capture loses"
 
 
 def capturing_loses(holes_per_row: int = 3, balls_per_hole: int = 6, skip_origin: bool = False,
-                    capture_rows: str = "own", repetition: tuple[str, ...] | list[str] = REPETITION_RULES) -> ClaimResult:
+                    capture_rows: str = "own",
+                    repetition: tuple[str, ...] | list[str] = REPETITION_RULES) -> ClaimResult:
     """Eichler's caption: positions (South to move) where a capture is possible, every capture
     loses against best play, and best play repeats a position. Led by the most convincing one:
     fewest balls, reachable from the start, fitting under as many rules as possible."""
@@ -276,13 +282,13 @@ def capturing_loses(holes_per_row: int = 3, balls_per_hole: int = 6, skip_origin
     if not found:
         return ClaimResult("refuted", "no position fits the caption under any repetition rule", counts, figures,
                            details=details)
-    # the lead position: reachable first, then the most rules it fits, then fewest balls
+    # the lead position: reachable first, then fewest balls, then the most rules it fits
     fits_in: dict[int, list[str]] = {}
     for rule in found:
         for b in searches[rule].reachable.tolist():
             fits_in.setdefault(int(b), []).append(rule)
     pool = fits_in or {int(b): [r] for r in found for b in searches[r].boards[:50].tolist()}
-    lead = min(pool, key=lambda b: (-len(pool[b]), int(graph.layer_of(b)), b))
+    lead = min(pool, key=lambda b: (int(graph.layer_of(b)), -len(pool[b]), b))
     lead_rules = pool[lead]
     pos = graph.position(lead, "S")
     replays = {}
@@ -314,13 +320,12 @@ def capturing_loses(holes_per_row: int = 3, balls_per_hole: int = 6, skip_origin
             worth = {1: "South wins", 0: "draw", -1: "South loses"}.get(m.outcome, "?")
         evidence.append(f"  {m.move:<9} {'captures ' + str(m.captured) if m.captured else 'no capture':<11} "
                         f"-> {m.position}   {worth} [{main_rule}]{'  (best)' if m.best else ''}")
-    evidence.append("replayed: " + "; ".join(f"[{r}] {'ok' if ok else 'FAILED'}: {why}"
-                                             for r, (ok, why) in replays.items()))
+    evidence.append("replayed: " + "; ".join(f"[{r}] {ok}: {why}" for r, (ok, why) in replays.items()))
     evidence.append("positions that fit, per repetition rule (South to move):")
     evidence += ["  " + c for c in counts]
     figures["lead"] = {"position": str(pos), "balls": int(graph.layer_of(lead)), "reachable": reachable,
                        "rules": lead_rules, "best_play_plies": len(line.plies),
-                       "replayed": {r: ok for r, (ok, _) in replays.items()}}
+                       "replayed": {r: ok == "ok" for r, (ok, _) in replays.items()}}
     for rule in found:
         res = searches[rule]
         t = solve(rule, options)
@@ -328,8 +333,8 @@ def capturing_loses(holes_per_row: int = 3, balls_per_hole: int = 6, skip_origin
             p = graph.position(int(r), "S")
             ok, why = _replay(rule, t, graph, p)
             details.append(f"[{rule}] {p} ({graph.layer_of(int(r))} balls"
-                           f"{', reachable' if r in res.reachable else ''}): replay {'ok' if ok else 'FAILED'} - {why}")
-    if not all(ok for ok, _ in replays.values()):
+                           f"{', reachable' if r in res.reachable else ''}): {ok} - {why}")
+    if not all(ok == "ok" for ok, _ in replays.values()):
         return ClaimResult("undetermined", f"the lead position {pos} fails its replay", evidence, figures,
                            details=details)
     if len(found) == len(rules):
