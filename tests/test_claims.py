@@ -346,3 +346,29 @@ def test_progress_goes_to_stderr_only_on_a_terminal(monkeypatch) -> None:
     assert "[1/3] uluk-processing-examples" in loud.stderr and "3 claims checked" in loud.stderr
     timeless = lambda out: [x for x in out.splitlines() if not x.endswith(" s)")]  # noqa: E731
     assert "[1/3]" not in loud.stdout and timeless(loud.stdout) == timeless(quiet.stdout)
+
+
+def test_nomadic_outcomes_agree_with_the_exact_fight() -> None:
+    """The vectorised roll-for-help scoring against ``fight`` in exact fractions."""
+    import numpy as np
+
+    from gamesolver.games.ulus.claims import nomadic_outcomes, pattern_matrix
+    from gamesolver.games.ulus.fight import fight, make_setup
+    from gamesolver.games.ulus.shagai import face_probabilities
+
+    for preset in ("uniform", "gmit-2018"):
+        probs = face_probabilities(preset)
+        pm = pattern_matrix(np.array([float(x) for x in probs]))[0]
+        for strength, mult, players in ((0, 1, 2), (9, 2, 3), (14, 3, 3), (25, 2, 6), (30, 4, 4)):
+            roll = fight(make_setup(strength, mult, players, "summer"), probs)["roll"]
+            asset, after = nomadic_outcomes(strength, mult * players, mult * players)
+            assert pm @ asset == pytest.approx(float(roll.p_asset), abs=1e-12)
+            assert pm @ after == pytest.approx(float(roll.expected_strength), abs=1e-12)
+
+
+def test_measured_throws_carry_an_interval_for_the_monster_claims() -> None:
+    r = run("ulus-roll-for-help")
+    lo, hi = r.uncertainty["gmit-2018"]["smallest_gain_losing_interval"]
+    assert 0 < lo <= hi
+    m = run("ulus-monsters-stronger")
+    assert m.uncertainty["gmit-2018"]["share_of_draws_where_it_holds"] == 1.0

@@ -16,10 +16,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from gamesolver.games.claims import ClaimResult, dirichlet_draws, interval, verdict_from_interval
-from gamesolver.games.ulus.fight import fight, hand_to_hand, make_setup
+from gamesolver.games.ulus.fight import hand_to_hand
 from gamesolver.games.ulus.race import RaceConfig, expected_rounds, make_config, sing_summary, solve_race
 from gamesolver.games.ulus.shagai import (
-    CAMEL, FACES, HORSE, PATTERNS, check_faces, classify, face_probabilities, rules, tuulch_change,
+    CAMEL, FACES, HORSE, NOMADIC, PATTERNS, check_faces, classify, face_probabilities, rules, tuulch_change,
 )
 from gamesolver.solver.errors import InputError
 
@@ -203,27 +203,40 @@ def chinggis_head_start(players: Sequence[int] = (2, 3, 4), length: int = 9,
 
 
 def alun_gua_song(players: Sequence[int] = (2, 3, 4), length: int = 9,
-                  presets: Sequence[Preset] = DEFAULT_PRESETS, missed_turns: int = 2) -> ClaimResult:
+                  presets: Sequence[Preset] = DEFAULT_PRESETS, missed_turns: int = 2,
+                  throws: dict[str, Sequence[int]] | None = None, draws: int = 2000, seed: int = 0,
+                  level: float = 0.95) -> ClaimResult:
     """Alun Gua's Horse Whispering (every opponent misses ``missed_turns`` turns, once) helps her:
-    her win chance with the song against without, per seat, and when she should sing."""
+    her win chance with the song against without, per seat, and when she should sing. A measured
+    preset is also solved at the ends of the horse face's posterior interval."""
+    measured = _measured(presets, throws)
     evidence, figures, gains = [], {}, []
     always_explained = True
     for preset in presets:
         name = _label(preset)
-        p = float(_probs(preset)[HORSE])
         for n in players:
             parts = []
             for seat in range(n):
-                cfg = replace(_race(n, length, p, alun_gua=seat + 1), missed_turns=missed_turns)
-                sol = solve_race(cfg)
-                w = float(sol.win(cfg.start(), 0, ability=True)[seat])
-                wo = float(sol.win(cfg.start(), 0, ability=False)[seat])
-                gains.append(w - wo)
-                s = sing_summary(sol)
-                always_explained &= s["only_before_opponent_in_reach"]
-                figures[f"{name}/{n}p/seat{seat + 1}"] = {"with": w, "without": wo, **s}
-                parts.append(f"seat {seat + 1} {wo:.3f}->{w:.3f}")
+                seat_gains = []
+                for k, p in enumerate(_horse_interval(preset, measured, draws, seed, level)):
+                    cfg = replace(_race(n, length, p, alun_gua=seat + 1), missed_turns=missed_turns)
+                    sol = solve_race(cfg)
+                    w = float(sol.win(cfg.start(), 0, ability=True)[seat])
+                    wo = float(sol.win(cfg.start(), 0, ability=False)[seat])
+                    seat_gains.append(w - wo)
+                    summary = sing_summary(sol)
+                    always_explained &= summary["only_before_opponent_in_reach"]
+                    if k == 0:
+                        figures[f"{name}/{n}p/seat{seat + 1}"] = {"with": w, "without": wo, **summary}
+                        text = f"seat {seat + 1} {wo:.3f}->{w:.3f}"
+                gains.extend(seat_gains)
+                if len(seat_gains) > 1:
+                    text += f" [{min(seat_gains):+.3f}..{max(seat_gains):+.3f}]"
+                figures[f"{name}/{n}p/seat{seat + 1}"]["gain_range"] = [min(seat_gains), max(seat_gains)]
+                parts.append(text)
             evidence.append(f"{name}, {n} players: " + "; ".join(parts))
+    for m, counts in measured.items():
+        evidence.append(_throws_line(m, counts) + "; [..] = gain at the ends of the horse face's interval")
     moment = ("she should hold the song until an opponent about to roll can finish with that roll, and sing "
               "then; earlier or later is never better" if always_explained else
               "the best moment is not always 'just before an opponent who can finish'")
@@ -238,127 +251,199 @@ def alun_gua_song(players: Sequence[int] = (2, 3, 4), length: int = 9,
         status = "refuted"
         summary = f"the song does not help in every seat (gain {lo:+.3f} to {max(gains):+.3f})"
     figures["best_moment_is_before_an_opponent_in_reach"] = always_explained
-    return ClaimResult(status, summary, evidence, figures)
+    unc = ({"method": f"win chances at the ends of the {level:.0%} posterior interval of the horse face "
+                      f"(Dirichlet, {draws} draws, seed {seed})", "throws": {k: list(v) for k, v in measured.items()}}
+           if measured else None)
+    return ClaimResult(status, summary, evidence, figures, unc)
 
 
 def fewest_assets_first(players: Sequence[int] = (2, 3, 4), length: int = 9,
-                        presets: Sequence[Preset] = DEFAULT_PRESETS) -> ClaimResult:
+                        presets: Sequence[Preset] = DEFAULT_PRESETS, throws: dict[str, Sequence[int]] | None = None,
+                        draws: int = 2000, seed: int = 0, level: float = 0.95) -> ClaimResult:
     """The player with the fewest asset cards starts the race: read as a catch-up, the first seat
-    must have the best chance. Win chance by seat without abilities."""
+    must have the best chance. Win chance by seat without abilities; a measured preset is also
+    solved at the ends of the horse face's posterior interval."""
+    measured = _measured(presets, throws)
     evidence, figures, edges = [], {}, []
     for preset in presets:
         name = _label(preset)
-        p = float(_probs(preset)[HORSE])
         for n in players:
-            cfg = _race(n, length, p)
-            win = solve_race(cfg).win(cfg.start(), 0, ability=False)
-            edge = float(win[0] - win[1:].max())
-            edges.append(edge)
-            figures[f"{name}/{n}p"] = [float(x) for x in win]
-            evidence.append(f"{name}, {n} players: " + ", ".join(f"seat {i + 1} {x:.3f}" for i, x in enumerate(win))
-                            + f"  (even share {1 / n:.3f}; first seat's lead over the next best {edge:+.3f})")
+            seat_edges = []
+            for k, p in enumerate(_horse_interval(preset, measured, draws, seed, level)):
+                cfg = _race(n, length, p)
+                win = solve_race(cfg).win(cfg.start(), 0, ability=False)
+                seat_edges.append(float(win[0] - win[1:].max()))
+                if k == 0:
+                    figures[f"{name}/{n}p"] = [float(x) for x in win]
+                    text = (f"{name}, {n} players: " + ", ".join(f"seat {i + 1} {x:.3f}" for i, x in enumerate(win))
+                            + f"  (even share {1 / n:.3f}; first seat's lead over the next best {seat_edges[0]:+.3f}")
+            edges.extend(seat_edges)
+            if len(seat_edges) > 1:
+                text += f", {min(seat_edges):+.3f}..{max(seat_edges):+.3f} over the horse face's interval"
+            evidence.append(text + ")")
+    for m, counts in measured.items():
+        evidence.append(_throws_line(m, counts))
     evidence.append(f"{length}-site track, first to reach the finish wins, overshoot allowed")
+    unc = ({"method": f"win chances at the ends of the {level:.0%} posterior interval of the horse face "
+                      f"(Dirichlet, {draws} draws, seed {seed})", "throws": {k: list(v) for k, v in measured.items()}}
+           if measured else None)
     lo = min(edges)
     if lo > 1e-12:
         return ClaimResult("verified", f"starting first is an edge in every case, {lo:+.3f} to {max(edges):+.3f} "
-                                       "win chance over the next seat: a small catch-up", evidence, figures)
-    return ClaimResult("refuted", f"the first seat is not always best (lead {lo:+.3f})", evidence, figures)
+                                       "win chance over the next seat: a small catch-up", evidence, figures, unc)
+    return ClaimResult("refuted", f"the first seat is not always best (lead {lo:+.3f})", evidence, figures, unc)
 
 
 # ---------------------------------------------------------------- monsters
 
 
+def nomadic_outcomes(strength: int, power: int, second_power: int) -> tuple[np.ndarray, np.ndarray]:
+    """For a champion who rolls for help first: per pattern (``PATTERNS`` order) whether the asset
+    is won (1/0) and the strength left. Immunity and the automatic win keep the strength; the
+    fight patterns fight the monster; three or more goats add a second monster of
+    ``second_power``. ``fight`` gives the same in exact fractions; this form lets a whole
+    posterior of face probabilities be scored at once (``pattern_matrix(draws) @ outcomes``)."""
+    won, left = hand_to_hand(strength, power)
+    won2, left2 = hand_to_hand(strength, power + second_power)
+    asset, after = [], []
+    for name in PATTERNS:
+        meaning = NOMADIC[name]
+        if meaning in ("immune", "automatic win"):
+            asset.append(1.0), after.append(float(strength))
+        elif meaning == "fight":
+            asset.append(float(won)), after.append(float(left))
+        else:
+            asset.append(float(won2)), after.append(float(left2))
+    return np.array(asset), np.array(after)
+
+
+def _face_rows(presets: Sequence[Preset], measured: dict[str, Sequence[int]], draws: int,
+               seed: int) -> dict[str, tuple[np.ndarray, np.ndarray | None]]:
+    """Per preset: its pattern probabilities (1 row) and, if measured, the posterior's (draws rows)."""
+    out = {}
+    for preset in presets:
+        name = _label(preset)
+        point = pattern_matrix(np.array([float(x) for x in _probs(preset)]))
+        post = pattern_matrix(dirichlet_draws(measured[name], draws, seed)) if name in measured else None
+        out[name] = (point, post)
+    return out
+
+
 def roll_for_help(strengths: Sequence[int] = tuple(range(0, 31)), multipliers: Sequence[int] = (1, 2, 3, 4),
                   players: Sequence[int] = (2, 3, 4, 5, 6), presets: Sequence[Preset] = DEFAULT_PRESETS,
-                  asset_value: int = 10) -> ClaimResult:
+                  asset_value: int = 10, throws: dict[str, Sequence[int]] | None = None, draws: int = 2000,
+                  seed: int = 0, level: float = 0.95) -> ClaimResult:
     """Asking the god for help (rolling four shagai before a fight) pays for a champion who would
     lose the fight alone; where the champion would win alone, when it still pays.
 
-    "Pays" = more expected points (asset value x P(asset) + strength left, as scored at the end)."""
-    evidence, figures = [], {}
-    losing_ok = True
-    for preset in presets:
-        probs = _probs(preset)
-        name = _label(preset)
-        lose_cases = lose_roll = win_cases = win_roll = 0
-        margins: dict[str, list[int]] = {"roll": [], "fight": []}
-        for s in strengths:
-            for m in multipliers:
-                for n in players:
-                    setup = make_setup(s, m, n, "summer", asset_value=asset_value)
-                    ch = fight(setup, probs)
-                    roll = ch["roll"].expected_points(asset_value) > ch["fight"].expected_points(asset_value)
-                    won, _ = hand_to_hand(s, setup.power)
-                    if won:
-                        win_cases += 1
-                        win_roll += roll
-                        margins["roll" if roll else "fight"].append(s - setup.power)
-                    else:
-                        lose_cases += 1
-                        lose_roll += roll
-        losing_ok &= lose_roll == lose_cases
-        largest = max(margins["roll"], default=None)
-        figures[name] = {"losing_cases": lose_cases, "roll_pays_losing": lose_roll,
-                         "winning_cases": win_cases, "roll_pays_winning": win_roll,
-                         "largest_margin_where_rolling_pays": largest}
-        evidence.append(f"{name}: would lose alone in {lose_cases} cases, rolling pays in {lose_roll}; would win alone "
-                        f"in {win_cases}, rolling still pays in {win_roll}"
-                        + (f" (up to a strength margin of {largest})" if largest is not None else ""))
+    "Pays" = more expected points (asset value x P(asset) + strength left, as scored at the end).
+    For a measured preset the smallest gain over the losing cases gets a posterior interval."""
+    measured = _measured(presets, throws)
+    cases = [(st, m * n) for st in strengths for m in multipliers for n in players]
+    if not cases:
+        raise InputError("the grid of strengths, multipliers and players is empty")
+    worth = np.array([asset_value * a + b for a, b in (nomadic_outcomes(st, pw, pw) for st, pw in cases)]).T
+    alone = np.array([st > pw for st, pw in cases])
+    fight_points = np.array([asset_value + st - pw if st > pw else 0.0 for st, pw in cases])
+    margin_at = np.array([st - pw for st, pw in cases])
+    evidence, figures, unc, verdicts = [], {}, {}, []
+    for name, (point, post) in _face_rows(presets, measured, draws, seed).items():
+        gain = (point @ worth - fight_points)[0]
+        pays = gain > 1e-12
+        lose_roll, win_roll = int(pays[~alone].sum()), int(pays[alone].sum())
+        largest = int(margin_at[alone & pays].max()) if (alone & pays).any() else None
+        figures[name] = {"losing_cases": int((~alone).sum()), "roll_pays_losing": lose_roll,
+                         "winning_cases": int(alone.sum()), "roll_pays_winning": win_roll,
+                         "largest_margin_where_rolling_pays": largest,
+                         "smallest_gain_losing": float(gain[~alone].min()) if (~alone).any() else None}
+        line = (f"{name}: would lose alone in {int((~alone).sum())} cases, rolling pays in {lose_roll}; would win "
+                f"alone in {int(alone.sum())}, rolling still pays in {win_roll}"
+                + (f" (up to a strength margin of {largest})" if largest is not None else ""))
+        verdict = "verified" if lose_roll == (~alone).sum() else "refuted"
+        if post is not None and (~alone).any():
+            least = (post @ worth - fight_points)[:, ~alone].min(axis=1)
+            lo, hi = interval(least, level)
+            verdict = verdict_from_interval(lo, hi, 1e-12) if verdict == "verified" else verdict
+            unc[name] = {"smallest_gain_losing_interval": [lo, hi], "throws": dict(zip(FACES, measured[name]))}
+            line += f"; smallest gain when losing alone, {level:.0%} interval {lo:+.3f} .. {hi:+.3f} points"
+            evidence.append(_throws_line(name, measured[name]))
+        verdicts.append(verdict)
+        evidence.append(line)
     evidence.append(f"grid: strength {min(strengths)}-{max(strengths)}, monster multiplier {list(multipliers)}, "
                     f"players {list(players)}, summer, asset worth {asset_value}; a second monster (three or more "
                     "goats) has the first one's multiplier")
-    if losing_ok:
+    uncertainty = ({"method": f"Dirichlet posterior from throw counts, {draws} draws, seed {seed}", **unc}
+                   if unc else None)
+    status = "refuted" if "refuted" in verdicts else ("undetermined" if "undetermined" in verdicts else "verified")
+    if status == "verified":
         won = "; ".join(f"{k} {v['roll_pays_winning']}/{v['winning_cases']}" for k, v in figures.items())
-        return ClaimResult("verified", "whenever the fight alone is lost, rolling for help gives more expected points "
-                                       f"under every preset; with a win in hand it still pays in ({won}) cases",
-                           evidence, figures)
-    return ClaimResult("refuted", "there are lost-alone fights where rolling for help does not pay", evidence, figures)
+        summary = ("whenever the fight alone is lost, rolling for help gives more expected points under every "
+                   f"preset; with a win in hand it still pays in ({won}) cases")
+    elif status == "undetermined":
+        summary = "the measured throws leave it open whether rolling pays in every lost-alone fight"
+    else:
+        summary = "there are lost-alone fights where rolling for help does not pay"
+    return ClaimResult(status, summary, evidence, figures, uncertainty)
 
 
 def monsters_stronger(players: Sequence[int] = (2, 3, 4, 5, 6), multipliers: Sequence[int] = (1, 2, 3, 4, 5),
                       strength: int = 10, winter_bonus: int | None = None,
-                      presets: Sequence[Preset] = ("gmit-2018",)) -> ClaimResult:
+                      presets: Sequence[Preset] = ("gmit-2018",), throws: dict[str, Sequence[int]] | None = None,
+                      draws: int = 2000, seed: int = 0) -> ClaimResult:
     """More players and Winter make monsters stronger: a champion's chance of taking the asset
-    (choosing the better of fighting alone and rolling first) falls as players are added and in
-    Winter, for a monster whose multiplier is drawn evenly from ``multipliers``."""
+    (choosing the better of fighting alone and rolling first) never rises as players are added
+    or in Winter, and falls somewhere, for a monster whose multiplier is drawn evenly from
+    ``multipliers``. For a measured preset it must hold in every posterior draw."""
     wb = int(rules()["winter_multiplier_bonus"]) if winter_bonus is None else winter_bonus
-    evidence, figures = [], {}
-    ok_players = ok_winter = True
-    strict = False
-    for preset in presets:
-        probs = _probs(preset)
-        name = _label(preset)
-        table: dict[str, list[float]] = {}
-        for season, bonus in (("summer", 0), ("winter", wb)):
-            row = []
-            for n in players:
-                total = Fraction(0)
-                for m in multipliers:
-                    if m + bonus < 1:
-                        raise InputError(f"winter_bonus {wb} makes a {m}X monster powerless")
-                    ch = fight(make_setup(strength, m + bonus, n, "summer"), probs)
-                    total += max(ch["fight"].p_asset, ch["roll"].p_asset)
-                row.append(float(total / len(multipliers)))
-            table[season] = row
-        s, w = np.array(table["summer"]), np.array(table["winter"])
-        ok_players &= bool(np.all(np.diff(s) <= 1e-12) and np.all(np.diff(w) <= 1e-12))
-        ok_winter &= bool(np.all(w <= s + 1e-12))
-        strict |= bool(np.any(np.diff(s) < -1e-12)) and bool(np.any(w < s - 1e-12))
-        figures[name] = table
+    if any(m + wb < 1 for m in multipliers):
+        raise InputError(f"winter_bonus {wb} makes a monster of multiplier {min(multipliers)} powerless")
+    measured = _measured(presets, throws)
+
+    def chance(pm: np.ndarray, bonus: int) -> np.ndarray:
+        """P(asset) per row of pattern probabilities and per player count (rows x players)."""
+        out = np.zeros((pm.shape[0], len(players)))
+        for j, n in enumerate(players):
+            for m in multipliers:
+                power = (m + bonus) * n
+                asset, _ = nomadic_outcomes(strength, power, power)
+                out[:, j] += np.maximum(float(strength > power), pm @ asset)
+        return out / len(multipliers)
+
+    def judge(pm: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        s, w = chance(pm, 0), chance(pm, wb)
+        rise = np.maximum(np.diff(s, axis=1).max(axis=1, initial=-1), np.diff(w, axis=1).max(axis=1, initial=-1))
+        winter_rise = (w - s).max(axis=1)
+        strict = (np.diff(s, axis=1) < -1e-12).any(axis=1) & ((w - s) < -1e-12).any(axis=1)
+        return np.maximum(rise, winter_rise) <= 1e-12, strict, s
+
+    evidence, figures, unc = [], {}, {}
+    holds_all = True
+    for name, (point, post) in _face_rows(presets, measured, draws, seed).items():
+        ok, strict, _ = judge(point)
+        s, w = chance(point, 0)[0], chance(point, wb)[0]
+        figures[name] = {"summer": s.tolist(), "winter": w.tolist()}
+        holds_all &= bool(ok[0] and strict[0])
         evidence.append(f"{name}: P(asset) by players {list(players)}: summer "
                         + " ".join(f"{x:.3f}" for x in s) + "; winter " + " ".join(f"{x:.3f}" for x in w))
+        if post is not None:
+            ok_p, strict_p, _ = judge(post)
+            share = float(np.mean(ok_p & strict_p))
+            holds_all &= share == 1.0
+            unc[name] = {"share_of_draws_where_it_holds": share, "throws": dict(zip(FACES, measured[name]))}
+            evidence.append(_throws_line(name, measured[name]) + f"; holds in {100 * share:.1f} % of {draws} draws")
     evidence.append(f"champion strength {strength}; monster multiplier drawn evenly from {list(multipliers)}; "
                     f"power = multiplier x players, Winter adds {wb} to the multiplier; the better of rolling and "
                     "fighting alone")
-    if ok_players and ok_winter and strict:
+    uncertainty = ({"method": f"Dirichlet posterior from throw counts, {draws} draws, seed {seed}", **unc}
+                   if unc else None)
+    if holds_all:
         steps = sum(int(np.sum(np.diff(np.array(t["summer"])) < -1e-12)) for t in figures.values())
         every = sum(len(players) - 1 for _ in figures)
         return ClaimResult("verified", f"more players and Winter never make a monster easier; an added player lowers "
                                        f"the chance of the asset in {steps} of {every} steps, Winter at every count",
-                           evidence, figures)
-    what = [w for w, ok in (("more players", ok_players), ("Winter", ok_winter and strict)) if not ok]
-    return ClaimResult("refuted", f"{' and '.join(what) or 'the options'} do not make monsters stronger", evidence,
-                       figures)
+                           evidence, figures, uncertainty)
+    return ClaimResult("refuted", "more players or Winter do not always make monsters stronger", evidence, figures,
+                       uncertainty)
 
 
 # ---------------------------------------------------------------- Tuul'ch
