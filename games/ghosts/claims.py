@@ -49,8 +49,7 @@ def fighter_ladder(modifiers: dict[str, int], attacker_bonuses: Sequence[int] = 
         figures[str(bonus)] = {k: str(c) for k, c in zip(LADDER, chances)}
         evidence.append(f"attacker bonus {bonus:+d}: " + ", ".join(f"{k} ({modifiers[k]:+d}) {_pct(c)}"
                                                                   for k, c in zip(LADDER, chances)))
-    evidence.append(f"two d{sides}, ties to the {ties if ties != 'reroll' else 'reroll'}; Anglean's +15 shown as the "
-                    "second bonus")
+    evidence.append(f"two d{sides}, ties: {ties}; Anglean's +15 shown as the second bonus")
     if ordered:
         bare = figures[str(attacker_bonuses[0])]
         return ClaimResult("verified", "the chance of winning falls strictly from Kish to Akkadian to Ghost to Nanna: "
@@ -69,7 +68,7 @@ def defender_wins_ties(sides: int = 100, ties: str = "defender") -> ClaimResult:
                 "the attacker is never the favourite"]
     figures = {"even_fight_attacker": str(even), "first_favoured_net": first}
     if even < Fraction(1, 2):
-        return ClaimResult("verified", f"the tie rule gives the defender an even fight: attacker {_pct(even)}, "
+        return ClaimResult("verified", f"an even fight goes to the defender more often: attacker {_pct(even)}, "
                                        f"defender {_pct(1 - even)}", evidence, figures)
     return ClaimResult("refuted", f"the defender is not favoured in an even fight (attacker {_pct(even)})", evidence,
                        figures)
