@@ -71,8 +71,8 @@ def seat_compensation(start_food: dict[str, int], tribers: dict[str, int], food:
                         + ", ".join(f"{float(v):+g}" for v in value) + " Happiness in the first Feeding phase "
                         "(against no food)")
     evidence.append("worth = Hunger tokens spared (3 Happiness each at the end, one token forgiven) when nothing "
-                    "else is harvested; if the first harvest feeds everyone the extra pieces can only feed "
-                    "reproduction, and the rules cannot price a first-player advantage, so this is a lower bound")
+                    "else is harvested; after a good first harvest the pieces can only go to reproduction, and "
+                    "the rules put no price on moving first, so whether the seats come out even is open")
     if monotone and gains:
         return ClaimResult("verified", "a later seat's starting food is never worth less, and the last seat's is "
                                        "worth more, than the first seat's (in spared Hunger, first season only)",
