@@ -372,3 +372,52 @@ def test_measured_throws_carry_an_interval_for_the_monster_claims() -> None:
     assert 0 < lo <= hi
     m = run("ulus-monsters-stronger")
     assert m.uncertainty["gmit-2018"]["share_of_draws_where_it_holds"] == 1.0
+
+
+SYMMETRIC_BOARD = {
+    "name": "symmetric test board",
+    "tiles": [
+        {"name": "A1", "at": [0, 1], "section": "earth", "roles": ["fort"], "neighbours": ["B1", "A2"]},
+        {"name": "B1", "at": [1, 1], "section": "earth", "roles": ["entry"], "neighbours": ["A1", "C1", "B2"]},
+        {"name": "C1", "at": [2, 1], "section": "earth", "roles": ["fort"], "neighbours": ["B1", "C2"]},
+        {"name": "A2", "at": [0, 2], "section": "earth", "roles": ["royal"], "neighbours": ["A1", "B2", "A3"]},
+        {"name": "B2", "at": [1, 2], "section": "earth", "roles": ["ishtar"], "neighbours": ["B1", "A2", "C2", "B3"]},
+        {"name": "C2", "at": [2, 2], "section": "earth", "roles": ["royal"], "neighbours": ["C1", "B2", "C3"]},
+        {"name": "A3", "at": [0, 3], "section": "heaven", "roles": ["fort"], "neighbours": ["B3", "A2"]},
+        {"name": "B3", "at": [1, 3], "section": "bridge", "roles": ["marduk"], "neighbours": ["B2", "A3", "C3"]},
+        {"name": "C3", "at": [2, 3], "section": "heaven", "roles": ["fort"], "neighbours": ["C2", "B3"]},
+    ],
+}
+
+
+def test_ur_claims_are_the_same_whether_the_table_folds_the_mirror(tmp_path) -> None:
+    """An engine that keeps one state of each mirrored pair must give the same figures, weighted,
+    as a table of every state (A2 and C2 measured together)."""
+    from gamesolver.games.ur.rules import UrOptions
+    from gamesolver.games.ur.solve import default_table_dir, solve
+
+    if "mirror" not in UrOptions.__dataclass_fields__:
+        pytest.skip("this engine numbers every state; there is no folded table to compare")
+    board = tmp_path / "symmetric.json"
+    board.write_text(json.dumps(SYMMETRIC_BOARD))
+    cache = str(tmp_path / "cache")
+    for mirror in (True, False):
+        o = UrOptions(pieces=4, board_file=str(board), mirror=mirror)
+        assert o.uses_mirror == mirror
+        solve(o, default_table_dir(o, cache), tolerance=1e-6, threads=1, show_progress=False)
+    common = {"board_file": str(board), "cache": cache, "pieces": [4]}
+    for name in ("ur-first-player-favoured", "ur-royal-realm-strong-start", "ur-repetition-draw"):
+        folded, full = run(name, **common), run(name, **common, mirror=False)
+        assert folded.status == full.status, name
+    a = run("ur-royal-realm-strong-start", **common)
+    b = run("ur-royal-realm-strong-start", **common, mirror=False)
+    assert a.figures["states"] == b.figures["states"] and abs(a.figures["share"] - b.figures["share"]) < 1e-9
+    folded = run("ur-ishtar-most-powerful", **common).figures
+    full = run("ur-ishtar-most-powerful", **common, mirror=False).figures
+    assert set(folded) == {"B2", "B3", "A2/C2"} and {"A2", "C2"} <= set(full)
+    for tile in ("B2", "B3"):
+        assert folded[tile]["states"] == full[tile]["states"]
+        assert abs(folded[tile]["mean_gain"] - full[tile]["mean_gain"]) < 2e-6
+    both = (full["A2"]["mean_gain"] * full["A2"]["states"] + full["C2"]["mean_gain"] * full["C2"]["states"])
+    assert folded["A2/C2"]["states"] == full["A2"]["states"] + full["C2"]["states"]
+    assert abs(folded["A2/C2"]["mean_gain"] - both / folded["A2/C2"]["states"]) < 2e-6

@@ -38,12 +38,19 @@ class Solved:
         return float(self.table.meta.get("tolerance") or 1e-6)
 
 
+def _options(pieces: int, board_file: str | None, dice_file: str | None, mirror: bool = True) -> UrOptions:
+    """Rule options; ``mirror=False`` asks for the table that numbers every state, where the
+    engine can fold the board's mirror at all (an engine that cannot always numbers every state)."""
+    fold = {} if mirror or "mirror" not in UrOptions.__dataclass_fields__ else {"mirror": False}
+    return UrOptions(pieces=pieces, board_file=board_file, dice_file=dice_file, **fold)
+
+
 def _solved(pieces: Sequence[int], board_file: str | None, dice_file: str | None,
-            cache: str | None) -> tuple[list[Solved], list[str]]:
+            cache: str | None, mirror: bool = True) -> tuple[list[Solved], list[str]]:
     """The tables in the cache for these piece counts (never solving), and notes on the others."""
     found, notes = [], []
     for k in sorted(set(pieces)):
-        opts = UrOptions(pieces=k, board_file=board_file, dice_file=dice_file)
+        opts = _options(k, board_file, dice_file, mirror)
         try:
             found.append(Solved(k, opts, load_table(opts, default_table_dir(opts, cache), build=False)))
         except MissingTableError:
@@ -89,14 +96,47 @@ def _live(s: Solved, ms: np.ndarray, os_: np.ndarray) -> np.ndarray:
     return ((ms & forts) != forts) & ((os_ & forts) != forts)
 
 
+def _twin(s: Solved) -> tuple[int, ...] | None:
+    """The tile permutation by which the table keeps one state of each mirrored pair, or None
+    when it numbers every state (an engine or board without that symmetry)."""
+    if not getattr(s.options, "uses_mirror", False):
+        return None
+    return getattr(s.options.board, "mirror", None)
+
+
+def _weights(s: Solved, ms: np.ndarray, os_: np.ndarray) -> np.ndarray:
+    """How many states of the game each listed state stands for: 2 for one of a mirrored pair
+    the table keeps once, 1 otherwise. Weighting by it makes every average and count the same
+    as over all states (a mirrored state has the mirrored tiles and the same value)."""
+    twin = _twin(s)
+    if twin is None:
+        return np.ones(ms.size)
+    mm, mo = np.zeros_like(ms), np.zeros_like(os_)
+    for t, u in enumerate(twin):
+        mm |= ((ms >> np.uint32(t)) & np.uint32(1)) << np.uint32(u)
+        mo |= ((os_ >> np.uint32(t)) & np.uint32(1)) << np.uint32(u)
+    return np.where((mm == ms) & (mo == os_), 1.0, 2.0)
+
+
+def _tile_groups(s: Solved, role: str) -> list[tuple[int, ...]]:
+    """The tiles of a role, twins together when the table folds the mirror (A4 and C4 are one
+    measure then: a folded table cannot tell them apart, and by symmetry they are worth the same)."""
+    tiles = sorted(s.options.board.with_role(role))
+    twin = _twin(s)
+    if twin is None:
+        return [(t,) for t in tiles]
+    return sorted({tuple(sorted({t, twin[t]})) for t in tiles})
+
+
 # ---------------------------------------------------------------- the claims
 
 
 def first_player_favoured(pieces: Sequence[int] = (1, 2, 3, 4, 5, 6, 7), board_file: str | None = None,
-                          dice_file: str | None = None, cache: str | None = None) -> ClaimResult:
+                          dice_file: str | None = None, cache: str | None = None,
+                          mirror: bool = True) -> ClaimResult:
     """Who goes first is decided before the game, as if it mattered: the value of the start
     (first player to move, before rolling) per solved piece count."""
-    found, notes = _solved(pieces, board_file, dice_file, cache)
+    found, notes = _solved(pieces, board_file, dice_file, cache, mirror)
     evidence = []
     figures: dict[str, Any] = {}
     for s in found:
@@ -123,11 +163,12 @@ def first_player_favoured(pieces: Sequence[int] = (1, 2, 3, 4, 5, 6, 7), board_f
 
 
 def ishtar_most_powerful(pieces: Sequence[int] = (4, 5, 6, 7), board_file: str | None = None,
-                         dice_file: str | None = None, cache: str | None = None) -> ClaimResult:
+                         dice_file: str | None = None, cache: str | None = None,
+                         mirror: bool = True) -> ClaimResult:
     """"The Tile of Ishtar is the most powerful tile": for each special tile, the average gain of
     holding it over every state of the largest solved K where the mover holds it (value with
     the piece there, minus value with that piece back in the pool)."""
-    found, notes = _solved(pieces, board_file, dice_file, cache)
+    found, notes = _solved(pieces, board_file, dice_file, cache, mirror)
     waiting = _need_real(found, notes, board_file, dice_file, "which tile is strongest")
     if waiting is not None:
         return waiting
@@ -137,16 +178,24 @@ def ishtar_most_powerful(pieces: Sequence[int] = (4, 5, 6, 7), board_file: str |
     ranks, ms, os_, sampled = _states(s)
     v = np.asarray(s.table["value"])
     live = _live(s, ms, os_)
+    weight = _weights(s, ms, os_)
     gains: dict[str, dict[str, Any]] = {}
     for role in SPECIAL_ROLES:
-        for tile in sorted(board.with_role(role)):
-            bit = np.uint32(1 << tile)
-            holds = np.flatnonzero(live & ((ms & bit) != 0))
-            back = K.rank(ms[holds] & ~bit, os_[holds])
-            g = v[ranks[holds]].astype(np.float64) - v[back]
-            at_start = -state_value(s.options, s.table, frozenset(), frozenset({tile}))
-            gains[board.names[tile]] = {"role": role, "mean_gain": float(g.mean()), "states": int(holds.size),
-                                        "share_positive": float(np.mean(g > 0)), "spawn_at_start": at_start}
+        for group in _tile_groups(s, role):
+            total = count = positive = 0.0
+            for tile in group:
+                bit = np.uint32(1 << tile)
+                holds = np.flatnonzero(live & ((ms & bit) != 0))
+                back = K.rank(ms[holds] & ~bit, os_[holds])
+                g = v[ranks[holds]].astype(np.float64) - v[back]
+                w = weight[holds]
+                total += float(w @ g)
+                count += float(w.sum())
+                positive += float(w @ (g > 0))
+            at_start = -state_value(s.options, s.table, frozenset(), frozenset({group[0]}))
+            gains["/".join(board.names[t] for t in group)] = {
+                "role": role, "mean_gain": total / count if count else 0.0, "states": int(round(count)),
+                "share_positive": positive / count if count else 0.0, "spawn_at_start": at_start}
     order = sorted(gains, key=lambda t: -gains[t]["mean_gain"])
     over = f"a seeded sample of {ranks.size:,} states" if sampled else "every state"
     evidence = [f"K = {s.pieces}, {over} where the mover holds the tile (finished positions left out):"]
@@ -168,11 +217,11 @@ def ishtar_most_powerful(pieces: Sequence[int] = (4, 5, 6, 7), board_file: str |
 
 def royal_realm_strong_start(pieces: Sequence[int] = (4, 5, 6, 7), roll: str = "gold+silver", sample: int = 20000,
                              seed: int = 0, board_file: str | None = None, dice_file: str | None = None,
-                             cache: str | None = None) -> ClaimResult:
+                             cache: str | None = None, mirror: bool = True) -> ClaimResult:
     """"The Royal Realm gives strong starting positions": on a roll that allows it, how often is
     the best spawn on a Royal tile better than the entry spawn and every move? Over a seeded
     sample of the states where such a spawn is possible (all of them when fewer)."""
-    found, notes = _solved(pieces, board_file, dice_file, cache)
+    found, notes = _solved(pieces, board_file, dice_file, cache, mirror)
     waiting = _need_real(found, notes, board_file, dice_file, "how strong the Royal Realm is")
     if waiting is not None:
         return waiting
@@ -189,7 +238,8 @@ def royal_realm_strong_start(pieces: Sequence[int] = (4, 5, 6, 7), roll: str = "
     cand = np.flatnonzero(pool & free_royal & _live(s, ms, os_))
     rng = np.random.default_rng(seed)
     pick = cand if cand.size <= sample else np.sort(rng.choice(cand, sample, replace=False))
-    wins = 0
+    weight = _weights(s, ms, os_)
+    wins = 0.0
     margins = []
     for i in pick:
         m0, o0 = int(ms[i]), int(os_[i])
@@ -206,24 +256,28 @@ def royal_realm_strong_start(pieces: Sequence[int] = (4, 5, 6, 7), roll: str = "
         other = max(best["entry"], best["move"])
         margin = best["royal"] - other
         margins.append(margin)
-        wins += margin > check_eps(s.tolerance)
+        wins += weight[i] * (margin > check_eps(s.tolerance))
     n = len(pick)
-    share = wins / n if n else 0.0
+    total = float(weight[pick].sum()) if n else 0.0
+    share = wins / total if total else 0.0
     z = 1.96
     lo, hi = _wilson(share, n, z)
     exact = n == cand.size
     start = [(board.names[t], -state_value(s.options, s.table, frozenset(), frozenset({t})))
              for t in sorted(board.with_role("royal"))]
     entry_start = -state_value(s.options, s.table, frozenset(), frozenset({board.entry}))
-    evidence = [f"K = {s.pieces}, roll {roll}: {cand.size:,} states allow a Royal spawn (a piece in the pool, a Royal "
-                f"tile empty); {'all' if exact else f'{n:,} sampled (seed {seed})'}",
-                f"the best Royal spawn beats the entry spawn and every move in {wins:,} of {n:,} ({100 * share:.1f} %"
+    evidence = [f"K = {s.pieces}, roll {roll}: {float(weight[cand].sum()):,.0f} states allow a Royal spawn (a piece "
+                f"in the pool, a Royal tile empty); {'all' if exact else f'{n:,} sampled (seed {seed})'}"
+                + (", a mirrored pair counted twice" if _twin(s) else ""),
+                f"the best Royal spawn beats the entry spawn and every move in {wins:,.0f} of {total:,.0f} "
+                f"({100 * share:.1f} %"
                 + ("" if exact else f", 95 % interval {100 * lo:.1f}-{100 * hi:.1f} %") + ")",
                 f"median margin over the best alternative {float(np.median(margins)):+.4f}",
                 "at the start: " + ", ".join(f"Royal {t} {val:+.4f}" for t, val in start)
                 + f"; entry spawn {entry_start:+.4f}"]
     evidence += notes
-    figures = {"states": int(cand.size), "judged": n, "royal_best": wins, "share": share, "interval": [lo, hi],
+    figures = {"states": int(round(float(weight[cand].sum()))), "judged": n, "royal_best": wins, "share": share,
+               "interval": [lo, hi],
                "start": dict(start), "entry_at_start": entry_start}
     unc = None if exact else {"method": f"Wilson 95 % interval of a seeded sample of {n} states", "interval": [lo, hi]}
     if lo > 0.5:
@@ -264,28 +318,31 @@ def _wilson(share: float, n: int, z: float) -> tuple[float, float]:
 
 
 def endless_play(pieces: Sequence[int] = (1, 2, 3, 4, 5, 6, 7), board_file: str | None = None,
-                 dice_file: str | None = None, cache: str | None = None, limit: int = 50_000) -> ClaimResult:
+                 dice_file: str | None = None, cache: str | None = None, limit: int = 50_000,
+                 mirror: bool = True) -> ClaimResult:
     """The five-repetitions draw presumes games that best play need not end. Per solved K: the
     states worth 0 (to the table's slack) are the only candidates, since endless play is worth
     0; among them, the largest set from which, on every roll, the side to move has a best action
     (within the slack) that stays in the set. From there both sides can play best for ever."""
-    found, notes = _solved(pieces, board_file, dice_file, cache)
+    found, notes = _solved(pieces, board_file, dice_file, cache, mirror)
     evidence, figures = [], {}
     for s in found:
         ranks, ms, os_, sampled = _states(s)
         v = np.asarray(s.table["value"])
         live = _live(s, ms, os_)
+        weight = _weights(s, ms, os_)
         zero = np.flatnonzero(live & (np.abs(v[ranks]) <= check_eps(s.tolerance)))
-        row: dict[str, Any] = {"states": int(live.sum()), "worth_zero": int(zero.size), "sampled": sampled}
-        text = (f"K = {s.pieces}: {zero.size:,} of {int(live.sum()):,} unfinished states"
+        n_live, n_zero = int(weight[live].sum()), int(weight[zero].sum())
+        row: dict[str, Any] = {"states": n_live, "worth_zero": n_zero, "sampled": sampled}
+        text = (f"K = {s.pieces}: {n_zero:,} of {n_live:,} unfinished states"
                 f"{' (a seeded sample)' if sampled else ''} are worth 0")
         if s.pieces < FORTS_TO_WIN:
-            row["endless"] = int(zero.size)
+            row["endless"] = n_zero
             text += " (nobody can ever hold four forts: every game is endless)"
         elif not sampled and zero.size <= limit:
             closed = _closed_zero_set(s, ranks[zero], ms[zero], os_[zero], v)
-            row["endless"] = int(closed.size)
-            text += f"; best play can go on for ever from {closed.size:,} of them"
+            row["endless"] = int(weight[zero][np.isin(ranks[zero], closed)].sum())
+            text += f"; best play can go on for ever from {row['endless']:,} of them"
         else:
             row["endless"] = None
             text += ("; the closure needs every state, not a sample" if sampled
