@@ -119,7 +119,7 @@ cdef class StochasticGame:
         out = set()
         for g in self.roll_group_list(roll):
             out |= set(groups[g])
-        return out or set(groups[-1])
+        return out or set(groups[len(groups) - 1])
 
 
 cdef Outcomes* new_outcomes(int count) except NULL:

@@ -273,3 +273,40 @@ def show(position: str, pieces: int, board_file: str | None, dice_file: str | No
     """Draw POSITION (or 'start') on the board."""
     options = _opts(pieces, board_file, dice_file)
     click.echo(diagram(parse(position, options), options))
+
+
+@ur.command("export")
+@_options_decorator()
+@click.option("--table", "table_dir", type=click.Path(file_okay=False), help="Table directory (default: the cache).")
+@click.option("--format", "fmt", type=click.Choice(["csv", "npy"]), default="csv", show_default=True,
+              help="csv: position, side, pieces of each side, value; npy: a structured array (x, o: tile masks, "
+                   "bit i = tile i of the board file; value).")
+@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Output file (csv: default standard output).")
+@click.option("--reachable", is_flag=True, help="Only positions reachable from the start (needs the stored graph's memory).")
+@click.option("--threads", type=int, default=None, help="OpenMP threads (default: all cores).")
+def export_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_dir: str | None, fmt: str,
+               out: str | None, reachable: bool, threads: int | None) -> None:
+    """Write every position of a solved table with its value (X to move; both mirror images).
+
+    Example: solver ur export --pieces 3 --format csv --out k3.csv
+    """
+    from gamesolver.games.ur.export import write_csv, write_npy
+    from gamesolver.solver.atomic import atomic_path
+
+    options = _opts(pieces, board_file, dice_file)
+    if fmt == "npy" and out is None:
+        raise InputError("--format npy needs --out FILE")
+    if threads is not None and threads < 1:
+        raise InputError("--threads must be at least 1")
+    table = _table(options, table_dir)
+    n_threads = threads or default_threads()
+    if out is None:
+        write_csv(options, table, click.get_text_stream("stdout"), reachable, n_threads)
+        return
+    with atomic_path(out) as tmp:
+        if fmt == "npy":
+            count = write_npy(options, table, tmp, reachable, n_threads)
+        else:
+            with open(tmp, "w", encoding="utf-8", newline="") as f:
+                count = write_csv(options, table, f, reachable, n_threads)
+    click.echo(f"{count:,} positions written to {out}", err=True)
