@@ -13,7 +13,16 @@ from typing import Any
 import click
 
 from gamesolver.solver import __version__
-from gamesolver.solver.errors import InputError, PositionNotCoveredError, TableError
+from gamesolver.solver.errors import (
+    DataFileError,
+    InputError,
+    OutputWriteError,
+    PositionNotCoveredError,
+    TableError,
+    describe_os_error,
+)
+
+INTERRUPTED = 130  # exit status after Ctrl-C
 
 # command name -> (module, attribute, one-line help)
 GAME_COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -64,8 +73,18 @@ class SolverGroup(click.Group):
             # bad options or arguments of a subcommand: one line, not click's usage block
             where = exc.ctx.command_path if exc.ctx is not None else "solver"
             raise BadInput(f"{exc.format_message()} (see '{where} --help')") from None
-        except (TableError, PositionNotCoveredError) as exc:
+        except (TableError, PositionNotCoveredError, DataFileError, OutputWriteError) as exc:
             raise click.ClickException(str(exc)) from None
+        except OSError as exc:
+            # the last net for a fault no command foresaw (a disk that fills or vanishes mid-run):
+            # the OS's reason and the file in one line; the writers have removed their temporaries
+            raise click.ClickException(describe_os_error(exc)) from None
+        except MemoryError:
+            raise click.ClickException("out of memory: try a smaller variant or free some memory") from None
+        except KeyboardInterrupt:
+            # the shell's convention for a run stopped by Ctrl-C (128 + SIGINT), not click's exit 1
+            click.echo("\ninterrupted; nothing half-written was kept", err=True)
+            raise SystemExit(INTERRUPTED) from None
 
 
 @click.group(cls=SolverGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -8,11 +8,14 @@ from fractions import Fraction
 
 import click
 
-from gamesolver.games.ghosts.report import Report, emit, non_negative, output_options
+from gamesolver.solver.report import Report, emit, non_negative, output_options
 from gamesolver.games.uluk.feed import FeedOptions, parse_have, solve_feed
 from gamesolver.games.uluk.process import check_kind, process_table
 from gamesolver.games.uluk.rules import load_board, load_feast, rules
 from gamesolver.solver.errors import InputError
+from gamesolver.solver.limits import check_at_most
+
+MAX_RAW_PIECES = 100_000  # 1.5 s and 140 MB; the rows grow without bound with --max-n
 
 
 @click.group()
@@ -35,6 +38,8 @@ def process_cmd(kind: str, max_n: int, tribers: int, split: bool, board_file: st
     """Pieces obtained from n raw pieces for every arrow kind."""
     non_negative(max_n, "--max-n")
     non_negative(tribers, "--tribers")
+    check_at_most("--max-n", max_n, MAX_RAW_PIECES, "a row per number of raw pieces; more is a table nobody reads "
+                  "and memory without end")
     kinds = list(rules().arrow_kinds) if kind == "all" else [check_kind(kind)]
     rows = process_table(kinds, max_n, tribers, split)
     facts: dict = {"tribers": tribers, "splitting": split}

@@ -1,8 +1,6 @@
 """``solver ulus``: shagai odds, the Naadam horse race and monster fights, as text, JSON or CSV."""
 from __future__ import annotations
 
-import csv
-import io
 import json
 from fractions import Fraction
 from typing import Any, Callable, Sequence
@@ -14,6 +12,7 @@ from gamesolver.games.ulus import race as race_mod
 from gamesolver.games.ulus.shagai import FACES, face_probabilities, preset_names, rules, shagai_report
 from gamesolver.solver.errors import InputError
 from gamesolver.solver.paths import cache_dir
+from gamesolver.solver.report import check_format, emit_csv, output_options
 
 
 def _face_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -21,20 +20,6 @@ def _face_options(f: Callable[..., Any]) -> Callable[..., Any]:
     f = click.option("--preset", type=click.Choice(preset_names()), default=None,
                      help=f"Face-probability preset (default {rules()['default_preset']}).")(f)
     return f
-
-
-def _format_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    f = click.option("--csv", "as_csv", is_flag=True, help="Print the table as CSV.")(f)
-    f = click.option("--json", "as_json", is_flag=True, help="Print JSON (nothing else on stdout).")(f)
-    return f
-
-
-def _emit_csv(rows: Sequence[dict[str, Any]]) -> None:
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    click.echo(buf.getvalue(), nl=False)
 
 
 def _faces_text(probs: Sequence[Fraction]) -> str:
@@ -62,9 +47,10 @@ def ulus() -> None:
 @ulus.command()
 @_face_options
 @click.option("--strength", type=int, default=None, help="Current strength: Tuul'ch losses stop at 0.")
-@_format_options
+@output_options
 def shagai(preset: str | None, faces: str | None, strength: int | None, as_json: bool, as_csv: bool) -> None:
     """Exact odds of every four-shagai pattern and what it means."""
+    check_format(as_json, as_csv)
     probs = face_probabilities(preset, faces)
     report = shagai_report(probs, strength)
     rows = report.rows()
@@ -80,7 +66,7 @@ def shagai(preset: str | None, faces: str | None, strength: int | None, as_json:
         }, indent=2))
         return
     if as_csv:
-        _emit_csv(rows)
+        emit_csv(rows)
         return
     click.echo(f"Four shagai, {_source(preset, faces)}: {_faces_text(probs)}")
     click.echo(f"{'pattern':<22}{'probability':>12}  {'nomadic phase':<16}{'Tuulch':>7}  cards")
@@ -103,11 +89,12 @@ def shagai(preset: str | None, faces: str | None, strength: int | None, as_json:
 @click.option("--cache", type=click.Path(file_okay=False), default=None, help="Table directory (default: the cache).")
 @click.option("--save/--no-save", default=True, show_default=True, help="Save the solved table in the cache.")
 @_face_options
-@_format_options
+@output_options
 def race(players: int, chinggis: int | None, alun_gua: int | None, camel: bool, length: int | None,
          from_pos: str | None, turn: int, ability_used: bool, show_rounds: bool, cache: str | None,
          save: bool, preset: str | None, faces: str | None, as_json: bool, as_csv: bool) -> None:
     """Win probabilities in the Naadam horse race, solved exactly."""
+    check_format(as_json, as_csv)
     probs = face_probabilities(preset, faces)
     cfg = race_mod.make_config(players, length, probs, camel, chinggis, alun_gua)
     pos = cfg.start() if from_pos is None else tuple(_int_list(from_pos, "--from") or ())
@@ -128,7 +115,7 @@ def race(players: int, chinggis: int | None, alun_gua: int | None, camel: bool, 
     expected = float((dist * range(1, dist.size + 1)).sum())
     summary = race_mod.sing_summary(sol) if cfg.alun_gua is not None else None
     if as_csv:
-        _emit_csv([{"round": r + 1, "probability": float(p)} for r, p in enumerate(dist)] if show_rounds else rows)
+        emit_csv([{"round": r + 1, "probability": float(p)} for r, p in enumerate(dist)] if show_rounds else rows)
         return
     if as_json:
         out: dict[str, Any] = {
@@ -186,11 +173,12 @@ def race(players: int, chinggis: int | None, alun_gua: int | None, camel: bool, 
 @click.option("--with-monster", "others", type=int, multiple=True, metavar="M",
               help="Another monster already in this fight (Uureg Lake's second card, monster-whispering); repeatable.")
 @_face_options
-@_format_options
+@output_options
 def fight_cmd(strength: int, multiplier: int, players: int, season: str, second_multiplier: str | None,
               asset_value: int, others: tuple[int, ...], preset: str | None, faces: str | None,
               as_json: bool, as_csv: bool) -> None:
     """Exact outcomes of a monster fight, with and without rolling the shagai."""
+    check_format(as_json, as_csv)
     setup = fight_mod.make_setup(strength, multiplier, players, season,
                                  _int_list(second_multiplier, "--second-multiplier"), asset_value, others)
     probs = face_probabilities(preset, faces)
@@ -207,7 +195,7 @@ def fight_cmd(strength: int, multiplier: int, players: int, season: str, second_
         for c in choices.values()
     }
     if as_csv:
-        _emit_csv(rows)
+        emit_csv(rows)
         return
     if as_json:
         click.echo(json.dumps({
