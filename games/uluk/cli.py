@@ -81,6 +81,8 @@ def feed_cmd(tribers: int, have: str, board_file: str | None, feast_file: str | 
     """Best feeding / reproduction / celebration / treat plan at the end of a season."""
     non_negative(tribers, "--tribers")
     non_negative(hunger, "--hunger")
+    if feast_file is not None and not final:
+        raise InputError("--feast scores only in the last season; add --final, or leave --feast out")
     board = load_board(board_file)
     feast = load_feast(feast_file) if final else None
     opts = FeedOptions(final=final, hunger_before=hunger, triber_value=_fraction(triber_value, "--triber-value"),

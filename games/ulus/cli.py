@@ -83,7 +83,7 @@ def shagai(preset: str | None, faces: str | None, strength: int | None, as_json:
 @click.option("--camel", is_flag=True, help="Camel Race variant: count Camel faces.")
 @click.option("--length", type=int, default=None, help="Track length in sites (default 9).")
 @click.option("--from", "from_pos", metavar="P1,P2,..", default=None, help="Start from these positions (sites moved).")
-@click.option("--turn", type=int, default=1, help="Player to roll next (with --from).")
+@click.option("--turn", type=int, default=None, help="Player to roll next (with --from; default 1).")
 @click.option("--ability-used", is_flag=True, help="Alun Gua has already sung (with --from).")
 @click.option("--rounds", "show_rounds", is_flag=True, help="Show (or export) the whole race-length distribution.")
 @click.option("--cache", type=click.Path(file_okay=False), default=None, help="Table directory (default: the cache).")
@@ -91,13 +91,17 @@ def shagai(preset: str | None, faces: str | None, strength: int | None, as_json:
 @_face_options
 @output_options
 def race(players: int, chinggis: int | None, alun_gua: int | None, camel: bool, length: int | None,
-         from_pos: str | None, turn: int, ability_used: bool, show_rounds: bool, cache: str | None,
+         from_pos: str | None, turn: int | None, ability_used: bool, show_rounds: bool, cache: str | None,
          save: bool, preset: str | None, faces: str | None, as_json: bool, as_csv: bool) -> None:
     """Win probabilities in the Naadam horse race, solved exactly."""
     check_format(as_json, as_csv)
+    if from_pos is None and (turn is not None or ability_used):
+        given = "--turn" if turn is not None else "--ability-used"
+        raise InputError(f"{given} describes a race under way; give the positions with --from P1,P2,..")
     probs = face_probabilities(preset, faces)
     cfg = race_mod.make_config(players, length, probs, camel, chinggis, alun_gua)
     pos = cfg.start() if from_pos is None else tuple(_int_list(from_pos, "--from") or ())
+    turn = 1 if turn is None else turn
     if ability_used and cfg.alun_gua is None:
         raise InputError("--ability-used needs --alun-gua")
     sol, where = race_mod.solve_or_load(cfg, cache_dir(cache), save)
