@@ -7,6 +7,7 @@ bad input exits 2, unusable tables exit 1, never a traceback.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from typing import Any
 
@@ -22,7 +23,8 @@ from gamesolver.solver.errors import (
     describe_os_error,
 )
 
-INTERRUPTED = 130  # exit status after Ctrl-C
+INTERRUPTED = 130  # exit status after Ctrl-C (128 + SIGINT), as shells report it
+BROKEN_PIPE = 141  # 128 + SIGPIPE: what `cmd | head` reports for a command the pipe stopped
 
 # command name -> (module, attribute, one-line help)
 GAME_COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -75,6 +77,10 @@ class SolverGroup(click.Group):
             raise BadInput(f"{exc.format_message()} (see '{where} --help')") from None
         except (TableError, PositionNotCoveredError, DataFileError, OutputWriteError) as exc:
             raise click.ClickException(str(exc)) from None
+        except BrokenPipeError:
+            # the reader stopped early (``| head``): not a fault; stay quiet, as a killed pipe would
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise SystemExit(BROKEN_PIPE) from None
         except OSError as exc:
             # the last net for a fault no command foresaw (a disk that fills or vanishes mid-run):
             # the OS's reason and the file in one line; the writers have removed their temporaries
@@ -82,7 +88,7 @@ class SolverGroup(click.Group):
         except MemoryError:
             raise click.ClickException("out of memory: try a smaller variant or free some memory") from None
         except KeyboardInterrupt:
-            # the shell's convention for a run stopped by Ctrl-C (128 + SIGINT), not click's exit 1
+            # the shell's convention for a run stopped by Ctrl-C, not click's exit 1
             click.echo("\ninterrupted; nothing half-written was kept", err=True)
             raise SystemExit(INTERRUPTED) from None
 
