@@ -22,6 +22,7 @@ from gamesolver.solver.errors import (
     TableError,
     describe_os_error,
 )
+from gamesolver.solver.report import example
 
 INTERRUPTED = 130  # exit status after Ctrl-C (128 + SIGINT), as shells report it
 BROKEN_PIPE = 141  # 128 + SIGPIPE: what `cmd | head` reports for a command the pipe stopped
@@ -35,6 +36,10 @@ GAME_COMMANDS: dict[str, tuple[str, str, str]] = {
     "uluk": ("gamesolver.games.uluk.cli", "uluk", "Uluk: processing arithmetic and the feeding phase."),
     "verify": ("gamesolver.games.claims_cli", "verify", "Check every historical claim and print a report."),
 }
+
+
+# the example that ends the help of a command whose module gives none
+EXAMPLES = {"verify": "solver verify --game unee --json"}
 
 
 class BadInput(click.ClickException):
@@ -53,11 +58,14 @@ class SolverGroup(click.Group):
             return command
         module, attr, _ = GAME_COMMANDS[name]
         try:
-            return getattr(importlib.import_module(module), attr)
+            command = getattr(importlib.import_module(module), attr)
         except ModuleNotFoundError as exc:
             if exc.name and (exc.name == module or module.startswith(exc.name + ".")):
                 return None  # that game is not built yet
             raise
+        if not command.epilog and name in EXAMPLES:
+            command.epilog = example(EXAMPLES[name])
+        return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, GAME_COMMANDS[name][2]) for name in sorted(GAME_COMMANDS)]
@@ -93,7 +101,8 @@ class SolverGroup(click.Group):
             raise SystemExit(INTERRUPTED) from None
 
 
-@click.group(cls=SolverGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=SolverGroup, context_settings={"help_option_names": ["-h", "--help"]},
+             epilog=example('solver unee best-move "3 0 1 / 2 0 6 S"'))
 @click.version_option(__version__, prog_name="solver")
 def cli() -> None:
     """Exhaustive solver for Ünee Tugalluulax, Ur (fort rules), Ulus, Ghosts of Ur and Uluk."""

@@ -92,6 +92,11 @@ def render(report: Report, fmt: str) -> str:
     return "\n".join(lines)
 
 
+def example(command: str) -> str:
+    """The epilog that ends a command's help: one example of its use."""
+    return f"Example: {command}"
+
+
 def output_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """Add ``--json`` and ``--csv`` to a command (passed on as ``as_json``/``as_csv``)."""
     func = click.option("--csv", "as_csv", is_flag=True, help="Print the table as CSV.")(func)

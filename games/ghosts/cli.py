@@ -8,7 +8,7 @@ from __future__ import annotations
 import click
 
 from gamesolver.games.ghosts import combat, movement
-from gamesolver.solver.report import Report, emit, fraction_text, non_negative, output_options, parse_int_list
+from gamesolver.solver.report import Report, emit, example, fraction_text, non_negative, output_options, parse_int_list
 from gamesolver.games.ghosts.rules import REROLL_READINGS, defender_modifier, rules
 from gamesolver.solver.errors import InputError
 from gamesolver.solver.limits import check_at_most, check_cost, estimate_seconds
@@ -78,12 +78,12 @@ def _tolerance(value: float) -> float:
     return value
 
 
-@click.group()
+@click.group(epilog=example("solver ghosts nanna --bonus 20"))
 def ghosts() -> None:
     """Ghosts of Ur: d100 combat, Ur dice movement, Nanna."""
 
 
-@ghosts.command("combat")
+@ghosts.command("combat", epilog=example('solver ghosts combat --attacker-bonus 15 --defender ghost'))
 @click.option("--attacker-bonus", "bonus", type=int, default=0, show_default=True,
               help="Attacker's bonus (skill, e.g. Anglean +15 in AVE), before equipment.")
 @click.option("--defender", default="kish", show_default=True, help="kish, akkadian, ghost or nanna.")
@@ -119,7 +119,7 @@ def combat_cmd(bonus: int, defender: str, emmer: bool, equipment: str, whole: bo
                 rows, facts), as_json, as_csv)
 
 
-@ghosts.command("clear")
+@ghosts.command("clear", epilog=example('solver ghosts clear --kish 3 --bonus 10'))
 @click.option("--kish", type=int, required=True, help="Kish on the tile.")
 @click.option("--bonus", type=int, default=0, show_default=True, help="Attacker's total bonus incl. equipment.")
 @click.option("--emmer", is_flag=True, help="The tile is an Emmer Field (Kish get +10).")
@@ -152,7 +152,7 @@ def clear_cmd(kish: int, bonus: int, emmer: bool, steps: int, extra_after_retrea
                 list(rows[0]), rows, facts), as_json, as_csv)
 
 
-@ghosts.command("ambush")
+@ghosts.command("ambush", epilog=example('solver ghosts ambush --bonus 10'))
 @click.option("--bonus", type=int, default=0, show_default=True, help="Attacker's total bonus incl. equipment.")
 @click.option("--emmer", is_flag=True, help="The adventurer stands on an Emmer Field (Kish get +10).")
 @_dice_options
@@ -168,7 +168,7 @@ def ambush_cmd(bonus: int, emmer: bool, anglean: bool, reroll: str, as_json: boo
     emit(Report("Ambush", ["kish", "p_roll", "p_all_beaten"], rows, facts), as_json, as_csv)
 
 
-@ghosts.command("nanna")
+@ghosts.command("nanna", epilog=example('solver ghosts nanna --bonus 20'))
 @click.option("--bonus", type=int, default=0, show_default=True, help="Attacker's total bonus incl. equipment.")
 @click.option("--attempts", type=int, default=None, help=f"Fights allowed (rules: {rules().nanna_attempts}).")
 @output_options
@@ -190,7 +190,7 @@ def nanna_cmd(bonus: int, attempts: int | None, as_json: bool, as_csv: bool) -> 
                 {"bonus": bonus, "p_one_fight": p}), False, as_csv)
 
 
-@ghosts.command("move")
+@ghosts.command("move", epilog=example('solver ghosts move --anglean'))
 @click.option("--tolerance", type=float, default=1e-9, show_default=True,
               help="Stop listing when the exact probability of more squares is below this.")
 @_probs_option
@@ -216,7 +216,7 @@ def move_cmd(tolerance: float, probs: str | None, ambush_variant: bool, bonus: i
                 [{"squares": s, "p": p, "p_at_most": c} for s, p, c in rows], facts), as_json, as_csv)
 
 
-@ghosts.command("race")
+@ghosts.command("race", epilog=example('solver ghosts race --distance 12'))
 @click.option("--distance", type=int, required=True, help="Squares to travel (open ground).")
 @click.option("--count", default="rounds", show_default=True,
               help="rounds: a turn with its extra turns counts once; rolls: every roll counts.")
@@ -246,7 +246,7 @@ def race_cmd(distance: int, count: str, tolerance: float, probs: str | None, amb
                 {"expected_turns": mean, "tail_left_off": tail}), as_json, as_csv)
 
 
-@ghosts.command("defend")
+@ghosts.command("defend", epilog=example('solver ghosts defend --attacker-bonus 20 --defender-bonus 5'))
 @click.option("--attacker-bonus", type=int, default=0, show_default=True, help="Attacker's total incl. equipment.")
 @click.option("--defender-bonus", type=int, default=0, show_default=True, help="Defender's bonus incl. equipment.")
 @click.option("--emmer", is_flag=True, help="The defender stands on an Emmer Field (+10).")

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import click
 
-from gamesolver.solver.report import Report, emit, non_negative, output_options
+from gamesolver.solver.report import Report, emit, example, non_negative, output_options
 from gamesolver.games.uluk.feed import FeedOptions, parse_have, solve_feed
 from gamesolver.games.uluk.process import check_kind, process_table
 from gamesolver.games.uluk.rules import load_board, load_feast, rules
@@ -18,12 +18,12 @@ from gamesolver.solver.limits import check_at_most
 MAX_RAW_PIECES = 100_000  # 1.5 s and 140 MB; the rows grow without bound with --max-n
 
 
-@click.group()
+@click.group(epilog=example("solver uluk process --max-n 4"))
 def uluk() -> None:
     """Uluk: processing arithmetic and the feeding phase."""
 
 
-@uluk.command("process")
+@uluk.command("process", epilog=example("solver uluk process --kind 2:3 --max-n 10 --tribers 2"))
 @click.option("--kind", default="all", show_default=True,
               help="Arrow kind: x2, 2:3, +1, -1, 1:1, or all.")
 @click.option("--max-n", type=int, default=8, show_default=True, help="Largest number of raw pieces.")
@@ -64,7 +64,7 @@ def _fraction(value: str, what: str) -> Fraction:
     return v
 
 
-@uluk.command("feed")
+@uluk.command("feed", epilog=example("solver uluk feed --tribers 3 --have 'baked mgobu=3'"))
 @click.option("--tribers", type=int, required=True, help="Tribers to feed.")
 @click.option("--have", default="", help="Resources on the tribe board, e.g. 'baked mgobu=3,salted fnord=2'.")
 @click.option("--board", "board_file", default=None, help="Tribe board file (default 'example': the shipped EXAMPLE).")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
@@ -12,7 +13,8 @@ from gamesolver.games.ulus import race as race_mod
 from gamesolver.games.ulus.shagai import FACES, face_probabilities, preset_names, rules, shagai_report
 from gamesolver.solver.errors import InputError
 from gamesolver.solver.paths import cache_dir
-from gamesolver.solver.report import check_format, emit_csv, output_options
+from gamesolver.solver.table import prepare_table_dir
+from gamesolver.solver.report import check_format, emit_csv, example, output_options
 
 
 def _face_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -39,12 +41,26 @@ def _int_list(text: str | None, what: str) -> list[int] | None:
         raise InputError(f"{what} must be whole numbers separated by commas, got {text!r}") from None
 
 
-@click.group()
+def _race_table(cfg: race_mod.RaceConfig, cache: str | None, table_dir: str | None, out: str | None,
+                save: bool) -> tuple[race_mod.RaceSolution, str]:
+    """The solved race: read from --table, solved into --out, or through the cache."""
+    if sum(x is not None for x in (cache, table_dir, out)) > 1:
+        raise InputError("--table (read), --out (write) and --cache (cache root) name one place each; give one")
+    if table_dir is not None:
+        return race_mod.load_solution(Path(table_dir), cfg), f"opened {table_dir}"
+    if out is not None:
+        prepare_table_dir(out, create=False)  # refuse a bad place before the solve, not after it
+        sol = race_mod.solve_race(cfg)
+        return sol, f"solved now, saved to {race_mod.save_solution(sol, Path(out))}"
+    return race_mod.solve_or_load(cfg, cache_dir(cache), save)
+
+
+@click.group(epilog=example("solver ulus race --players 3 --no-save"))
 def ulus() -> None:
     """Ulus: shagai odds, the horse race, monster fights."""
 
 
-@ulus.command()
+@ulus.command(epilog=example("solver ulus shagai --preset uniform --json"))
 @_face_options
 @click.option("--strength", type=int, default=None, help="Current strength: Tuul'ch losses stop at 0.")
 @output_options
@@ -76,7 +92,7 @@ def shagai(preset: str | None, faces: str | None, strength: int | None, as_json:
     click.echo(f"Expected strength change at Tuul'ch{clamp}: {float(expected):+.4f}")
 
 
-@ulus.command()
+@ulus.command(epilog=example("solver ulus race --players 3 --alun-gua 2 --no-save"))
 @click.option("--players", type=int, required=True, help="Number of players, 2 to 6.")
 @click.option("--chinggis", type=int, default=None, help="Player (1 = first to roll) who is Chinggis Khan: starts 2 sites ahead.")
 @click.option("--alun-gua", type=int, default=None, help="Player who is Alun Gua: once, all opponents miss two turns.")
@@ -86,13 +102,17 @@ def shagai(preset: str | None, faces: str | None, strength: int | None, as_json:
 @click.option("--turn", type=int, default=None, help="Player to roll next (with --from; default 1).")
 @click.option("--ability-used", is_flag=True, help="Alun Gua has already sung (with --from).")
 @click.option("--rounds", "show_rounds", is_flag=True, help="Show (or export) the whole race-length distribution.")
-@click.option("--cache", type=click.Path(file_okay=False), default=None, help="Table directory (default: the cache).")
+@click.option("--cache", type=click.Path(file_okay=False), default=None,
+              help="Table cache directory (default: $SOLVER_CACHE_DIR or ~/.cache/gamesolver).")
+@click.option("--table", "table_dir", type=click.Path(file_okay=False), default=None,
+              help="Read the solved table in this directory (never written).")
+@click.option("--out", type=click.Path(file_okay=False), default=None, help="Solve and write the table here.")
 @click.option("--save/--no-save", default=True, show_default=True, help="Save the solved table in the cache.")
 @_face_options
 @output_options
 def race(players: int, chinggis: int | None, alun_gua: int | None, camel: bool, length: int | None,
          from_pos: str | None, turn: int | None, ability_used: bool, show_rounds: bool, cache: str | None,
-         save: bool, preset: str | None, faces: str | None, as_json: bool, as_csv: bool) -> None:
+         table_dir: str | None, out: str | None, save: bool, preset: str | None, faces: str | None, as_json: bool, as_csv: bool) -> None:
     """Win probabilities in the Naadam horse race, solved exactly."""
     check_format(as_json, as_csv)
     if from_pos is None and (turn is not None or ability_used):
@@ -104,7 +124,7 @@ def race(players: int, chinggis: int | None, alun_gua: int | None, camel: bool, 
     turn = 1 if turn is None else turn
     if ability_used and cfg.alun_gua is None:
         raise InputError("--ability-used needs --alun-gua")
-    sol, where = race_mod.solve_or_load(cfg, cache_dir(cache), save)
+    sol, where = _race_table(cfg, cache, table_dir, out, save)
     base = sol.win(pos, turn - 1, ability=False)
     have = cfg.alun_gua is not None and not ability_used
     best = sol.win(pos, turn - 1, ability=True) if have else None
@@ -166,7 +186,7 @@ def race(players: int, chinggis: int | None, alun_gua: int | None, camel: bool, 
     click.echo(f"Table: {where} ({sol.seconds:.2f} s to solve).")
 
 
-@ulus.command(name="fight")
+@ulus.command(name="fight", epilog=example("solver ulus fight --strength 6 --multiplier 2 --players 3"))
 @click.option("--strength", type=int, required=True, help="The champion's strength.")
 @click.option("--multiplier", type=int, required=True, help="The monster's printed multiplier (the X number).")
 @click.option("--players", type=int, required=True, help="Number of players (power = multiplier x players).")

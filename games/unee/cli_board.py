@@ -8,8 +8,9 @@ from typing import Any
 import click
 
 from gamesolver.games.unee import notation
-from gamesolver.games.unee.cli_common import emit_json, example, unee, variant_options
+from gamesolver.games.unee.cli_common import emit_json, unee, variant_options
 from gamesolver.games.unee.rules import UneeOptions
+from gamesolver.solver.report import example
 from gamesolver.solver.progress import progress
 
 

@@ -11,18 +11,14 @@ import click
 
 from gamesolver.games.unee.rules import CAPTURE_ROWS, UneeOptions
 from gamesolver.solver.progress import progress
+from gamesolver.solver.report import example
 
 
 def emit_json(payload: Any) -> None:
     click.echo(json.dumps(payload, indent=2))
 
 
-def example(command: str) -> str:
-    """A command's help ends with one example of its use."""
-    return f"Example: {command}"
-
-
-@click.group(epilog=example("solver unee --holes 2 --balls 4 graph   (or: solver unee graph --holes 2 --balls 4)"))
+@click.group(epilog=example("solver unee --holes 2 --balls 4 graph"))
 @click.option("--holes", "holes_per_row", type=int, default=3, show_default=True, help="Holes per row.")
 @click.option("--balls", "balls_per_hole", type=int, default=6, show_default=True, help="Balls per hole at the start.")
 @click.option("--skip-origin/--no-skip-origin", default=False, show_default=True, help="Laps skip the hole they started from.")

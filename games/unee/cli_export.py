@@ -5,8 +5,9 @@ import sys
 
 import click
 
-from gamesolver.games.unee.cli_common import RULE_CHOICE, RULE_HELP, cache_option, emit_json, example, load_table, table_option, unee, variant_options
+from gamesolver.games.unee.cli_common import RULE_CHOICE, RULE_HELP, cache_option, emit_json, load_table, table_option, unee, variant_options
 from gamesolver.games.unee.rules import UneeOptions
+from gamesolver.solver.report import example
 
 
 @unee.command(epilog=example('solver unee export --balls 4 --reachable --out four.csv'))

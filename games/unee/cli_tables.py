@@ -11,7 +11,6 @@ from gamesolver.games.unee.cli_common import (
     RULE_HELP,
     cache_option,
     emit_json,
-    example,
     load_table,
     table_option,
     unee,
@@ -19,6 +18,7 @@ from gamesolver.games.unee.cli_common import (
 )
 from gamesolver.games.unee.cli_values import _move_value_text, _sign, describe_value, mover_difference, parse_captured, verdict
 from gamesolver.games.unee.rules import UneeOptions
+from gamesolver.solver.report import example
 from gamesolver.solver.progress import progress
 
 

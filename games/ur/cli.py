@@ -30,6 +30,7 @@ from gamesolver.games.ur.solve import (
     tier_counts,
 )
 from gamesolver.solver.errors import InputError
+from gamesolver.solver.report import example
 
 AUTO_BUILD_MAX_PIECES = 3  # queries solve missing tables up to this size on their own (seconds)
 
@@ -52,11 +53,6 @@ def _opts(pieces: int, board_file: str | None, dice_file: str | None) -> UrOptio
 
 def _log(text: str) -> None:
     click.echo(text, err=True)
-
-
-def example(command: str) -> str:
-    """A command's help ends with one example of its use."""
-    return f"Example: {command}"
 
 
 _cache_option = click.option("--cache", type=click.Path(file_okay=False), default=None,
