@@ -8,7 +8,7 @@ from __future__ import annotations
 import click
 
 from gamesolver.games.ghosts import combat, movement
-from gamesolver.solver.report import Report, emit, example, fraction_text, non_negative, output_options, parse_int_list
+from gamesolver.solver.report import Report, check_format, emit, example, fraction_text, non_negative, output_options, parse_int_list
 from gamesolver.games.ghosts.rules import REROLL_READINGS, defender_modifier, rules
 from gamesolver.solver.errors import InputError
 from gamesolver.solver.limits import check_at_most, check_cost, estimate_seconds
@@ -174,6 +174,7 @@ def ambush_cmd(bonus: int, emmer: bool, anglean: bool, reroll: str, as_json: boo
 @output_options
 def nanna_cmd(bonus: int, attempts: int | None, as_json: bool, as_csv: bool) -> None:
     """Chance of defeating Nanna (+45) within the allowed attempts."""
+    check_format(as_json, as_csv)
     non_negative(bonus, "--bonus")
     if attempts is not None:
         check_at_most("--attempts", attempts, NANNA_MAX_ATTEMPTS,
