@@ -1,4 +1,4 @@
-"""Ghosts of Ur combat: two d100 rolls, defender wins ties, modifiers from RULES.md section 4.
+"""Ghosts of Ur combat: two d100 rolls, defender wins ties, modifiers from docs/rules.md section 4.
 
 Owns the closed-form win probability, the table by net modifier, the attacker's equipment
 decision, clearing a Kish tile, Ambush, Nanna, and the defender's flee-or-fight choice (AVA).

@@ -1,6 +1,6 @@
 """The numbers of Ghosts of Ur the solvers use, read once from ``data/ghosts_rules.json``.
 
-RULES.md section 4 fixes them; Anglean's reroll reading is a named option here.
+docs/rules.md section 4 fixes them; Anglean's reroll reading is a named option here.
 """
 from __future__ import annotations
 
