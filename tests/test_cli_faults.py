@@ -362,3 +362,16 @@ def test_missing_ur_board_file(tmp_path, monkeypatch):
     one_line(run(["ur", "show", "start"]), 1, "shipped data file", "ur_board.json")
     # a user's own board file that is missing stays a bad input
     one_line(run(["ur", "show", "start", "--board", str(tmp_path / "mine.json")]), 2, "mine.json")
+
+
+# ---------------------------------------------------------------- damaged tables
+
+
+def test_a_truncated_array_file_is_named(tmp_path):
+    table = tmp_path / "t"
+    assert run(SMALL_UNEE + ["solve", "--out", str(table)]).exit_code == 0
+    data_file = table / "remoteness.npy"
+    data_file.write_bytes(data_file.read_bytes()[:100])
+    before = sorted(p.name for p in table.iterdir())
+    one_line(run(SMALL_UNEE + ["best-move", "start", "--table", str(table)]), 1, "remoteness.npy", "truncated")
+    assert sorted(p.name for p in table.iterdir()) == before
