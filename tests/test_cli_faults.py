@@ -375,3 +375,14 @@ def test_a_truncated_array_file_is_named(tmp_path):
     before = sorted(p.name for p in table.iterdir())
     one_line(run(SMALL_UNEE + ["best-move", "start", "--table", str(table)]), 1, "remoteness.npy", "truncated")
     assert sorted(p.name for p in table.iterdir()) == before
+
+
+def test_long_work_reports_progress():
+    from gamesolver.games.ghosts import combat, movement
+
+    seen: list[float] = []
+    rows, tail = movement.race(12, on_turn=seen.append)
+    assert len(seen) == len(rows) and seen == sorted(seen) and seen[-1] == pytest.approx(1 - float(tail))
+    ticks: list[int] = []
+    combat.clear_tile(3, 10, max_steps=7, on_step=lambda: ticks.append(1))
+    assert len(ticks) == 7

@@ -238,9 +238,17 @@ def race_cmd(distance: int, count: str, tolerance: float, probs: str | None, amb
     seconds = estimate_seconds(distance, *RACE_COST)
     check_cost("--distance", distance, RACE_QUICK_DISTANCE, seconds, force)
     clear = _ambush_clear(ambush_variant, bonus, anglean, reroll)
-    with progress(RACE_MAX_TURNS, "turns", enabled=_show_bar(seconds)) as bar:
+    # the bar follows the share of races already finished: the number of turns is not known ahead
+    with progress(1000, "races finished", enabled=_show_bar(seconds)) as bar:
+        shown = [0]
+
+        def advance(done: float) -> None:
+            now = round(done * 1000)
+            bar.update(now - shown[0])
+            shown[0] = now
+
         rows, tail = movement.race(distance, anglean, reroll, count, tolerance, max_turns=RACE_MAX_TURNS,
-                                   probs=dist, ambush_clear=clear, on_turn=bar.update)
+                                   probs=dist, ambush_clear=clear, on_turn=advance)
     mean = movement.race_mean(distance, anglean, reroll, count, probs=dist, ambush_clear=clear)
     emit(Report(f"Turns ({count}) to travel {distance} squares", ["turns", "p", "p_at_most"],
                 [{"turns": t, "p": p, "p_at_most": c} for t, p, c in rows],

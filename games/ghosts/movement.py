@@ -184,14 +184,14 @@ def race(
     max_turns: int = 1000,
     probs: list[Fraction] | None = None,
     ambush_clear: Fraction | None = None,
-    on_turn: Callable[[], None] | None = None,
+    on_turn: Callable[[float], None] | None = None,
 ) -> tuple[list[tuple[int, Fraction, Fraction]], Fraction]:
     """Distribution of the number of turns to travel ``distance`` squares on open ground.
 
     ``count="rounds"``: one turn is a roll with all its extra turns; ``"rolls"``: every roll of
     the Ur dice counts.  Overshooting is allowed.  Rows (t, P(exactly t), P(at most t)) until
     the exact tail is below ``tolerance``; also returns that tail. ``on_turn`` is called after
-    each turn's row (a progress bar's tick).
+    each turn's row with the probability finished so far (for a progress bar).
     """
     _check_race(distance, count, ambush_clear)
     if not 0 < tolerance < 1:
@@ -221,7 +221,7 @@ def race(
         rows.append((t, finished, done))
         left = new
         if on_turn is not None:
-            on_turn()
+            on_turn(float(done))
         if 1 - done < tolerance:
             break
     return rows, 1 - done
