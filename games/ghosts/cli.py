@@ -8,7 +8,16 @@ from __future__ import annotations
 import click
 
 from gamesolver.games.ghosts import combat, movement
-from gamesolver.solver.report import Report, check_format, emit, example, fraction_text, non_negative, output_options, parse_int_list
+from gamesolver.solver.report import (
+    Report,
+    check_format,
+    emit,
+    example,
+    fraction_text,
+    non_negative,
+    output_options,
+    parse_int_list,
+)
 from gamesolver.games.ghosts.rules import REROLL_READINGS, defender_modifier, rules
 from gamesolver.solver.errors import InputError
 from gamesolver.solver.limits import check_at_most, check_cost, estimate_seconds
@@ -64,7 +73,8 @@ NANNA_MAX_ATTEMPTS = 1000
 
 def _force_option(func):
     return click.option("--force", is_flag=True,
-                        help="Run even when the estimate says it takes long (a progress bar shows on a terminal).")(func)
+                        help="Run even when the estimate says it takes long (with a progress bar on a "
+                             "terminal).")(func)
 
 
 def _show_bar(seconds: float) -> bool | None:

@@ -112,7 +112,8 @@ def shagai(preset: str | None, faces: str | None, strength: int | None, as_json:
 @output_options
 def race(players: int, chinggis: int | None, alun_gua: int | None, camel: bool, length: int | None,
          from_pos: str | None, turn: int | None, ability_used: bool, show_rounds: bool, cache: str | None,
-         table_dir: str | None, out: str | None, save: bool, preset: str | None, faces: str | None, as_json: bool, as_csv: bool) -> None:
+         table_dir: str | None, out: str | None, save: bool, preset: str | None, faces: str | None, as_json: bool,
+         as_csv: bool) -> None:
     """Win probabilities in the Naadam horse race, solved exactly."""
     check_format(as_json, as_csv)
     if from_pos is None and (turn is not None or ability_used):

@@ -34,7 +34,8 @@ def unee(ctx: click.Context, holes_per_row: int, balls_per_hole: int, skip_origi
 
 # the variant options once more, on every command; given there, they override the group's
 _VARIANT = {
-    "holes_per_row": click.option("--holes", "holes_per_row", type=int, default=None, help="Holes per row (default 3)."),
+    "holes_per_row": click.option("--holes", "holes_per_row", type=int, default=None,
+                                  help="Holes per row (default 3)."),
     "balls_per_hole": click.option("--balls", "balls_per_hole", type=int, default=None,
                                    help="Balls per hole at the start (default 6)."),
     "skip_origin": click.option("--skip-origin/--no-skip-origin", default=None,

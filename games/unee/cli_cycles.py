@@ -6,7 +6,15 @@ import time
 import click
 
 from gamesolver.games.unee import notation
-from gamesolver.games.unee.cli_common import RULE_CHOICE, RULE_HELP, cache_option, emit_json, load_table, unee, variant_options
+from gamesolver.games.unee.cli_common import (
+    RULE_CHOICE,
+    RULE_HELP,
+    cache_option,
+    emit_json,
+    load_table,
+    unee,
+    variant_options,
+)
 from gamesolver.games.unee.cli_values import mover_difference, parse_captured
 from gamesolver.games.unee.rules import UneeOptions
 from gamesolver.solver.report import example

@@ -5,7 +5,16 @@ import sys
 
 import click
 
-from gamesolver.games.unee.cli_common import RULE_CHOICE, RULE_HELP, cache_option, emit_json, load_table, table_option, unee, variant_options
+from gamesolver.games.unee.cli_common import (
+    RULE_CHOICE,
+    RULE_HELP,
+    cache_option,
+    emit_json,
+    load_table,
+    table_option,
+    unee,
+    variant_options,
+)
 from gamesolver.games.unee.rules import UneeOptions
 from gamesolver.solver.report import example
 

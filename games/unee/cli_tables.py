@@ -16,7 +16,14 @@ from gamesolver.games.unee.cli_common import (
     unee,
     variant_options,
 )
-from gamesolver.games.unee.cli_values import _move_value_text, _sign, describe_value, mover_difference, parse_captured, verdict
+from gamesolver.games.unee.cli_values import (
+    describe_value,
+    move_value_text,
+    mover_difference,
+    parse_captured,
+    sign,
+    verdict,
+)
 from gamesolver.games.unee.rules import UneeOptions
 from gamesolver.solver.report import example
 from gamesolver.solver.progress import progress
@@ -125,7 +132,7 @@ def analyze(options: UneeOptions, position: str, rule: str, captured: str | None
 
         g = build_graph(options)
         value, searched = exact_value(g, table.table["lower"], table.table["upper"], table.rank(pos), effort)
-        info.update(value=value, exact_value=value, searched=searched, exact=True, outcome=_sign(d + value))
+        info.update(value=value, exact_value=value, searched=searched, exact=True, outcome=sign(d + value))
         info["meaning"] += f"; exact search: {value:+d} ({searched:,} positions searched)"
     if as_json:
         emit_json({"position": str(pos), **info, "moves": [m.as_dict() for m in moves]})
@@ -140,7 +147,7 @@ def analyze(options: UneeOptions, position: str, rule: str, captured: str | None
     for m in moves:
         star = "*" if m.best else " "
         cap = f"captures {m.captured}" if m.captured else ""
-        click.echo(f" {star} {m.move:<10} -> {str(m.position):<22} {cap:<11} {_move_value_text(m, table.rule)}")
+        click.echo(f" {star} {m.move:<10} -> {str(m.position):<22} {cap:<11} {move_value_text(m, table.rule)}")
     click.echo("(* best; values are for the player making the move, counting only what happens from now on)")
 
 

@@ -48,7 +48,7 @@ def describe_value(table: Any, pos: notation.Position, d: int) -> dict[str, Any]
     if table.rule == "uncounted":
         v = table.probe_value(pos)
         rem, cyc = table.probe_remoteness(pos)
-        out.update(value=v, remoteness=rem, cycling=cyc, outcome=_sign(d + v))
+        out.update(value=v, remoteness=rem, cycling=cyc, outcome=sign(d + v))
         ends = f"the game ends by repetition after {rem} plies" if cyc else f"the game ends after {rem} plies"
         out["meaning"] = (
             f"{mover} can force a future capture difference of {v:+d}; with {d:+d} so far {mover} "
@@ -68,10 +68,10 @@ def describe_value(table: Any, pos: notation.Position, d: int) -> dict[str, Any]
         lo, hi = table.probe_bounds(pos)
         out.update(value=lo if lo == hi else None, lower=lo, upper=hi, exact=lo == hi)
         if lo == hi:
-            out["outcome"] = _sign(d + lo)
+            out["outcome"] = sign(d + lo)
             out["meaning"] = f"{mover} can force exactly {lo:+d} from now on; with {d:+d} so far {mover} {verdict(d + lo)}"
         else:
-            out["outcome"] = _sign(d + lo) if _sign(d + lo) == _sign(d + hi) else None
+            out["outcome"] = sign(d + lo) if sign(d + lo) == sign(d + hi) else None
             out["meaning"] = (
                 f"{mover} can force between {lo:+d} and {hi:+d} from now on (certified bounds; "
                 f"use 'analyze --exact' for the exact value); with {d:+d} so far: "
@@ -80,11 +80,11 @@ def describe_value(table: Any, pos: notation.Position, d: int) -> dict[str, Any]
     return out
 
 
-def _sign(x: int) -> int:
+def sign(x: int) -> int:
     return (x > 0) - (x < 0)
 
 
-def _move_value_text(m: Any, rule: str) -> str:
+def move_value_text(m: Any, rule: str) -> str:
     if rule == "uncounted":
         cyc = " cycles" if m.cycling else ""
         return f"value {m.value:+d}  remoteness {m.remoteness}{cyc}"
