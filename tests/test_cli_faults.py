@@ -386,3 +386,11 @@ def test_long_work_reports_progress():
     ticks: list[int] = []
     combat.clear_tile(3, 10, max_steps=7, on_step=lambda: ticks.append(1))
     assert len(ticks) == 7
+
+
+def test_cycle_out_is_checked_before_the_work_and_never_silently_dropped(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    one_line(run(SMALL_UNEE + ["cycle", "start", "--shortest", "--out", "x.txt"]), 2, "--out", ".png")
+    quiet = run(SMALL_UNEE + ["cycle", "start", "--shortest", "--out", "x.png"])
+    assert quiet.exit_code == 0 and "nothing written to x.png" in quiet.output
+    assert leftovers(tmp_path) == []

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import click
 
@@ -17,6 +18,7 @@ from gamesolver.games.unee.cli_common import (
 )
 from gamesolver.games.unee.cli_values import mover_difference, parse_captured
 from gamesolver.games.unee.rules import UneeOptions
+from gamesolver.solver.errors import InputError
 from gamesolver.solver.report import example
 
 
@@ -66,6 +68,13 @@ def cycle(options: UneeOptions, position: str, out: str | None, radius: int | No
     from gamesolver.games.unee.graph import build_graph
 
     pos = notation.parse_position(position, options)
+    if out:
+        # refuse a bad --out before the work, not after it
+        from gamesolver.solver.atomic import check_writable
+
+        if Path(out).suffix.lower() not in C.GRAPH_SUFFIXES:
+            raise InputError(f"--out {out}: expected a file name ending in {', '.join(C.GRAPH_SUFFIXES)}")
+        check_writable(out)
     g = build_graph(options)
     if radius is not None:
         G = C.neighbourhood(g, pos, radius)
@@ -94,7 +103,8 @@ def cycle(options: UneeOptions, position: str, out: str | None, radius: int | No
             emit_json(info)
             return
         click.echo(("the position can never recur" if shortest else
-                    f"best play from {pos} ends without repetition after {lead.length if lead else 0} plies"))
+                    f"best play from {pos} ends without repetition after {lead.length if lead else 0} plies")
+                   + ("; no cycle to draw, nothing written to " + out if out else ""))
         return
     if out:
         title = f"{pos}: {what}, {cyc.length} plies" + (f", entered after {lead.length}" if lead and lead.length else "")
