@@ -73,7 +73,7 @@ def cycle(options: UneeOptions, position: str, out: str | None, radius: int | No
         from gamesolver.solver.atomic import check_writable
 
         if Path(out).suffix.lower() not in C.GRAPH_SUFFIXES:
-            raise InputError(f"--out {out}: expected a file name ending in {', '.join(C.GRAPH_SUFFIXES)}")
+            raise InputError(f"--out {out}: expected a .png, .svg or .graphml file name")
         check_writable(out)
     g = build_graph(options)
     if radius is not None:
