@@ -87,7 +87,10 @@ class SolverGroup(click.Group):
             raise click.ClickException(str(exc)) from None
         except BrokenPipeError:
             # the reader stopped early (``| head``): not a fault; stay quiet, as a killed pipe would
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            try:  # Python would write to the closed pipe again while exiting
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            except (OSError, ValueError):
+                pass
             raise SystemExit(BROKEN_PIPE) from None
         except OSError as exc:
             # the last net for a fault no command foresaw (a disk that fills or vanishes mid-run):
@@ -97,7 +100,7 @@ class SolverGroup(click.Group):
             raise click.ClickException("out of memory: try a smaller variant or free some memory") from None
         except KeyboardInterrupt:
             # the shell's convention for a run stopped by Ctrl-C, not click's exit 1
-            click.echo("\ninterrupted; nothing half-written was kept", err=True)
+            click.echo("\ninterrupted", err=True)
             raise SystemExit(INTERRUPTED) from None
 
 
