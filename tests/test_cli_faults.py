@@ -394,3 +394,14 @@ def test_cycle_out_is_checked_before_the_work_and_never_silently_dropped(tmp_pat
     quiet = run(SMALL_UNEE + ["cycle", "start", "--shortest", "--out", "x.png"])
     assert quiet.exit_code == 0 and "nothing written to x.png" in quiet.output
     assert leftovers(tmp_path) == []
+
+
+def test_a_closed_pipe_ends_quietly(monkeypatch):
+    from gamesolver.games.ghosts import cli as ghosts_cli
+
+    def closed(*a, **k):
+        raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+    monkeypatch.setattr(ghosts_cli, "emit", closed)
+    result = run(["ghosts", "ambush"])
+    assert result.exit_code == 141 and "Error" not in result.output and "Traceback" not in result.output
