@@ -1,7 +1,7 @@
 """Ur: The Royal Game under the fort rules (docs/rules.md section 2).
 
     from gamesolver.games import ur
-    t = ur.solve(pieces=3)                  # or ur.open_table(path, pieces=3)
+    t = ur.solve_table(pieces=3)            # or ur.open_table(path, pieces=3)
     t.value("start"), t.best_action("X:A1,B4 O:C7 X", "gold+gold").text
 
 ``rules`` reads the board and dice data, ``notation`` the positions players write, ``engine``
@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from gamesolver.games.ur.api import UrAction, UrTable, open_table, parse, solve
+from gamesolver.games.ur.api import UrAction, UrTable, open_table, parse, solve_table
 from gamesolver.games.ur.notation import Position, format_position
 from gamesolver.games.ur.rules import Board, Dice, UrOptions, load_board, load_dice
 
 __all__ = ["Board", "Dice", "Position", "UrAction", "UrOptions", "UrTable", "format_position", "kernel", "load_board",
-           "load_dice", "open_table", "parse", "solve"]
+           "load_dice", "open_table", "parse", "solve_table"]
 
 
 @lru_cache(maxsize=8)

@@ -101,14 +101,16 @@ def open_table(path: Where | None = None, *, pieces: int | None = None, options:
         return UrTable(load_table(opts, where, build=False), opts)
     except MissingTableError:
         raise MissingTableError(
-            f"no Ur table for {opts.pieces} pieces at {where}; make it with ur.solve(pieces={opts.pieces})"
+            f"no Ur table for {opts.pieces} pieces at {where}; "
+            f"make it with ur.solve_table(pieces={opts.pieces})"
         ) from None
 
 
-def solve(pieces: int | None = None, *, options: UrOptions | None = None, out: Where | None = None,
+def solve_table(pieces: int | None = None, *, options: UrOptions | None = None, out: Where | None = None,
           cache: Where | None = None, **settings: Any) -> UrTable:
     """Solve (or resume solving) and write the table, then open it; ``settings`` go to the solver
-    (``tolerance``, ``threads``, ``method``, ``graph``). Four pieces take about 20 minutes on two
+    (``tolerance``, ``threads``, ``method``, ``graph``). Not named ``solve``: that name is the
+    package's ``solve`` module, which replaces a function of that name once it is imported. Four pieces take about 20 minutes on two
     cores; up to three take seconds."""
     from gamesolver.games.ur.solve import default_table_dir
     from gamesolver.games.ur.solve import solve as _solve
