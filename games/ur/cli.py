@@ -30,6 +30,7 @@ from gamesolver.games.ur.solve import (
     tier_counts,
 )
 from gamesolver.solver.errors import InputError
+from gamesolver.solver.report import example
 
 AUTO_BUILD_MAX_PIECES = 3  # queries solve missing tables up to this size on their own (seconds)
 
@@ -54,10 +55,14 @@ def _log(text: str) -> None:
     click.echo(text, err=True)
 
 
-def _table(options: UrOptions, table_dir: str | None) -> Any:
+_cache_option = click.option("--cache", type=click.Path(file_okay=False), default=None,
+                             help="Table cache directory (default: $SOLVER_CACHE_DIR or ~/.cache/gamesolver).")
+
+
+def _table(options: UrOptions, table_dir: str | None, cache: str | None = None) -> Any:
     """The table a query reads. A query never writes where ``--table`` points, and a large solve
     never starts as its side effect: only a small table missing from the cache is built."""
-    where = Path(table_dir) if table_dir is not None else default_table_dir(options)
+    where = Path(table_dir) if table_dir is not None else default_table_dir(options, cache)
     if table_dir is not None or options.pieces > AUTO_BUILD_MAX_PIECES:
         if not (where / "header.json").is_file():
             out = f" --out {where}" if table_dir is not None else ""
@@ -66,10 +71,10 @@ def _table(options: UrOptions, table_dir: str | None) -> Any:
                 f"'solver ur solve --pieces {options.pieces}{out}'"
                 + (" (large)" if options.pieces > AUTO_BUILD_MAX_PIECES else "")
             )
-    return load_table(options, table_dir, log=_log)
+    return load_table(options, where, log=_log)
 
 
-@click.group()
+@click.group(epilog=example("solver ur best-move start --roll gold+gold --pieces 2"))
 def ur() -> None:
     """Ur: The Royal Game, fort rules: state graph and exact solution.
 
@@ -77,7 +82,7 @@ def ur() -> None:
     """
 
 
-@ur.command()
+@ur.command(epilog=example("solver ur graph --pieces 3"))
 @_options_decorator()
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def graph(pieces: int, board_file: str | None, dice_file: str | None, as_json: bool) -> None:
@@ -113,9 +118,10 @@ _graph_option = click.option(
          "auto: store when it fits in half of the memory. The values are the same.")
 
 
-@ur.command("solve")
+@ur.command("solve", epilog=example("solver ur solve --pieces 3 --out ur-k3"))
 @_options_decorator()
 @click.option("--out", type=click.Path(file_okay=False), help="Table directory (default: the cache).")
+@_cache_option
 @click.option("--tolerance", type=float, default=DEFAULT_TOLERANCE, show_default=True,
               help="Stop when no value changes by more than this in a sweep.")
 @click.option("--threads", type=int, default=None, help="OpenMP threads (default: all cores).")
@@ -125,15 +131,26 @@ _graph_option = click.option(
                    "iteration from zero; policy (experimental): Krylov evaluations of the greedy policy. "
                    "Every method ends with the endless check and its repair (see docs/ur.md).")
 @_graph_option
-def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: str | None, tolerance: float,
-              threads: int | None, method: str, graph: str) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (the progress log stays on stderr).")
+def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: str | None, cache: str | None,
+              tolerance: float, threads: int | None, method: str, graph: str, as_json: bool) -> None:
     """Solve every state by value iteration and write the table (resumes a stopped run)."""
     options = _opts(pieces, board_file, dice_file)
     if threads is not None and threads < 1:
         raise InputError("--threads must be at least 1")
+    if out is not None and cache is not None:
+        raise InputError("--out and --cache both say where the table goes; give one of them")
+    if out is None and cache is not None:
+        out = str(default_table_dir(options, cache))
     table = solve(options, out, tolerance=tolerance, threads=threads, method=method, graph=graph, log=_log)
     start = state_value(options, table, frozenset(), frozenset())
     m = table.meta
+    if as_json:
+        keys = ("sweeps", "method", "residual", "tolerance", "policy_products", "policy_sweeps", "endless_check",
+                "endless_repairs")
+        click.echo(json.dumps({"pieces": pieces, "states": table.state_count, "table": str(table.path),
+                               "start_value": start, **{k: m[k] for k in keys if k in m}}, default=str))
+        return
     products = f" and {m['policy_products']:,} policy products" if m.get("policy_products") else ""
     products += f" and {m['policy_sweeps']:,} policy sweeps" if m.get("policy_sweeps") else ""
     click.echo(f"solved pieces={pieces}: {table.state_count:,} states, {m['sweeps']} sweeps{products} "
@@ -146,15 +163,16 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
     click.echo(f"table: {table.path}")
 
 
-@ur.command("check")
+@ur.command("check", epilog=example("solver ur check --pieces 3 --table ur-k3"))
 @_options_decorator()
 @click.option("--table", "table_dir", type=click.Path(file_okay=False), help="Table directory (default: the cache).")
+@_cache_option
 @click.option("--eps", type=float, default=None,
               help="Slack for 'best action' and 'worth 0' (default: 10 x the table's tolerance).")
 @click.option("--threads", type=int, default=None, help="OpenMP threads (default: all cores).")
 @_graph_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_dir: str | None,
+def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_dir: str | None, cache: str | None,
               eps: float | None, threads: int | None, graph: str, as_json: bool) -> None:
     """Check a solved table against endless play (exit 1 when it fails).
 
@@ -167,7 +185,8 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
         raise InputError("--eps must be between 0 and 1")
     if threads is not None and threads < 1:
         raise InputError("--threads must be at least 1")
-    table = load_table(options, table_dir, build=False)  # checking never solves: a missing table is an error
+    where = table_dir if table_dir is not None else default_table_dir(options, cache)
+    table = load_table(options, where, build=False)  # checking never solves: a missing table is an error
     K = kernel(options)
     values = np.ascontiguousarray(table["value"], dtype=np.float32)
     tolerance = float(table.meta.get("tolerance", DEFAULT_TOLERANCE))
@@ -209,19 +228,20 @@ def _roll_index(options: UrOptions, roll: str) -> int:
     return options.dice.index(roll)
 
 
-@ur.command("best-move")
+@ur.command("best-move", epilog=example("solver ur best-move start --roll gold+gold --pieces 2"))
 @click.argument("position")
 @click.option("--roll", required=True, help="blank+blank, blank+gold, blank+silver, gold+silver, gold+gold, silver+silver")
 @_options_decorator()
 @click.option("--table", "table_dir", type=click.Path(file_okay=False), help="Table directory (default: the cache).")
+@_cache_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def best_move(position: str, roll: str, pieces: int, board_file: str | None, dice_file: str | None,
-              table_dir: str | None, as_json: bool) -> None:
+              table_dir: str | None, cache: str | None, as_json: bool) -> None:
     """The best action for ROLL in POSITION (or 'start') and its value for the side to move."""
     options = _opts(pieces, board_file, dice_file)
     pos = parse(position, options)
     r = _roll_index(options, roll)
-    table = _table(options, table_dir)
+    table = _table(options, table_dir, cache)
     ranked = choices(options, table, pos, r)
     best = ranked[0]
     board = options.board
@@ -239,17 +259,18 @@ def best_move(position: str, roll: str, pieces: int, board_file: str | None, dic
     click.echo(f"value for {pos.to_move}: {best.value:+.6f}  (P(win) - P(loss))")
 
 
-@ur.command()
+@ur.command(epilog=example('solver ur analyze "X:A1,B4 O:C7 X" --pieces 3'))
 @click.argument("position")
 @_options_decorator()
 @click.option("--table", "table_dir", type=click.Path(file_okay=False), help="Table directory (default: the cache).")
+@_cache_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def analyze(position: str, pieces: int, board_file: str | None, dice_file: str | None, table_dir: str | None,
-            as_json: bool) -> None:
+            cache: str | None, as_json: bool) -> None:
     """The value of POSITION before the roll, and each roll's best action and value."""
     options = _opts(pieces, board_file, dice_file)
     pos = parse(position, options)
-    table = _table(options, table_dir)
+    table = _table(options, table_dir, cache)
     mine, theirs = pos.mover_relative()
     value = state_value(options, table, mine, theirs)
     rows = []
@@ -266,30 +287,35 @@ def analyze(position: str, pieces: int, board_file: str | None, dice_file: str |
         click.echo(f"  {row['roll']:<14} p={row['probability']:<7g} {row['value']:+.6f}  {row['best']}")
 
 
-@ur.command()
+@ur.command(epilog=example('solver ur show "X:A1,B4 O:C7 X"'))
 @click.argument("position")
 @_options_decorator()
-def show(position: str, pieces: int, board_file: str | None, dice_file: str | None) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: the tiles each side holds and the side to move.")
+def show(position: str, pieces: int, board_file: str | None, dice_file: str | None, as_json: bool) -> None:
     """Draw POSITION (or 'start') on the board."""
     options = _opts(pieces, board_file, dice_file)
-    click.echo(diagram(parse(position, options), options))
+    pos = parse(position, options)
+    if as_json:
+        names = options.board.names
+        click.echo(json.dumps({"position": format_position(pos, options.board), "to_move": pos.to_move,
+                               "X": sorted(names[i] for i in pos.x), "O": sorted(names[i] for i in pos.o)}))
+        return
+    click.echo(diagram(pos, options))
 
 
-@ur.command("export")
+@ur.command("export", epilog=example("solver ur export --pieces 3 --format csv --out k3.csv"))
 @_options_decorator()
 @click.option("--table", "table_dir", type=click.Path(file_okay=False), help="Table directory (default: the cache).")
+@_cache_option
 @click.option("--format", "fmt", type=click.Choice(["csv", "npy"]), default="csv", show_default=True,
               help="csv: position, side, pieces of each side, value; npy: a structured array (x, o: tile masks, "
                    "bit i = tile i of the board file; value).")
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Output file (csv: default standard output).")
 @click.option("--reachable", is_flag=True, help="Only positions reachable from the start (needs the stored graph's memory).")
 @click.option("--threads", type=int, default=None, help="OpenMP threads (default: all cores).")
-def export_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_dir: str | None, fmt: str,
-               out: str | None, reachable: bool, threads: int | None) -> None:
-    """Write every position of a solved table with its value (X to move; both mirror images).
-
-    Example: solver ur export --pieces 3 --format csv --out k3.csv
-    """
+def export_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_dir: str | None,
+               cache: str | None, fmt: str, out: str | None, reachable: bool, threads: int | None) -> None:
+    """Write every position of a solved table with its value (X to move; both mirror images)."""
     from gamesolver.games.ur.export import write_csv, write_npy
     from gamesolver.solver.atomic import atomic_path
 
@@ -298,7 +324,7 @@ def export_cmd(pieces: int, board_file: str | None, dice_file: str | None, table
         raise InputError("--format npy needs --out FILE")
     if threads is not None and threads < 1:
         raise InputError("--threads must be at least 1")
-    table = _table(options, table_dir)
+    table = _table(options, table_dir, cache)
     n_threads = threads or default_threads()
     if out is None:
         write_csv(options, table, click.get_text_stream("stdout"), reachable, n_threads)
