@@ -313,8 +313,10 @@ def show(position: str, pieces: int, board_file: str | None, dice_file: str | No
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Output file (csv: default standard output).")
 @click.option("--reachable", is_flag=True, help="Only positions reachable from the start (needs the stored graph's memory).")
 @click.option("--threads", type=int, default=None, help="OpenMP threads (default: all cores).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: the file written and how many positions (needs --out).")
 def export_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_dir: str | None,
-               cache: str | None, fmt: str, out: str | None, reachable: bool, threads: int | None) -> None:
+               cache: str | None, fmt: str, out: str | None, reachable: bool, threads: int | None,
+               as_json: bool) -> None:
     """Write every position of a solved table with its value (X to move; both mirror images)."""
     from gamesolver.games.ur.export import write_csv, write_npy
     from gamesolver.solver.atomic import atomic_path
@@ -322,6 +324,8 @@ def export_cmd(pieces: int, board_file: str | None, dice_file: str | None, table
     options = _opts(pieces, board_file, dice_file)
     if fmt == "npy" and out is None:
         raise InputError("--format npy needs --out FILE")
+    if as_json and out is None:
+        raise InputError("--json reports the file written with --out FILE; without --out the CSV goes to standard output")
     if threads is not None and threads < 1:
         raise InputError("--threads must be at least 1")
     table = _table(options, table_dir, cache)
@@ -335,4 +339,7 @@ def export_cmd(pieces: int, board_file: str | None, dice_file: str | None, table
         else:
             with open(tmp, "w", encoding="utf-8", newline="") as f:
                 count = write_csv(options, table, f, reachable, n_threads)
-    click.echo(f"{count:,} positions written to {out}", err=True)
+    if as_json:
+        click.echo(json.dumps({"out": out, "format": fmt, "positions": count, "reachable_only": reachable}))
+    else:
+        click.echo(f"{count:,} positions written to {out}", err=True)
