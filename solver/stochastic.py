@@ -26,7 +26,7 @@ import numpy as np
 
 from gamesolver.solver.errors import InputError, TableWriteError
 from gamesolver.solver.krylov import bicgstab
-from gamesolver.solver.outcomes import Regenerated, build_graph, want_graph
+from gamesolver.solver.outcomes import Regenerated, build_graph, load_graph, save_graph, want_graph
 from gamesolver.solver.progress import progress
 from gamesolver.solver.table import CHECKPOINT_FORMAT, prepare_table_dir
 
@@ -107,10 +107,15 @@ def solve_values(
     built = 0.0  # seconds spent building the stored graph (not in the sweeps' "so far")
     if use_graph:
         t0 = time.perf_counter()
-        engine = build_graph(game, threads, show_progress)
+        kept = load_graph(game, root, header) if sweeps else None
+        engine = kept or build_graph(game, threads, show_progress)
         built = time.perf_counter() - t0
+        if kept is None:
+            save_graph(engine, root, header)  # a resumed run maps it instead of building it again
         if log:
-            log(f"stored graph: {engine.codes.size:,} outcomes, {engine.nbytes / 2**30:.2f} GiB ({built:.1f} s)")
+            how = "mapped from the stopped run" if kept is not None else "built"
+            log(f"stored graph: {engine.codes.size:,} outcomes, {engine.nbytes / 2**30:.2f} GiB ({how} in "
+                f"{built:.1f} s)")
     eps = check_eps(tolerance)
     spent = 0.0
     if sweeps and log:
