@@ -26,7 +26,7 @@ import numpy as np
 
 from gamesolver.solver.errors import InputError, TableWriteError
 from gamesolver.solver.krylov import bicgstab
-from gamesolver.solver.outcomes import Regenerated, build_graph, load_graph, save_graph, want_graph
+from gamesolver.solver.outcomes import Regenerated, build_graph, estimate_bytes, load_graph, save_graph, want_graph
 from gamesolver.solver.progress import progress
 from gamesolver.solver.table import CHECKPOINT_FORMAT, prepare_table_dir
 
@@ -101,6 +101,8 @@ def solve_values(
     use_graph = want_graph(game, graph, other_bytes=n * nrolls * _POLICY_BYTES_PER_ROLL if method != "sweeps" else 0)
     threads = threads or default_threads()
     prepare_table_dir(root)  # after the choices: a run refused leaves nothing behind
+    if log:
+        log(estimate(game, method, use_graph, threads))
     values, sweeps, started, products, stage, cheap = _resume(root, header, n, method, log)
     policy = np.empty((n, nrolls), dtype=np.int32) if method in ("policy", "walk") else None
     engine: Any = Regenerated(game)
@@ -169,6 +171,31 @@ def solve_values(
                             "graph": round(engine.nbytes / n, 1)},
     }
     return Solved(values, meta, spent + built)
+
+
+TYPICAL_SWEEPS = (250, 500)  # full sweeps the walk took on the fort rules' K = 4 (with its policy sweeps)
+_SAMPLE_STATES = 20_000
+
+
+def estimate(game: Any, method: str, stored: bool, threads: int) -> str:
+    """One line before a solve: memory by part, and the time of one full sweep on this machine,
+    timed on a sample of states (regenerating; a stored graph's sweep is about ten times faster)."""
+    n, nrolls = game.state_count, game.roll_count
+    policy = n * nrolls * _POLICY_BYTES_PER_ROLL if method != "sweeps" else 0
+    graph = estimate_bytes(game) if stored else 0
+    V = np.zeros(n, dtype=np.float32)
+    start = max(0, n - _SAMPLE_STATES)  # the top tiers, the most expensive states
+    t0 = time.perf_counter()
+    game.sweep(V, threads=threads, start=start, stop=n, write=False)
+    per_state = (time.perf_counter() - t0) / max(1, n - start)
+    sweep = per_state * n / (10 if stored else 1)
+    lo, hi = TYPICAL_SWEEPS
+    return (f"estimate: {n:,} states; memory {4 * n / 2**20:,.0f} MiB of values"
+            + (f", {policy / 2**20:,.0f} MiB of policy" if policy else "")
+            + (f", {graph / 2**30:,.2f} GiB of stored graph" if graph else "")
+            + f"; one full sweep about {sweep:,.1f} s here ({'stored graph' if stored else 'regenerating'}, "
+            f"{threads} threads); {lo}-{hi} full sweeps would take {lo * sweep / 60:,.0f}-{hi * sweep / 60:,.0f} min "
+            f"plus the policy sweeps between them")
 
 
 def _iterate(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
