@@ -1,7 +1,7 @@
 """Benchmark: cycle structure of the whole Ünee space, and the whole `solver verify` report.
 
 Run: python benchmarks/bench_unee_cycles.py
-Targets (issue 4): cycle structure of the whole space under 5 s; `solver verify` with cached
+Targets (the project's goals): cycle structure of the whole space under 5 s; `solver verify` with cached
 tables under 30 s. The reference is networkx's strongly_connected_components on the absolute
 graph of a smaller variant (2 x 3 holes, up to 18 balls), timed in the same run.
 """

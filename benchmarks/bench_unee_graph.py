@@ -2,7 +2,7 @@
 
 Run: python benchmarks/bench_unee_graph.py [--python-limit N]
 Prints times, rates (absolute positions per second), the ratio of the rates, and peak memory.
-Target (issue 2): whole default graph under 2 s on one core, under 1 GiB peak.
+Target (the project's goals): whole default graph under 2 s on one core, under 1 GiB peak.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Benchmark: exact Ünee solutions of the whole default state space, and a cached best-move query.
 
 Run: python benchmarks/bench_unee_solve.py [--reference-balls N]
-Targets (issue 3): uncounted + draw together under 5 s on one core; split bounds under 60 s;
+Targets (the project's goals): uncounted + draw together under 5 s on one core; split bounds under 60 s;
 `solver unee best-move` with a cached table under 0.3 s wall including interpreter start-up.
 The reference is the slow Python threshold solver from the tests, run on the layers with at most
 N balls of the same variant, so the ratio compares states per second on the same graph.

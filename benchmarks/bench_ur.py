@@ -148,6 +148,56 @@ def graph_speed(k: int, threads: int) -> dict[str, float]:
             "kernel_sweep": kernel_sweep, "graph_sweep": graph_sweep, "graph_pass": graph_pass}
 
 
+def engine_vs_old(k: int, threads: int, stored: bool) -> dict[str, float]:
+    """The engine with the mirror against the old fused kernel (games.ur._kernel_v1), in this run:
+    seconds for one sweep of the whole state space (regenerating; or over each one's stored graph),
+    and the whole space's states swept per second (the mirrored sweep covers both members of a
+    pair with one backup)."""
+    from gamesolver.games.ur._kernel_v1 import UrKernel  # the reference: every state, fused sweep
+
+    o = UrOptions(pieces=k)
+    new = kernel(o)
+    b = o.board
+    rolls = [(r.probability, r.steps, r.heaven_steps, 1 if r.spawn == "adjacent" else 0,
+              b.mask(b.with_role(r.spawn)) if r.spawn and r.spawn != "adjacent" else 0) for r in o.dice.rolls]
+    old = UrKernel(b.size, k, [list(x) for x in b.neighbours], b.mask(b.forts), b.mask(b.earth_forts),
+                   b.mask(b.heaven_forts), b.mask(b.with_role("ishtar")), b.mask({b.entry}), rolls)
+    full = old.state_count
+    rng = np.random.default_rng(k)
+    out: dict[str, float] = {"full": full, "stored_states": new.state_count}
+    Vo = rng.random(full, dtype=np.float32) * 2 - 1
+    Vn = rng.random(new.state_count, dtype=np.float32) * 2 - 1
+    t = time.perf_counter()
+    old.sweep(Vo, threads=threads)
+    out["old_sweep"] = time.perf_counter() - t
+    t = time.perf_counter()
+    new.sweep(Vn, threads=threads)
+    out["new_sweep"] = time.perf_counter() - t
+    if stored:
+        G = old.graph_groups
+        offsets = np.zeros(full + 1, dtype=np.int64)
+        counts = np.zeros((full, G), dtype=np.uint8)
+        t = time.perf_counter()
+        old.graph_build(offsets, counts, np.zeros(0, dtype=np.int32), threads=threads)
+        np.cumsum(counts.sum(axis=1, dtype=np.int64), out=offsets[1:])
+        codes = np.empty(int(offsets[-1]), dtype=np.int32)
+        old.graph_build(offsets, counts, codes, threads=threads)
+        out["old_build"] = time.perf_counter() - t
+        out["old_graph_bytes"] = offsets.nbytes + counts.nbytes + codes.nbytes
+        t = time.perf_counter()
+        old.graph_sweep(offsets, counts, codes, Vo, threads=threads)
+        out["old_graph_sweep"] = time.perf_counter() - t
+        del offsets, counts, codes
+        t = time.perf_counter()
+        g = build_graph(new, threads)
+        out["new_build"] = time.perf_counter() - t
+        out["new_graph_bytes"] = g.nbytes
+        t = time.perf_counter()
+        g.sweep(Vn, threads=threads)
+        out["new_graph_sweep"] = time.perf_counter() - t
+    return out
+
+
 def count_outcomes(k: int, sample: int) -> list[float]:
     """Mean number of outcomes per roll over random states."""
     o = UrOptions(pieces=k)
@@ -166,6 +216,19 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
     random.seed(1)
+    print(f"the engine (mirror) against the old fused kernel, one sweep of the whole space, {args.threads} threads:")
+    for k, stored in ((3, True), (4, True)):
+        e = engine_vs_old(k, args.threads, stored)
+        print(f"  k={k}: {e['full']:,.0f} states ({e['stored_states']:,.0f} stored with the mirror); regenerating: "
+              f"old {e['old_sweep']:.2f} s = {e['full'] / e['old_sweep']:,.0f} states/s, new "
+              f"{e['new_sweep']:.2f} s = {e['full'] / e['new_sweep']:,.0f} states/s "
+              f"({e['old_sweep'] / e['new_sweep']:.2f}x)")
+        if stored:
+            print(f"        stored graph: old {e['old_graph_bytes'] / 2**30:.2f} GiB, built in {e['old_build']:.1f} s, "
+                  f"sweep {e['old_graph_sweep']:.2f} s; new {e['new_graph_bytes'] / 2**30:.2f} GiB, built in "
+                  f"{e['new_build']:.1f} s, sweep {e['new_graph_sweep']:.2f} s "
+                  f"({e['old_graph_sweep'] / e['new_graph_sweep']:.2f}x faster, "
+                  f"{e['old_graph_bytes'] / e['new_graph_bytes']:.2f}x smaller)")
     print("one Gauss-Seidel sweep, one thread (k <= 4: every state; k = 7: a block of the top tier):")
     rows = []
     for k, sample, py in ((2, 0, 300), (3, 0, 200), (4, 0, 100), (7, 200_000, 20)):

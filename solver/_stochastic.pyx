@@ -15,9 +15,15 @@ cimport numpy as cnp
 from cython.parallel cimport prange, threadid
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, free
-from libc.math cimport fabsf
 
 cnp.import_array()
+
+cdef extern from *:
+    int __builtin_ctz(unsigned int) nogil
+
+ctypedef fused count_t:  # codes per group: int as generated, uint8_t as stored
+    int
+    uint8_t
 
 # Values are float32 (the default: 4 bytes a state) or float64 (where float32 cannot reach the
 # precision asked); every value kernel is compiled for both, the float32 one unchanged.
@@ -106,7 +112,7 @@ cdef class StochasticGame:
         out = set()
         for g in self.roll_group_list(roll):
             out |= set(groups[g])
-        return out or set(groups[self.ngroups - 1])  # not groups[-1]: the build turns wraparound off
+        return out or set(groups[len(groups) - 1])
 
 
 def roll_values(StochasticGame game, real[::1] V, int64_t rank):
@@ -190,7 +196,7 @@ cdef inline real largest(const real* worst, int nt) noexcept nogil:
     return top
 
 
-cdef bint finished(int G, const int32_t* c, const int* cnt) noexcept nogil:
+cdef bint finished(int G, const int32_t* c, const count_t* cnt) noexcept nogil:
     """A finished state: its only code, in the pass group, is a win or a loss."""
     cdef int k
     for k in range(G - 1):
@@ -199,8 +205,8 @@ cdef bint finished(int G, const int32_t* c, const int* cnt) noexcept nogil:
     return cnt[G - 1] == 1 and (c[0] == SG_WIN or c[0] == SG_LOSS)
 
 
-cdef real backup(StochasticGame game, const int32_t* c, const int* cnt, const real* V, real g,
-                 int32_t* policy) noexcept nogil:
+cdef real backup(StochasticGame game, const int32_t* c, const count_t* cnt, const real* V, real g,
+                  int32_t* policy) noexcept nogil:
     """Expected value over the rolls of the best outcome: one Bellman backup from the state's
     outcome groups. With ``policy``, ``policy[r]`` receives the code of roll r's best outcome."""
     cdef int G = game.ngroups, k, i, r
@@ -229,13 +235,12 @@ cdef real backup(StochasticGame game, const int32_t* c, const int* cnt, const re
         v = -2.0
         cv = SG_NOCODE
         mask = game.roll_groups[r]
-        k = 0
         while mask:
-            if mask & 1 and best[k] > v:
+            k = __builtin_ctz(mask)
+            mask &= mask - 1
+            if best[k] > v:
                 v = best[k]
                 cv = code[k]
-            mask >>= 1
-            k += 1
         if v < -1.5:  # nothing legal for this roll: the pass
             v = best[G - 1]
             cv = code[G - 1]
@@ -247,7 +252,7 @@ cdef real backup(StochasticGame game, const int32_t* c, const int* cnt, const re
     return total
 
 
-cdef int reaches(StochasticGame game, const int32_t* c, const int* cnt, const real* V, real ahead,
+cdef int reaches(StochasticGame game, const int32_t* c, const count_t* cnt, const real* V, real ahead,
                  const uint8_t* good, real eps) noexcept nogil:
     """1 when the state joins the set from which the game can be made to end (``endless_pass``)."""
     cdef int G = game.ngroups, r, k, i, inside, any_
@@ -273,7 +278,7 @@ cdef int reaches(StochasticGame game, const int32_t* c, const int* cnt, const re
             if not (mask >> k & 1):
                 continue
             for i in range(cnt[k]):
-                w = term(start[k][i], V, <real> 1.0)
+                w = term(start[k][i], V, 1.0)
                 if w > top:
                     top = w
                 t = target(start[k][i])
@@ -285,7 +290,7 @@ cdef int reaches(StochasticGame game, const int32_t* c, const int* cnt, const re
                     continue
                 for i in range(cnt[k]):
                     t = target(start[k][i])
-                    if term(start[k][i], V, <real> 1.0) >= top - eps and (t < 0 or good[t]):
+                    if term(start[k][i], V, 1.0) >= top - eps and (t < 0 or good[t]):
                         return 1
         elif inside:  # the mover would rather play for ever: only a roll with no way out forces it
             return 1
@@ -596,12 +601,6 @@ cdef check_graph(StochasticGame game, const int64_t[::1] offsets, const uint8_t[
         raise ValueError("stored graph does not fit the state space")
 
 
-cdef inline void widen(const uint8_t* n8, int* n, int G) noexcept nogil:
-    cdef int g
-    for g in range(G):
-        n[g] = n8[g]
-
-
 def graph_sweep(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:, ::1] counts,
                 const int32_t[::1] codes, real[::1] V, int threads=1, int64_t start=0, int64_t stop=-1,
                 bint write=True, int32_t[:, ::1] policy=None, double discount=1.0):
@@ -613,7 +612,6 @@ def graph_sweep(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:
     cdef int32_t* P = policy_rows(game, policy)
     cdef int nt = max(1, threads), t, tid, G = game.ngroups, R = game.nrolls
     cdef real* worst = <real*> malloc(nt * 16 * sizeof(real))
-    cdef int* cnt = <int*> malloc(nt * 64 * sizeof(int))
     cdef int64_t s
     cdef real v, d
     cdef real* Vp = &V[0]
@@ -625,14 +623,12 @@ def graph_sweep(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:
     with nogil:
         for s in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
             tid = threadid()
-            widen(N + s * G, cnt + tid * 64, G)
-            v = backup(game, C + F[s], cnt + tid * 64, Vp, g, (P + s * R) if P != NULL else NULL)
+            v = backup(game, C + F[s], N + s * G, Vp, g, (P + s * R) if P != NULL else NULL)
             d = absval(v - Vp[s])
             if d > worst[tid * 16]:
                 worst[tid * 16] = d
             if write:
                 Vp[s] = v
-    free(cnt)
     v = largest(worst, nt)
     free(worst)
     return v
@@ -647,7 +643,6 @@ def graph_endless_pass(StochasticGame game, const int64_t[::1] offsets, const ui
         raise ValueError("value or mark array does not fit the state space")
     cdef int nt = max(1, threads), t, tid, G = game.ngroups
     cdef int64_t* added = <int64_t*> malloc(nt * 8 * sizeof(int64_t))
-    cdef int* cnt = <int*> malloc(nt * 64 * sizeof(int))
     cdef int64_t s, total_added = 0
     cdef const real* Vp = &V[0]
     cdef uint8_t* Gd = &good[0]
@@ -662,16 +657,14 @@ def graph_endless_pass(StochasticGame game, const int64_t[::1] offsets, const ui
             if Gd[s]:
                 continue
             tid = threadid()
-            widen(N + s * G, cnt + tid * 64, G)
             v = Vp[s]
-            if first and (finished(G, C + F[s], cnt + tid * 64) or absval(v) <= e):
+            if first and (finished(G, C + F[s], N + s * G) or absval(v) <= e):
                 Gd[s] = 1
                 added[tid * 8] += 1
-            elif reaches(game, C + F[s], cnt + tid * 64, Vp, v, Gd, e):
+            elif reaches(game, C + F[s], N + s * G, Vp, v, Gd, e):
                 Gd[s] = 1
                 added[tid * 8] += 1
     for t in range(nt):
         total_added += added[t * 8]
     free(added)
-    free(cnt)
     return total_added

@@ -7,7 +7,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
-from gamesolver.solver.errors import InputError
+from gamesolver.solver.errors import DataFileError, InputError, OutputWriteError, TableError
 
 
 def check_writable(path: str | os.PathLike[str]) -> Path:
@@ -24,13 +24,31 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[str]:
     """Yield a temporary file name beside ``path``; on success it replaces ``path`` (readable by
     all, as outputs are meant to be shared), on failure it is removed."""
     out = check_writable(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.stem}-", suffix=out.suffix, dir=out.resolve().parent)
-    os.close(fd)
+    if out.is_dir():
+        raise InputError(f"cannot write {out}: it is a folder; give a file name")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{out.stem}-", suffix=out.suffix, dir=out.resolve().parent)
+        os.close(fd)
+    except OSError as exc:
+        raise OutputWriteError(f"cannot write {out}: {exc.strerror or exc}") from None
     try:
         yield tmp
         os.chmod(tmp, 0o644)
         os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    except (TableError, DataFileError, OutputWriteError):
+        _discard(tmp)
         raise
+    except OSError as exc:
+        # a full disk or a folder that turned read-only while writing: the partial file goes
+        _discard(tmp)
+        raise OutputWriteError(f"cannot write {out}: {exc.strerror or exc}") from None
+    except BaseException:
+        _discard(tmp)
+        raise
+
+
+def _discard(tmp: str) -> None:
+    try:
+        os.unlink(tmp)
+    except FileNotFoundError:
+        pass

@@ -7,13 +7,25 @@ bad input exits 2, unusable tables exit 1, never a traceback.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from typing import Any
 
 import click
 
 from gamesolver.solver import __version__
-from gamesolver.solver.errors import InputError, PositionNotCoveredError, TableError
+from gamesolver.solver.errors import (
+    DataFileError,
+    InputError,
+    OutputWriteError,
+    PositionNotCoveredError,
+    TableError,
+    describe_os_error,
+)
+from gamesolver.solver.report import example
+
+INTERRUPTED = 130  # exit status after Ctrl-C (128 + SIGINT), as shells report it
+BROKEN_PIPE = 141  # 128 + SIGPIPE: what `cmd | head` reports for a command the pipe stopped
 
 # command name -> (module, attribute, one-line help)
 GAME_COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -24,6 +36,10 @@ GAME_COMMANDS: dict[str, tuple[str, str, str]] = {
     "uluk": ("gamesolver.games.uluk.cli", "uluk", "Uluk: processing arithmetic and the feeding phase."),
     "verify": ("gamesolver.games.claims_cli", "verify", "Check every historical claim and print a report."),
 }
+
+
+# the example that ends the help of a command whose module gives none
+EXAMPLES = {"verify": "solver verify --game unee --json"}
 
 
 class BadInput(click.ClickException):
@@ -42,11 +58,14 @@ class SolverGroup(click.Group):
             return command
         module, attr, _ = GAME_COMMANDS[name]
         try:
-            return getattr(importlib.import_module(module), attr)
+            command = getattr(importlib.import_module(module), attr)
         except ModuleNotFoundError as exc:
             if exc.name and (exc.name == module or module.startswith(exc.name + ".")):
                 return None  # that game is not built yet
             raise
+        if not command.epilog and name in EXAMPLES:
+            command.epilog = example(EXAMPLES[name])
+        return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, GAME_COMMANDS[name][2]) for name in sorted(GAME_COMMANDS)]
@@ -64,11 +83,29 @@ class SolverGroup(click.Group):
             # bad options or arguments of a subcommand: one line, not click's usage block
             where = exc.ctx.command_path if exc.ctx is not None else "solver"
             raise BadInput(f"{exc.format_message()} (see '{where} --help')") from None
-        except (TableError, PositionNotCoveredError) as exc:
+        except (TableError, PositionNotCoveredError, DataFileError, OutputWriteError) as exc:
             raise click.ClickException(str(exc)) from None
+        except BrokenPipeError:
+            # the reader stopped early (``| head``): not a fault; stay quiet, as a killed pipe would
+            try:  # Python would write to the closed pipe again while exiting
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            except (OSError, ValueError):
+                pass
+            raise SystemExit(BROKEN_PIPE) from None
+        except OSError as exc:
+            # the last net for a fault no command foresaw (a disk that fills or vanishes mid-run):
+            # the OS's reason and the file in one line; the writers have removed their temporaries
+            raise click.ClickException(describe_os_error(exc)) from None
+        except MemoryError:
+            raise click.ClickException("out of memory: try a smaller variant or free some memory") from None
+        except KeyboardInterrupt:
+            # the shell's convention for a run stopped by Ctrl-C, not click's exit 1
+            click.echo("\ninterrupted", err=True)
+            raise SystemExit(INTERRUPTED) from None
 
 
-@click.group(cls=SolverGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=SolverGroup, context_settings={"help_option_names": ["-h", "--help"]},
+             epilog=example('solver unee best-move "3 0 1 / 2 0 6 S"'))
 @click.version_option(__version__, prog_name="solver")
 def cli() -> None:
     """Exhaustive solver for Ünee Tugalluulax, Ur (fort rules), Ulus, Ghosts of Ur and Uluk."""

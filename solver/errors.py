@@ -29,6 +29,22 @@ class TableWriteError(TableError):
     """A table could not be written (a full disk, a read-only folder); nothing was left behind."""
 
 
+class DataFileError(OSError):
+    """A file the program ships (or one named as such data) is missing or unreadable (CLI exit code 1)."""
+
+
+class OutputWriteError(OSError):
+    """An output file could not be written (a full disk, a read-only folder); nothing was left behind
+    (CLI exit code 1)."""
+
+
+def describe_os_error(exc: OSError) -> str:
+    """One line for an OS fault: what failed and where, without Python's error class."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    where = exc.filename
+    return f"{reason}: {where}" if where else reason
+
+
 class PositionNotCoveredError(KeyError):
     """The table does not hold the requested position."""
 

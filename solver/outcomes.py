@@ -9,7 +9,10 @@ an order of magnitude cheaper. Both offer the same methods, which the solver cal
 """
 from __future__ import annotations
 
+import json
 import os
+import shutil
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -94,6 +97,46 @@ class StoredGraph(Regenerated):
                      first: bool = False) -> int:
         return int(kernels.graph_endless_pass(self.game, self.offsets, self.counts, self.codes, V, good, eps,
                                               threads=threads, first=first))
+
+
+GRAPH_DIR = "graph"  # beside a checkpoint: the stored graph a stopped run built
+_GRAPH_ARRAYS = ("offsets", "counts", "codes")
+
+
+def save_graph(g: StoredGraph, root: Path, key: dict[str, Any]) -> None:
+    """Keep the stored graph beside a run's checkpoint (under temporary names, then renamed), so
+    that a resumed run maps it instead of building it again; ``key`` says what it was built for.
+    A failure to write (a full disk) only costs the rebuild: the graph is not needed to resume."""
+    folder = root / GRAPH_DIR
+    tmp = root / (GRAPH_DIR + ".tmp")
+    try:
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+        for name in _GRAPH_ARRAYS:
+            np.save(tmp / f"{name}.npy", getattr(g, name), allow_pickle=False)
+        (tmp / "key.json").write_text(json.dumps(key))
+        shutil.rmtree(folder, ignore_errors=True)
+        os.replace(tmp, folder)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def load_graph(game: Any, root: Path, key: dict[str, Any]) -> StoredGraph | None:
+    """The stored graph a stopped run kept for the same ``key``, memory-mapped; None if there is
+    none, it was built for something else, or it does not fit the game's state space."""
+    folder = root / GRAPH_DIR
+    try:
+        if json.loads((folder / "key.json").read_text()) != key:
+            return None
+        arrays = [np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False) for name in _GRAPH_ARRAYS]
+    except (OSError, ValueError):
+        return None
+    offsets, counts, codes = arrays
+    n = game.state_count
+    if offsets.shape != (n + 1,) or counts.shape != (n, game.ngroups) or codes.shape[0] < int(offsets[-1]) \
+            or offsets.dtype != np.int64 or counts.dtype != np.uint8 or codes.dtype != np.int32:
+        return None
+    return StoredGraph(game, offsets, counts, codes)
 
 
 def estimate_bytes(K: Any, sample: int = _SAMPLE, seed: int = 0) -> int:

@@ -27,7 +27,9 @@ import numpy as np
 from gamesolver.solver.errors import InputError, TableWriteError
 from gamesolver.solver.krylov import bicgstab
 from gamesolver.solver import _stochastic as kernels
-from gamesolver.solver.outcomes import Regenerated, StoredGraph, build_graph, want_graph
+from gamesolver.solver.outcomes import (
+    Regenerated, StoredGraph, build_graph, estimate_bytes, load_graph, save_graph, want_graph,
+)
 from gamesolver.solver.progress import progress
 from gamesolver.solver.table import CHECKPOINT_FORMAT, prepare_table_dir
 
@@ -128,6 +130,8 @@ def solve_values(
                                other_bytes=n * nrolls * _POLICY_BYTES_PER_ROLL if method != "sweeps" else 0)
     threads = threads or default_threads()
     prepare_table_dir(root)  # after the choices: a run refused leaves nothing behind
+    if log:
+        log(estimate(game, method, use_graph, threads, dtype=dtype, tiers=tiers))
     values, sweeps, started, products, stage, cheap, tier = _resume(root, header, n, method, log, dtype,
                                                                      tiers is not None)
     policy = np.empty((n, nrolls), dtype=np.int32) if method in ("policy", "walk") else None
@@ -136,10 +140,15 @@ def solve_values(
     graph_bytes = 0  # the largest tier's stored graph, with tiers
     if use_graph and tiers is None:
         t0 = time.perf_counter()
-        engine = build_graph(game, threads, show_progress)
+        kept = load_graph(game, root, header) if sweeps else None
+        engine = kept or build_graph(game, threads, show_progress)
         built = time.perf_counter() - t0
+        if kept is None:
+            save_graph(engine, root, header)  # a resumed run maps it instead of building it again
         if log:
-            log(f"stored graph: {engine.codes.size:,} outcomes, {engine.nbytes / 2**30:.2f} GiB ({built:.1f} s)")
+            how = "mapped from the stopped run" if kept is not None else "built"
+            log(f"stored graph: {engine.codes.size:,} outcomes, {engine.nbytes / 2**30:.2f} GiB ({how} in "
+                f"{built:.1f} s)")
     eps = check_eps(tolerance)
     spent = 0.0
     if sweeps and log:
@@ -203,6 +212,36 @@ def solve_values(
                             "graph": round(max(engine.nbytes, graph_bytes) / n, 1)},
     }
     return Solved(values, meta, spent + built)
+
+
+TYPICAL_SWEEPS = (250, 500)  # full sweeps the walk took on the fort rules' K = 4 (with its policy sweeps)
+_SAMPLE_STATES = 20_000
+
+
+def estimate(game: Any, method: str, stored: bool, threads: int, dtype: str = "float32",
+             tiers: list[tuple[int, int]] | None = None) -> str:
+    """One line before a solve: memory by part, and the time of one full sweep on this machine,
+    timed on a sample of states (regenerating; a stored graph's sweep is about ten times faster).
+    With tiers the stored graph holds one tier's codes at a time: the largest tier's are counted."""
+    n, nrolls = game.state_count, game.roll_count
+    policy = n * nrolls * _POLICY_BYTES_PER_ROLL if method != "sweeps" else 0
+    graph = estimate_bytes(game) if stored else 0
+    if graph and tiers:
+        index = n * (8 + game.ngroups)
+        graph = index + int((graph - index) * max(b - a for a, b in tiers) / max(1, n))
+    V = np.zeros(n, dtype=np.dtype(dtype))
+    start = max(0, n - _SAMPLE_STATES)  # the top tiers, the most expensive states
+    t0 = time.perf_counter()
+    game.sweep(V, threads=threads, start=start, stop=n, write=False)
+    per_state = (time.perf_counter() - t0) / max(1, n - start)
+    sweep = per_state * n / (10 if stored else 1)
+    lo, hi = TYPICAL_SWEEPS
+    return (f"estimate: {n:,} states; memory {V.itemsize * n / 2**20:,.0f} MiB of values"
+            + (f", {policy / 2**20:,.0f} MiB of policy" if policy else "")
+            + (f", {graph / 2**30:,.2f} GiB of stored graph" if graph else "")
+            + f"; one full sweep about {sweep:,.1f} s here ({'stored graph' if stored else 'regenerating'}, "
+            f"{threads} threads); {lo}-{hi} full sweeps would take {lo * sweep / 60:,.0f}-{hi * sweep / 60:,.0f} min "
+            f"plus the policy sweeps between them")
 
 
 def _iterate(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,

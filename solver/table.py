@@ -287,7 +287,12 @@ def open_table(
     arrays: dict[str, np.ndarray] = {}
     try:
         for name, info in header["arrays"].items():
-            array = np.load(root / info["file"], mmap_mode="r", allow_pickle=False)
+            try:
+                array = np.load(root / info["file"], mmap_mode="r", allow_pickle=False)
+            except (OSError, ValueError) as exc:
+                # name the file: a truncated copy is the usual cause, and the user must find it
+                raise CorruptTableError(f"table {root}: array file {info['file']} is unreadable or truncated "
+                                        f"({exc}); delete the table and solve again") from None
             if array.dtype.str != info["dtype"] or list(array.shape) != list(info["shape"]):
                 raise CorruptTableError(
                     f"table {root}: array '{name}' is {array.dtype.str}{list(array.shape)}, "

@@ -312,16 +312,20 @@ def test_bad_input():
 
 
 def test_claim_check(tmp_path):
-    r = L.games_take_more_than_150_moves(plots_dir=tmp_path)
+    from gamesolver.games.claims import find_claim
+
+    r = find_claim("unee-games-over-150-moves").run(plots_dir=tmp_path)
     assert r.status in STATUSES
-    rnd = r.figures["random"]
+    rnd = r.figures["samples"]["random"]
     assert rnd["games"] == L.CLAIM_GAMES["random"] and rnd["seed"] == L.DEFAULT_SEED
     lo, hi = rnd["share_over_interval"]
-    assert r.status == ("verified" if lo > 0.5 else "refuted" if hi < 0.5 else "undetermined")
-    assert sum(r.figures["optimal"]["ends"].values()) == L.CLAIM_GAMES["optimal"]
-    assert all(f["ends"]["cap"] == 0 for f in r.figures.values() if isinstance(f, dict) and "ends" in f)
+    assert r.figures["readings"]["plies/random"]["verdict"] == (
+        "verified" if lo > 0.5 else "refuted" if hi < 0.5 else "undetermined")
+    samples = r.figures["samples"]
+    assert sum(samples["optimal"]["ends"].values()) == L.CLAIM_GAMES["optimal"]
+    assert all(f["ends"]["cap"] == 0 for f in samples.values())
     value = unee.solve("uncounted").probe_value(unee.start_position())
-    assert r.figures["optimal"]["mean_difference"] == value
-    assert r.figures["south-optimal"]["outcomes"]["north"] == 0 or value < 0
+    assert samples["optimal"]["mean_difference"] == value
+    assert samples["south-optimal"]["outcomes"]["north"] == 0 or value < 0
     assert (tmp_path / L.HISTOGRAM_NAME).stat().st_size > 1000
     json.dumps(r.figures)

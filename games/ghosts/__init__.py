@@ -1,4 +1,4 @@
-"""Ghosts of Ur: exact odds for the parts its rules fully determine (RULES.md section 4).
+"""Ghosts of Ur: exact odds for the parts its rules fully determine (docs/rules.md section 4).
 
 combat: d100 combat, equipment, Kish tiles, Ambush, Nanna, AVA defence; movement: Ur dice,
 extra turns, journey lengths.  ``solver ghosts ...`` is the command line over these.

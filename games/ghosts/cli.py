@@ -8,9 +8,20 @@ from __future__ import annotations
 import click
 
 from gamesolver.games.ghosts import combat, movement
-from gamesolver.games.ghosts.report import Report, emit, fraction_text, non_negative, output_options, parse_int_list
+from gamesolver.solver.report import (
+    Report,
+    check_format,
+    emit,
+    example,
+    fraction_text,
+    non_negative,
+    output_options,
+    parse_int_list,
+)
 from gamesolver.games.ghosts.rules import REROLL_READINGS, defender_modifier, rules
 from gamesolver.solver.errors import InputError
+from gamesolver.solver.limits import check_at_most, check_cost, estimate_seconds
+from gamesolver.solver.progress import progress
 
 
 def _dice_options(func):
@@ -48,18 +59,41 @@ def _check_reroll(reroll: str) -> None:
         raise InputError(f"unknown reroll reading {reroll!r}; expected one of {', '.join(REROLL_READINGS)}")
 
 
+# Work grows fast with these numbers (exact fractions); beyond the quick values a run needs
+# --force. Cost references (value, seconds, exponent) were measured on a 2-core machine.
+CLEAR_QUICK_KISH = 50
+CLEAR_QUICK_STEPS = 2000
+CLEAR_KISH_COST = (50, 3.0, 4.3)
+CLEAR_STEPS_COST = (2000, 3.4, 2.5)
+RACE_QUICK_DISTANCE = 100
+RACE_COST = (100, 3.5, 2.8)
+RACE_MAX_TURNS = 1000  # the rows listed at most; the tail beyond is reported
+NANNA_MAX_ATTEMPTS = 1000
+
+
+def _force_option(func):
+    return click.option("--force", is_flag=True,
+                        help="Run even when the estimate says it takes long (with a progress bar on a "
+                             "terminal).")(func)
+
+
+def _show_bar(seconds: float) -> bool | None:
+    """A bar only for work that takes a while, and only on a terminal."""
+    return None if seconds > 2 else False
+
+
 def _tolerance(value: float) -> float:
     if not 0 < value < 1:
         raise InputError(f"tolerance is {value}; expected a number between 0 and 1")
     return value
 
 
-@click.group()
+@click.group(epilog=example("solver ghosts nanna --bonus 20"))
 def ghosts() -> None:
     """Ghosts of Ur: d100 combat, Ur dice movement, Nanna."""
 
 
-@ghosts.command("combat")
+@ghosts.command("combat", epilog=example('solver ghosts combat --attacker-bonus 15 --defender ghost'))
 @click.option("--attacker-bonus", "bonus", type=int, default=0, show_default=True,
               help="Attacker's bonus (skill, e.g. Anglean +15 in AVE), before equipment.")
 @click.option("--defender", default="kish", show_default=True, help="kish, akkadian, ghost or nanna.")
@@ -95,16 +129,17 @@ def combat_cmd(bonus: int, defender: str, emmer: bool, equipment: str, whole: bo
                 rows, facts), as_json, as_csv)
 
 
-@ghosts.command("clear")
+@ghosts.command("clear", epilog=example('solver ghosts clear --kish 3 --bonus 10'))
 @click.option("--kish", type=int, required=True, help="Kish on the tile.")
 @click.option("--bonus", type=int, default=0, show_default=True, help="Attacker's total bonus incl. equipment.")
 @click.option("--emmer", is_flag=True, help="The tile is an Emmer Field (Kish get +10).")
 @click.option("--steps", type=int, default=10, show_default=True, help="Attempts / rounds to tabulate.")
 @click.option("--extra-after-retreat/--no-extra-after-retreat", default=True, show_default=True,
               help="A roll of 2 still gives the extra turn after losing a fight.")
+@_force_option
 @_dice_options
 @output_options
-def clear_cmd(kish: int, bonus: int, emmer: bool, steps: int, extra_after_retreat: bool, anglean: bool,
+def clear_cmd(kish: int, bonus: int, emmer: bool, steps: int, extra_after_retreat: bool, force: bool, anglean: bool,
               reroll: str, as_json: bool, as_csv: bool) -> None:
     """Clearing a tile of K Kish: in one attempt, by attempts, and by own rounds."""
     non_negative(kish, "--kish")
@@ -112,7 +147,12 @@ def clear_cmd(kish: int, bonus: int, emmer: bool, steps: int, extra_after_retrea
     if steps < 1:
         raise InputError(f"--steps is {steps}; expected 1 or more")
     _check_reroll(reroll)
-    res = combat.clear_tile(kish, bonus, emmer, steps, anglean, reroll, extra_after_retreat)
+    seconds = (estimate_seconds(kish, *CLEAR_KISH_COST) + estimate_seconds(steps, *CLEAR_STEPS_COST)
+               * max(1.0, kish / 2) ** 2)
+    check_cost("--kish", kish, CLEAR_QUICK_KISH, seconds, force)
+    check_cost("--steps", steps, CLEAR_QUICK_STEPS, seconds, force)
+    with progress(steps, "rounds", enabled=_show_bar(seconds)) as bar:
+        res = combat.clear_tile(kish, bonus, emmer, steps, anglean, reroll, extra_after_retreat, on_step=bar.update)
     rows = [{"turns": t, "p_at_attempt": a, "p_by_attempt": ca, "p_at_round": r, "p_by_round": cr}
             for (t, a, ca), (_, r, cr) in zip(res.by_attempts, res.by_rounds)]
     facts = {"kish": kish, "p_one_fight": res.p_fight, "p_clear_in_one_attempt": res.one_attempt,
@@ -122,7 +162,7 @@ def clear_cmd(kish: int, bonus: int, emmer: bool, steps: int, extra_after_retrea
                 list(rows[0]), rows, facts), as_json, as_csv)
 
 
-@ghosts.command("ambush")
+@ghosts.command("ambush", epilog=example('solver ghosts ambush --bonus 10'))
 @click.option("--bonus", type=int, default=0, show_default=True, help="Attacker's total bonus incl. equipment.")
 @click.option("--emmer", is_flag=True, help="The adventurer stands on an Emmer Field (Kish get +10).")
 @_dice_options
@@ -138,13 +178,17 @@ def ambush_cmd(bonus: int, emmer: bool, anglean: bool, reroll: str, as_json: boo
     emit(Report("Ambush", ["kish", "p_roll", "p_all_beaten"], rows, facts), as_json, as_csv)
 
 
-@ghosts.command("nanna")
+@ghosts.command("nanna", epilog=example('solver ghosts nanna --bonus 20'))
 @click.option("--bonus", type=int, default=0, show_default=True, help="Attacker's total bonus incl. equipment.")
 @click.option("--attempts", type=int, default=None, help=f"Fights allowed (rules: {rules().nanna_attempts}).")
 @output_options
 def nanna_cmd(bonus: int, attempts: int | None, as_json: bool, as_csv: bool) -> None:
     """Chance of defeating Nanna (+45) within the allowed attempts."""
+    check_format(as_json, as_csv)
     non_negative(bonus, "--bonus")
+    if attempts is not None:
+        check_at_most("--attempts", attempts, NANNA_MAX_ATTEMPTS,
+                      "the exact fractions grow by three digits an attempt and the chance is 1 long before")
     p, within = combat.nanna(bonus, attempts)
     rows = [{"attempt": i + 1, "p_by_attempt": q, "exact": fraction_text(q)} for i, q in enumerate(within)]
     if as_json:
@@ -157,7 +201,7 @@ def nanna_cmd(bonus: int, attempts: int | None, as_json: bool, as_csv: bool) -> 
                 {"bonus": bonus, "p_one_fight": p}), False, as_csv)
 
 
-@ghosts.command("move")
+@ghosts.command("move", epilog=example('solver ghosts move --anglean'))
 @click.option("--tolerance", type=float, default=1e-9, show_default=True,
               help="Stop listing when the exact probability of more squares is below this.")
 @_probs_option
@@ -183,7 +227,7 @@ def move_cmd(tolerance: float, probs: str | None, ambush_variant: bool, bonus: i
                 [{"squares": s, "p": p, "p_at_most": c} for s, p, c in rows], facts), as_json, as_csv)
 
 
-@ghosts.command("race")
+@ghosts.command("race", epilog=example('solver ghosts race --distance 12'))
 @click.option("--distance", type=int, required=True, help="Squares to travel (open ground).")
 @click.option("--count", default="rounds", show_default=True,
               help="rounds: a turn with its extra turns counts once; rolls: every roll counts.")
@@ -191,24 +235,37 @@ def move_cmd(tolerance: float, probs: str | None, ambush_variant: bool, bonus: i
               help="Stop listing when the exact probability of needing more turns is below this.")
 @_probs_option
 @_ambush_options
+@_force_option
 @_dice_options
 @output_options
 def race_cmd(distance: int, count: str, tolerance: float, probs: str | None, ambush_variant: bool, bonus: int,
-             anglean: bool, reroll: str, as_json: bool, as_csv: bool) -> None:
+             force: bool, anglean: bool, reroll: str, as_json: bool, as_csv: bool) -> None:
     """Distribution of the number of turns needed to travel a distance."""
     non_negative(distance, "--distance")
     _check_reroll(reroll)
     dist = _probs(probs)
+    tolerance = _tolerance(tolerance)
+    seconds = estimate_seconds(distance, *RACE_COST)
+    check_cost("--distance", distance, RACE_QUICK_DISTANCE, seconds, force)
     clear = _ambush_clear(ambush_variant, bonus, anglean, reroll)
-    rows, tail = movement.race(distance, anglean, reroll, count, _tolerance(tolerance), probs=dist,
-                               ambush_clear=clear)
+    # the bar follows the share of races already finished: the number of turns is not known ahead
+    with progress(1000, "races finished", enabled=_show_bar(seconds)) as bar:
+        shown = [0]
+
+        def advance(done: float) -> None:
+            now = round(done * 1000)
+            bar.update(now - shown[0])
+            shown[0] = now
+
+        rows, tail = movement.race(distance, anglean, reroll, count, tolerance, max_turns=RACE_MAX_TURNS,
+                                   probs=dist, ambush_clear=clear, on_turn=advance)
     mean = movement.race_mean(distance, anglean, reroll, count, probs=dist, ambush_clear=clear)
     emit(Report(f"Turns ({count}) to travel {distance} squares", ["turns", "p", "p_at_most"],
                 [{"turns": t, "p": p, "p_at_most": c} for t, p, c in rows],
                 {"expected_turns": mean, "tail_left_off": tail}), as_json, as_csv)
 
 
-@ghosts.command("defend")
+@ghosts.command("defend", epilog=example('solver ghosts defend --attacker-bonus 20 --defender-bonus 5'))
 @click.option("--attacker-bonus", type=int, default=0, show_default=True, help="Attacker's total incl. equipment.")
 @click.option("--defender-bonus", type=int, default=0, show_default=True, help="Defender's bonus incl. equipment.")
 @click.option("--emmer", is_flag=True, help="The defender stands on an Emmer Field (+10).")

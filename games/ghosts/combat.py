@@ -1,4 +1,4 @@
-"""Ghosts of Ur combat: two d100 rolls, defender wins ties, modifiers from RULES.md section 4.
+"""Ghosts of Ur combat: two d100 rolls, defender wins ties, modifiers from docs/rules.md section 4.
 
 Owns the closed-form win probability, the table by net modifier, the attacker's equipment
 decision, clearing a Kish tile, Ambush, Nanna, and the defender's flee-or-fight choice (AVA).
@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from math import comb
+from typing import Callable
 
 from gamesolver.games.ghosts.movement import ur_roll_distribution
 from gamesolver.games.ghosts.rules import defender_modifier, rules
@@ -101,6 +102,7 @@ def clear_tile(
     anglean: bool = False,
     reroll: str = "roll",
     extra_after_retreat: bool = True,
+    on_step: Callable[[], None] | None = None,
 ) -> ClearResult:
     """Clearing a tile of ``kish`` Kish: fights go on until the tile is clear or one is lost.
 
@@ -108,6 +110,7 @@ def clear_tile(
     attempt is one turn in which the tile is reached.  The count of attempts is negative
     binomial.  By rounds: an attempt needs an Ur dice roll of at least 1, and a roll of 2
     gives another turn in the same round (kept after a Retreat unless told otherwise).
+    ``on_step`` is called after each round's row (a progress bar's tick).
     """
     if kish < 0:
         raise InputError(f"number of Kish is {kish}; expected 0 or more")
@@ -121,11 +124,12 @@ def clear_tile(
         total += at
         by_attempts.append((t, at, total))
     expected = Fraction(kish) / p if p else Fraction(-1)
-    by_rounds = _clear_by_rounds(kish, p, max_steps, ur_roll_distribution(anglean, reroll), extra_after_retreat)
+    by_rounds = _clear_by_rounds(kish, p, max_steps, ur_roll_distribution(anglean, reroll), extra_after_retreat,
+                                 on_step)
     return ClearResult(kish, p, p**kish, by_attempts, by_rounds, expected)
 
 
-def _clear_by_rounds(kish, p, max_rounds, dice, extra_after_retreat):
+def _clear_by_rounds(kish, p, max_rounds, dice, extra_after_retreat, on_step=None):
     """Markov chain on Kish left; one step is one own round (a turn and its extra turns)."""
     step = [_round_from(k, p, dice, extra_after_retreat) for k in range(kish + 1)]
     dist = [Fraction(0)] * (kish + 1)
@@ -139,6 +143,8 @@ def _clear_by_rounds(kish, p, max_rounds, dice, extra_after_retreat):
                     new[j] += mass * pr
         rows.append((r, new[0] - dist[0], new[0]))
         dist = new
+        if on_step is not None:
+            on_step()
     return rows
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import comb
+from typing import Callable
 
 from gamesolver.games.ghosts.rules import REROLL_READINGS, rules
 from gamesolver.solver.errors import InputError
@@ -17,7 +18,8 @@ def parse_probabilities(text: str) -> list[Fraction]:
     """``"1/16,1/4,3/8,1/4,1/16"`` -> P(roll = 0..4) for dice that are not the fair Ur dice.
 
     Each entry is a fraction or decimal; they must be >= 0, sum to 1 (within 1e-9, then
-    scaled to sum exactly to 1), and P(2) must be below 1 or a turn would never end.
+    scaled to sum exactly to 1); P(2) must be below 1 or a turn would never end, and P(0) below 1
+    or nobody would ever move.
     """
     parts = [p.strip() for p in text.split(",")]
     size = rules().ur_dice + 1
@@ -35,6 +37,8 @@ def parse_probabilities(text: str) -> list[Fraction]:
     probs = [p / total for p in probs]
     if probs[rules().extra_turn_roll] == 1:
         raise InputError("--probs: a roll of 2 is certain, so a turn never ends; expected P(2) < 1")
+    if probs[0] == 1:
+        raise InputError("--probs: a roll of 0 is certain, so nobody ever moves; expected P(0) < 1")
     return probs
 
 
@@ -180,12 +184,14 @@ def race(
     max_turns: int = 1000,
     probs: list[Fraction] | None = None,
     ambush_clear: Fraction | None = None,
+    on_turn: Callable[[float], None] | None = None,
 ) -> tuple[list[tuple[int, Fraction, Fraction]], Fraction]:
     """Distribution of the number of turns to travel ``distance`` squares on open ground.
 
     ``count="rounds"``: one turn is a roll with all its extra turns; ``"rolls"``: every roll of
     the Ur dice counts.  Overshooting is allowed.  Rows (t, P(exactly t), P(at most t)) until
-    the exact tail is below ``tolerance``; also returns that tail.
+    the exact tail is below ``tolerance``; also returns that tail. ``on_turn`` is called after
+    each turn's row with the probability finished so far (for a progress bar).
     """
     _check_race(distance, count, ambush_clear)
     if not 0 < tolerance < 1:
@@ -214,6 +220,8 @@ def race(
         done += finished
         rows.append((t, finished, done))
         left = new
+        if on_turn is not None:
+            on_turn(float(done))
         if 1 - done < tolerance:
             break
     return rows, 1 - done

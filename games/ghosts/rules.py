@@ -1,10 +1,9 @@
 """The numbers of Ghosts of Ur the solvers use, read once from ``data/ghosts_rules.json``.
 
-RULES.md section 4 fixes them; Anglean's reroll reading is a named option here.
+docs/rules.md section 4 fixes them; Anglean's reroll reading is a named option here.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -30,8 +29,7 @@ class GhostsRules:
 
 @lru_cache(maxsize=1)
 def rules() -> GhostsRules:
-    with open(data.path("ghosts_rules.json"), encoding="utf-8") as f:
-        raw = json.load(f)
+    raw = data.load_json("ghosts_rules.json")
     ur = raw["ur_dice"]
     return GhostsRules(
         sides=int(raw["combat_die_sides"]),

@@ -1,4 +1,4 @@
-"""Uluk: exact answers for the parts of the rules that are arithmetic (RULES.md section 5).
+"""Uluk: exact answers for the parts of the rules that are arithmetic (docs/rules.md section 5).
 
 process: what each processing arrow gives; feed: the best Feeding phase plan.  Tribe boards
 and feast cards are data files (the printed ones were lost; the shipped ones are examples).

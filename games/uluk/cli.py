@@ -8,19 +8,22 @@ from fractions import Fraction
 
 import click
 
-from gamesolver.games.ghosts.report import Report, emit, non_negative, output_options
+from gamesolver.solver.report import Report, emit, example, non_negative, output_options
 from gamesolver.games.uluk.feed import FeedOptions, parse_have, solve_feed
 from gamesolver.games.uluk.process import check_kind, process_table
 from gamesolver.games.uluk.rules import load_board, load_feast, rules
 from gamesolver.solver.errors import InputError
+from gamesolver.solver.limits import check_at_most
+
+MAX_RAW_PIECES = 100_000  # 1.5 s and 140 MB; the rows grow without bound with --max-n
 
 
-@click.group()
+@click.group(epilog=example("solver uluk process --max-n 4"))
 def uluk() -> None:
     """Uluk: processing arithmetic and the feeding phase."""
 
 
-@uluk.command("process")
+@uluk.command("process", epilog=example("solver uluk process --kind 2:3 --max-n 10 --tribers 2"))
 @click.option("--kind", default="all", show_default=True,
               help="Arrow kind: x2, 2:3, +1, -1, 1:1, or all.")
 @click.option("--max-n", type=int, default=8, show_default=True, help="Largest number of raw pieces.")
@@ -35,6 +38,8 @@ def process_cmd(kind: str, max_n: int, tribers: int, split: bool, board_file: st
     """Pieces obtained from n raw pieces for every arrow kind."""
     non_negative(max_n, "--max-n")
     non_negative(tribers, "--tribers")
+    check_at_most("--max-n", max_n, MAX_RAW_PIECES, "a row per number of raw pieces; more is a table nobody reads "
+                  "and memory without end")
     kinds = list(rules().arrow_kinds) if kind == "all" else [check_kind(kind)]
     rows = process_table(kinds, max_n, tribers, split)
     facts: dict = {"tribers": tribers, "splitting": split}
@@ -59,7 +64,7 @@ def _fraction(value: str, what: str) -> Fraction:
     return v
 
 
-@uluk.command("feed")
+@uluk.command("feed", epilog=example("solver uluk feed --tribers 3 --have 'baked mgobu=3'"))
 @click.option("--tribers", type=int, required=True, help="Tribers to feed.")
 @click.option("--have", default="", help="Resources on the tribe board, e.g. 'baked mgobu=3,salted fnord=2'.")
 @click.option("--board", "board_file", default=None, help="Tribe board file (default 'example': the shipped EXAMPLE).")
@@ -76,6 +81,8 @@ def feed_cmd(tribers: int, have: str, board_file: str | None, feast_file: str | 
     """Best feeding / reproduction / celebration / treat plan at the end of a season."""
     non_negative(tribers, "--tribers")
     non_negative(hunger, "--hunger")
+    if feast_file is not None and not final:
+        raise InputError("--feast scores only in the last season; add --final, or leave --feast out")
     board = load_board(board_file)
     feast = load_feast(feast_file) if final else None
     opts = FeedOptions(final=final, hunger_before=hunger, triber_value=_fraction(triber_value, "--triber-value"),

@@ -1,4 +1,4 @@
-"""Uluk processing arithmetic: what one batch of each arrow kind gives (RULES.md section 5).
+"""Uluk processing arithmetic: what one batch of each arrow kind gives (docs/rules.md section 5).
 
 x2 doubles; 2:3 gives three for every two and one for a lone piece (floor(3n/2)); +1 / -1 add
 or remove one piece per batch; 1:1 keeps the count.  With the same-product splitting option,

@@ -34,8 +34,7 @@ class UlukRules:
 
 @lru_cache(maxsize=1)
 def rules() -> UlukRules:
-    with open(data.path("uluk_rules.json"), encoding="utf-8") as f:
-        raw = json.load(f)
+    raw = data.load_json("uluk_rules.json")
     return UlukRules(
         all_fed_bonus=int(raw["all_fed_bonus"]),
         food_per_new_triber=int(raw["food_per_new_triber"]),
@@ -91,7 +90,9 @@ class FeastCard:
 
 
 def _load(path: str | Path | None, default: str) -> tuple[dict[str, Any], str]:
-    file = Path(path) if path and path != "example" else data.path(default)
+    if not path or path == "example":
+        return data.load_json(default), str(data.path(default))
+    file = Path(path)
     try:
         with open(file, encoding="utf-8") as f:
             return json.load(f), str(file)

@@ -1,9 +1,8 @@
 """``solver ulus``: shagai odds, the Naadam horse race and monster fights, as text, JSON or CSV."""
 from __future__ import annotations
 
-import csv
-import io
 import json
+from pathlib import Path
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
@@ -14,6 +13,8 @@ from gamesolver.games.ulus import race as race_mod
 from gamesolver.games.ulus.shagai import FACES, face_probabilities, preset_names, rules, shagai_report
 from gamesolver.solver.errors import InputError
 from gamesolver.solver.paths import cache_dir
+from gamesolver.solver.table import prepare_table_dir
+from gamesolver.solver.report import check_format, emit_csv, example, output_options
 
 
 def _face_options(f: Callable[..., Any]) -> Callable[..., Any]:
@@ -21,20 +22,6 @@ def _face_options(f: Callable[..., Any]) -> Callable[..., Any]:
     f = click.option("--preset", type=click.Choice(preset_names()), default=None,
                      help=f"Face-probability preset (default {rules()['default_preset']}).")(f)
     return f
-
-
-def _format_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    f = click.option("--csv", "as_csv", is_flag=True, help="Print the table as CSV.")(f)
-    f = click.option("--json", "as_json", is_flag=True, help="Print JSON (nothing else on stdout).")(f)
-    return f
-
-
-def _emit_csv(rows: Sequence[dict[str, Any]]) -> None:
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    click.echo(buf.getvalue(), nl=False)
 
 
 def _faces_text(probs: Sequence[Fraction]) -> str:
@@ -54,17 +41,32 @@ def _int_list(text: str | None, what: str) -> list[int] | None:
         raise InputError(f"{what} must be whole numbers separated by commas, got {text!r}") from None
 
 
-@click.group()
+def _race_table(cfg: race_mod.RaceConfig, cache: str | None, table_dir: str | None, out: str | None,
+                save: bool) -> tuple[race_mod.RaceSolution, str]:
+    """The solved race: read from --table, solved into --out, or through the cache."""
+    if sum(x is not None for x in (cache, table_dir, out)) > 1:
+        raise InputError("--table (read), --out (write) and --cache (cache root) name one place each; give one")
+    if table_dir is not None:
+        return race_mod.load_solution(Path(table_dir), cfg), f"opened {table_dir}"
+    if out is not None:
+        prepare_table_dir(out, create=False)  # refuse a bad place before the solve, not after it
+        sol = race_mod.solve_race(cfg)
+        return sol, f"solved now, saved to {race_mod.save_solution(sol, Path(out))}"
+    return race_mod.solve_or_load(cfg, cache_dir(cache), save)
+
+
+@click.group(epilog=example("solver ulus race --players 3 --no-save"))
 def ulus() -> None:
     """Ulus: shagai odds, the horse race, monster fights."""
 
 
-@ulus.command()
+@ulus.command(epilog=example("solver ulus shagai --preset uniform --json"))
 @_face_options
 @click.option("--strength", type=int, default=None, help="Current strength: Tuul'ch losses stop at 0.")
-@_format_options
+@output_options
 def shagai(preset: str | None, faces: str | None, strength: int | None, as_json: bool, as_csv: bool) -> None:
     """Exact odds of every four-shagai pattern and what it means."""
+    check_format(as_json, as_csv)
     probs = face_probabilities(preset, faces)
     report = shagai_report(probs, strength)
     rows = report.rows()
@@ -80,7 +82,7 @@ def shagai(preset: str | None, faces: str | None, strength: int | None, as_json:
         }, indent=2))
         return
     if as_csv:
-        _emit_csv(rows)
+        emit_csv(rows)
         return
     click.echo(f"Four shagai, {_source(preset, faces)}: {_faces_text(probs)}")
     click.echo(f"{'pattern':<22}{'probability':>12}  {'nomadic phase':<16}{'Tuulch':>7}  cards")
@@ -90,30 +92,40 @@ def shagai(preset: str | None, faces: str | None, strength: int | None, as_json:
     click.echo(f"Expected strength change at Tuul'ch{clamp}: {float(expected):+.4f}")
 
 
-@ulus.command()
+@ulus.command(epilog=example("solver ulus race --players 3 --alun-gua 2 --no-save"))
 @click.option("--players", type=int, required=True, help="Number of players, 2 to 6.")
 @click.option("--chinggis", type=int, default=None, help="Player (1 = first to roll) who is Chinggis Khan: starts 2 sites ahead.")
 @click.option("--alun-gua", type=int, default=None, help="Player who is Alun Gua: once, all opponents miss two turns.")
 @click.option("--camel", is_flag=True, help="Camel Race variant: count Camel faces.")
 @click.option("--length", type=int, default=None, help="Track length in sites (default 9).")
 @click.option("--from", "from_pos", metavar="P1,P2,..", default=None, help="Start from these positions (sites moved).")
-@click.option("--turn", type=int, default=1, help="Player to roll next (with --from).")
+@click.option("--turn", type=int, default=None, help="Player to roll next (with --from; default 1).")
 @click.option("--ability-used", is_flag=True, help="Alun Gua has already sung (with --from).")
 @click.option("--rounds", "show_rounds", is_flag=True, help="Show (or export) the whole race-length distribution.")
-@click.option("--cache", type=click.Path(file_okay=False), default=None, help="Table directory (default: the cache).")
+@click.option("--cache", type=click.Path(file_okay=False), default=None,
+              help="Table cache directory (default: $SOLVER_CACHE_DIR or ~/.cache/gamesolver).")
+@click.option("--table", "table_dir", type=click.Path(file_okay=False), default=None,
+              help="Read the solved table in this directory (never written).")
+@click.option("--out", type=click.Path(file_okay=False), default=None, help="Solve and write the table here.")
 @click.option("--save/--no-save", default=True, show_default=True, help="Save the solved table in the cache.")
 @_face_options
-@_format_options
+@output_options
 def race(players: int, chinggis: int | None, alun_gua: int | None, camel: bool, length: int | None,
-         from_pos: str | None, turn: int, ability_used: bool, show_rounds: bool, cache: str | None,
-         save: bool, preset: str | None, faces: str | None, as_json: bool, as_csv: bool) -> None:
+         from_pos: str | None, turn: int | None, ability_used: bool, show_rounds: bool, cache: str | None,
+         table_dir: str | None, out: str | None, save: bool, preset: str | None, faces: str | None, as_json: bool,
+         as_csv: bool) -> None:
     """Win probabilities in the Naadam horse race, solved exactly."""
+    check_format(as_json, as_csv)
+    if from_pos is None and (turn is not None or ability_used):
+        given = "--turn" if turn is not None else "--ability-used"
+        raise InputError(f"{given} describes a race under way; give the positions with --from P1,P2,..")
     probs = face_probabilities(preset, faces)
     cfg = race_mod.make_config(players, length, probs, camel, chinggis, alun_gua)
     pos = cfg.start() if from_pos is None else tuple(_int_list(from_pos, "--from") or ())
+    turn = 1 if turn is None else turn
     if ability_used and cfg.alun_gua is None:
         raise InputError("--ability-used needs --alun-gua")
-    sol, where = race_mod.solve_or_load(cfg, cache_dir(cache), save)
+    sol, where = _race_table(cfg, cache, table_dir, out, save)
     base = sol.win(pos, turn - 1, ability=False)
     have = cfg.alun_gua is not None and not ability_used
     best = sol.win(pos, turn - 1, ability=True) if have else None
@@ -128,7 +140,7 @@ def race(players: int, chinggis: int | None, alun_gua: int | None, camel: bool, 
     expected = float((dist * range(1, dist.size + 1)).sum())
     summary = race_mod.sing_summary(sol) if cfg.alun_gua is not None else None
     if as_csv:
-        _emit_csv([{"round": r + 1, "probability": float(p)} for r, p in enumerate(dist)] if show_rounds else rows)
+        emit_csv([{"round": r + 1, "probability": float(p)} for r, p in enumerate(dist)] if show_rounds else rows)
         return
     if as_json:
         out: dict[str, Any] = {
@@ -175,7 +187,7 @@ def race(players: int, chinggis: int | None, alun_gua: int | None, camel: bool, 
     click.echo(f"Table: {where} ({sol.seconds:.2f} s to solve).")
 
 
-@ulus.command(name="fight")
+@ulus.command(name="fight", epilog=example("solver ulus fight --strength 6 --multiplier 2 --players 3"))
 @click.option("--strength", type=int, required=True, help="The champion's strength.")
 @click.option("--multiplier", type=int, required=True, help="The monster's printed multiplier (the X number).")
 @click.option("--players", type=int, required=True, help="Number of players (power = multiplier x players).")
@@ -186,11 +198,12 @@ def race(players: int, chinggis: int | None, alun_gua: int | None, camel: bool, 
 @click.option("--with-monster", "others", type=int, multiple=True, metavar="M",
               help="Another monster already in this fight (Uureg Lake's second card, monster-whispering); repeatable.")
 @_face_options
-@_format_options
+@output_options
 def fight_cmd(strength: int, multiplier: int, players: int, season: str, second_multiplier: str | None,
               asset_value: int, others: tuple[int, ...], preset: str | None, faces: str | None,
               as_json: bool, as_csv: bool) -> None:
     """Exact outcomes of a monster fight, with and without rolling the shagai."""
+    check_format(as_json, as_csv)
     setup = fight_mod.make_setup(strength, multiplier, players, season,
                                  _int_list(second_multiplier, "--second-multiplier"), asset_value, others)
     probs = face_probabilities(preset, faces)
@@ -207,7 +220,7 @@ def fight_cmd(strength: int, multiplier: int, players: int, season: str, second_
         for c in choices.values()
     }
     if as_csv:
-        _emit_csv(rows)
+        emit_csv(rows)
         return
     if as_json:
         click.echo(json.dumps({

@@ -7,7 +7,6 @@ Probabilities are exact ``Fraction``s: preset numbers are decimal strings in
 from __future__ import annotations
 
 import itertools
-import json
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -67,8 +66,7 @@ TUULCH_CARDS = {
 @lru_cache(maxsize=1)
 def rules() -> dict[str, Any]:
     """The rule numbers shipped in ``data/ulus_presets.json``."""
-    with open(data.path("ulus_presets.json"), encoding="utf-8") as f:
-        return json.load(f)
+    return data.load_json("ulus_presets.json")
 
 
 def preset_names() -> list[str]:

@@ -3,8 +3,9 @@
 - Repetitions exist (Eichler, June 2009): the shortest game from the start that repeats.
 - "Capturing loses!" (Eichler's diagram, ball counts lost): every position that fits the
   caption, under each repetition rule, and a checker for a position a user enters.
-- "Not so much for computers": the solved value of the start under each rule.
-(The 150-move claim lives in ``games.unee.lengths``.)
+- "Games usually take more than 150 moves": every reading side by side (plies or moves of
+  each player; random or best play), the verdict for the reading the page most plausibly means.
+Each check takes the variant as keyword options, so the registry's options are what it runs.
 
 What "fits the caption" means, per rule, for the side to move (South, by symmetry any board):
 a capture is available, and
@@ -18,7 +19,6 @@ a capture is available, and
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -193,116 +193,221 @@ def replay_check(table: UneeTable, pos: Position) -> tuple[bool, str]:
 # ---------------------------------------------------------------- claim checks
 
 
-def repetitions_exist() -> ClaimResult:
+def _variant(holes_per_row: int, balls_per_hole: int, skip_origin: bool, capture_rows: str) -> UneeOptions:
+    return UneeOptions(holes_per_row, balls_per_hole, skip_origin, capture_rows)
+
+
+def repetitions_exist(holes_per_row: int = 3, balls_per_hole: int = 6, skip_origin: bool = False,
+                      capture_rows: str = "own") -> ClaimResult:
+    """Can a game from the start repeat a position? The shortest such game, or none."""
     from gamesolver.games.unee.cycles import position_of, shortest_repetition_game
 
-    graph = build_graph(DEFAULT)
-    t0 = time.perf_counter()
+    options = _variant(holes_per_row, balls_per_hole, skip_origin, capture_rows)
+    graph = build_graph(options)
     found = shortest_repetition_game(graph)
-    seconds = time.perf_counter() - t0
     if found is None:
-        return ClaimResult("refuted", "no position reachable from the start can repeat")
+        return ClaimResult("refuted", "no position reachable from the start can repeat",
+                           [f"variant: {options.as_dict()}"], {"plies": None})
     nodes, first = found
     positions = [position_of(graph, v) for v in nodes]
     plies = len(nodes) - 1
-    evidence = [
-        f"shortest game from the start that ends by repetition: {plies} plies; position {first} "
-        f"({positions[first]}) occurs again at ply {plies} (searched in {seconds:.1f} s)",
-    ]
-    evidence += [f"  ply {i:>2}: {p}" for i, p in enumerate(positions)]
+    evidence = [f"shortest game from the start that repeats: {plies} plies; the position of ply {first} "
+                f"({positions[first]}) comes back at ply {plies}"]
+    details = [f"ply {i:>2}: {p}" for i, p in enumerate(positions)]
     return ClaimResult(
         "verified",
-        f"positions repeat in games from the standard start; the shortest such game has {plies} plies",
+        f"positions repeat in games from the start; the shortest such game has {plies} plies",
         evidence,
         {"plies": plies, "repeated_ply": first, "game": [str(p) for p in positions]},
+        details=details,
     )
 
 
-def capturing_loses() -> ClaimResult:
+REPLAY_EFFORT = 200_000  # positions the exact split search may visit per replay (about a second)
+
+
+def _replay(rule: str, table: UneeTable, graph: StateGraph, pos: Position) -> tuple[str, str]:
+    """Play a fitting position out again, independently of the mask that found it: ("ok" |
+    "failed" | "not replayed", why)."""
+    if rule != "split":
+        ok, why = replay_check(table, pos)
+        return ("ok" if ok else "failed"), why
+    # under split the stored bounds only bracket the value: search the exact history-aware value
+    from gamesolver.games.unee.split import EffortLimitReached, exact_value
+
+    t = table.table
+    lower, upper = np.asarray(t["lower"]), np.asarray(t["upper"])
+    try:
+        value, _ = exact_value(graph, lower, upper, table.rank(pos), effort=REPLAY_EFFORT)
+        for m in table.analyze(pos):
+            if m.captured:
+                after, _ = exact_value(graph, lower, upper, table.rank(m.position), effort=REPLAY_EFFORT)
+                if m.captured - after >= 0:
+                    return "failed", f"{m.move}: capturing gives {m.captured - after:+d}, not a loss"
+    except EffortLimitReached:
+        return "not replayed", f"the exact search needs more than {REPLAY_EFFORT:,} positions"
+    if value < 0:
+        return "failed", f"the exact value is {value:+d}, so best play does not even hold the score"
+    return "ok", f"exact search: best play is worth {value:+d}, every capture loses"
+
+
+def capturing_loses(holes_per_row: int = 3, balls_per_hole: int = 6, skip_origin: bool = False,
+                    capture_rows: str = "own",
+                    repetition: tuple[str, ...] | list[str] = REPETITION_RULES) -> ClaimResult:
+    """Eichler's caption: positions (South to move) where a capture is possible, every capture
+    loses against best play, and best play repeats a position. Led by the most convincing one:
+    fewest balls, reachable from the start, fitting under as many rules as possible."""
     from gamesolver.games.unee.cycles import optimal_cycle
 
-    evidence: list[str] = []
+    options = _variant(holes_per_row, balls_per_hole, skip_origin, capture_rows)
+    rules = [r for r in repetition]
+    for r in rules:
+        if r not in REPETITION_RULES:
+            raise ValueError(f"unknown repetition rule {r!r}")
+    graph = build_graph(options)
     figures: dict[str, Any] = {}
-    found_rules = []
-    for rule in REPETITION_RULES:
-        res = search_capturing_loses(rule)
-        table = solve(rule)
-        graph = build_graph(DEFAULT)
-        figures[rule] = {
-            "positions": int(res.boards.size),
-            "reachable": int(res.reachable.size),
-            "per_balls": {str(k): {"all": v[0], "reachable": v[1]} for k, v in sorted(res.per_balls.items())},
-        }
-        evidence.append(
-            f"[{rule}] {res.boards.size:,} positions fit the caption (South to move), "
-            f"{res.reachable.size:,} of them reachable from the start"
-        )
-        if res.per_balls:
-            evidence.append(
-                "  per balls on the board: "
-                + ", ".join(f"{k}: {v[0]:,} ({v[1]:,})" for k, v in sorted(res.per_balls.items()))
-                + "  [all (reachable)]"
-            )
-        shown = []
-        picks = list(res.boards[:SHOWN]) + [r for r in res.reachable[:2] if r not in res.boards[:SHOWN]]
-        for r in picks:
-            pos = graph.position(int(r), "S")
-            ok, why = replay_check(table, pos) if rule != "split" else (True, "")
-            line = table.principal_variation(pos)
-            shown.append(str(pos))
-            evidence.append(f"  {pos}" + (f"   (replayed: {why})" if why else ""))
-            evidence.extend(diagram(pos, indent="    ").splitlines())
-            lead, cyc = optimal_cycle(table, pos)
-            reach_note = " (reachable from the start)" if r in res.reachable else ""
-            evidence.append(
-                f"    best play{reach_note}: {line.end} after {len(line.plies)} plies"
-                + (f", a {cyc.length}-ply cycle entered after {lead.length} plies: " + " ".join(cyc.moves) if cyc else "")
-            )
-            if not ok:
-                evidence.append(f"    replay disagrees: {why}")
-        figures[rule]["smallest"] = shown
-        if res.boards.size:
-            found_rules.append(rule)
-    if len(found_rules) == len(REPETITION_RULES):
-        status, summary = "verified", "positions where capturing loses and best play repeats exist under every rule"
-    elif found_rules:
-        status = "undetermined"
-        summary = f"such positions exist under {', '.join(found_rules)} only; the diagram's rule is unknown"
-    else:
-        status, summary = "refuted", "no position fits the caption under any rule"
-    return ClaimResult(status, summary, evidence, figures)
-
-
-def solved_by_computer() -> ClaimResult:
-    from gamesolver.games.unee.notation import start_position
-
-    evidence = []
-    figures: dict[str, Any] = {}
-    start = start_position(DEFAULT)
-    total_seconds = 0.0
-    for rule in REPETITION_RULES:
-        table = solve(rule)
-        created = table.table.header.get("created", {})
-        seconds = float(created.get("seconds") or 0.0)
-        total_seconds += seconds
-        if rule == "uncounted":
-            v = table.probe_value(start)
-            rem, cyc = table.probe_remoteness(start)
-            text = f"value {v:+d} (draw), best play repeats after {rem} plies" if cyc else f"value {v:+d}"
-            figures[rule] = {"value": v, "remoteness": rem, "cycling": cyc}
-        elif rule == "draw":
-            o = table.probe_value(start, 0)
-            text = {1: "South wins", 0: "draw", -1: "North wins"}[o]
-            figures[rule] = {"outcome": o}
-        else:
-            lo, hi = table.probe_bounds(start)
-            text = f"value between {lo:+d} and {hi:+d} (certified bounds; {table.table.meta.get('exact_share', 0):.1%} of boards exact)"
-            figures[rule] = {"lower": lo, "upper": hi}
-        figures[rule]["solve_seconds"] = seconds
-        evidence.append(f"[{rule}] start: {text}; whole space solved in {seconds:.2f} s on {created.get('host', '?')}")
-    return ClaimResult(
-        "verified",
-        f"all 5,245,786 boards solved under the three rules in {total_seconds:.1f} s in total on this machine",
-        evidence,
-        figures,
+    searches = {}
+    counts: list[str] = []
+    details: list[str] = []
+    for rule in rules:
+        res = search_capturing_loses(rule, options)
+        searches[rule] = res
+        per = {str(k): {"all": v[0], "reachable": v[1]} for k, v in sorted(res.per_balls.items())}
+        figures[rule] = {"positions": int(res.boards.size), "reachable": int(res.reachable.size), "per_balls": per}
+        counts.append(f"{rule:<9} {res.boards.size:>7,} positions fit, {res.reachable.size:>6,} of them reachable "
+                      f"from the start" + (f"; fewest balls {min(res.per_balls)}" if res.per_balls else ""))
+        details.append(f"[{rule}] per balls on the board, all (reachable): "
+                       + ", ".join(f"{k}: {v[0]:,} ({v[1]:,})" for k, v in sorted(res.per_balls.items())))
+    found = [r for r in rules if searches[r].boards.size]
+    if not found:
+        return ClaimResult("refuted", "no position fits the caption under any repetition rule", counts, figures,
+                           details=details)
+    # the lead position: reachable first, then fewest balls, then the most rules it fits
+    fits_in: dict[int, list[str]] = {}
+    for rule in found:
+        for b in searches[rule].reachable.tolist():
+            fits_in.setdefault(int(b), []).append(rule)
+    pool = fits_in or {int(b): [r] for r in found for b in searches[r].boards[:50].tolist()}
+    lead = min(pool, key=lambda b: (int(graph.layer_of(b)), -len(pool[b]), b))
+    lead_rules = pool[lead]
+    pos = graph.position(lead, "S")
+    replays = {}
+    for rule in lead_rules:
+        replays[rule] = _replay(rule, solve(rule, options), graph, pos)
+    main_rule = lead_rules[0]
+    table = solve(main_rule, options)
+    line = table.principal_variation(pos)
+    moves = table.analyze(pos)
+    caps = [m for m in moves if m.captured]
+    lead_in, cyc = optimal_cycle(table, pos)
+    reachable = bool(fits_in)
+    answer = (
+        f"Yes. Positions that fit the caption exist under {', '.join(found)} "
+        f"({len(found)} of {len(rules)} rules). The most convincing is {pos} ({graph.layer_of(lead)} balls"
+        f"{', reachable from the start' if reachable else ''}; fits under {', '.join(lead_rules)}): South can "
+        f"capture with {', '.join(m.move for m in caps)}, but against best play every capture ends behind, "
+        f"while the best move ({line.plies[0][0].move if line.plies else '-'}) keeps the score and play runs into "
+        f"a repetition after {len(line.plies)} plies"
+        + (f" (a {cyc.length}-ply cycle)." if cyc else ".")
     )
+    evidence = [answer, ""] + diagram(pos, indent="  ").splitlines() + [""]
+    for m in moves:
+        if m.value is not None:
+            worth = f"worth {m.value:+d} to South"
+        elif m.lower is not None:
+            worth = f"worth {m.lower:+d}..{m.upper:+d} to South"
+        else:
+            worth = {1: "South wins", 0: "draw", -1: "South loses"}.get(m.outcome, "?")
+        evidence.append(f"  {m.move:<9} {'captures ' + str(m.captured) if m.captured else 'no capture':<11} "
+                        f"-> {m.position}   {worth} [{main_rule}]{'  (best)' if m.best else ''}")
+    evidence.append("replayed: " + "; ".join(f"[{r}] {ok}: {why}" for r, (ok, why) in replays.items()))
+    evidence.append("positions that fit, per repetition rule (South to move):")
+    evidence += ["  " + c for c in counts]
+    figures["lead"] = {"position": str(pos), "balls": int(graph.layer_of(lead)), "reachable": reachable,
+                       "rules": lead_rules, "best_play_plies": len(line.plies),
+                       "replayed": {r: ok == "ok" for r, (ok, _) in replays.items()}}
+    for rule in found:
+        res = searches[rule]
+        t = solve(rule, options)
+        for r in list(res.boards[:3]) + [x for x in res.reachable[:2] if x not in res.boards[:3]]:
+            p = graph.position(int(r), "S")
+            ok, why = _replay(rule, t, graph, p)
+            details.append(f"[{rule}] {p} ({graph.layer_of(int(r))} balls"
+                           f"{', reachable' if r in res.reachable else ''}): {ok} - {why}")
+    if not all(ok == "ok" for ok, _ in replays.values()):
+        return ClaimResult("undetermined", f"the lead position {pos} fails its replay", evidence, figures,
+                           details=details)
+    if len(found) == len(rules):
+        status, summary = "verified", (f"such positions exist under every rule; the smallest reachable, {pos}, "
+                                       f"has {graph.layer_of(lead)} balls")
+    else:
+        status = "undetermined"
+        summary = f"such positions exist under {', '.join(found)} only; the diagram's rule is unknown"
+    return ClaimResult(status, summary, evidence, figures, details=details)
+
+
+def games_over_150_moves(holes_per_row: int = 3, balls_per_hole: int = 6, skip_origin: bool = False,
+                         capture_rows: str = "own", moves: int = 150,
+                         games: dict[str, int] | None = None, seed: int | None = None,
+                         plots_dir: Any = None) -> ClaimResult:
+    """"Games usually take more than 150 moves", under every reading side by side.
+
+    Readings: a move is one player's turn (a ply) or a turn of each player (two plies); the
+    games are played at random (casual play) or by both sides optimally (uncounted rule).
+    "Usually" = more than half, judged by a 99.9 % Wilson interval clear of one half.
+
+    The verdict is for the ply reading, because mancala texts (this page included, "at his turn a
+    player distributes ...") count one player's sowing as a move; a real game lies between random
+    and best play, so the ply reading is verified only if both agree, refuted if both refute.
+    """
+    from pathlib import Path
+
+    from gamesolver.games.unee.lengths import (
+        CLAIM_GAMES, DEFAULT_SEED, HISTOGRAM_NAME, SCENARIOS, histogram, length_statistics, optimal_mask, wilson,
+    )
+
+    options = _variant(holes_per_row, balls_per_hole, skip_origin, capture_rows)
+    games = dict(CLAIM_GAMES if games is None else games)
+    seed = DEFAULT_SEED if seed is None else seed
+    graph = build_graph(options)
+    mask = optimal_mask(graph, solve("uncounted", options))
+    stats = {name: length_statistics(options, name, int(games[name]), seed, threshold=moves, mask=mask)
+             for name in SCENARIOS if name in games}
+    if not {"random", "optimal"} <= set(stats):
+        raise ValueError("games must give counts for the 'random' and 'optimal' scenarios")
+
+    def judge(share: float, n: int) -> tuple[str, float, float]:
+        lo, hi = wilson(share, n)
+        return ("verified" if lo > 0.5 else "refuted" if hi < 0.5 else "undetermined"), lo, hi
+
+    rows, readings = [], {}
+    for unit, attr, limit in (("plies", "share_over", moves), ("moves each", "share_over_each", 2 * moves)):
+        for name, s in stats.items():
+            share = getattr(s, attr)
+            v, lo, hi = judge(share, s.games)
+            readings[f"{unit}/{name}"] = {"threshold_plies": limit, "share": share, "interval": [lo, hi],
+                                          "games": s.games, "verdict": v}
+            rows.append(f"{'> ' + str(moves) + ' ' + unit:<20} {name:<14} {100 * share:5.1f} % "
+                        f"(99.9 % {100 * lo:.1f}-{100 * hi:.1f} %) of {s.games:,} games  -> {v}")
+    a, b = readings["plies/random"]["verdict"], readings["plies/optimal"]["verdict"]
+    status = a if a == b else "undetermined"
+    r, o = readings["plies/random"], readings["plies/optimal"]
+    summary = (f"counted in plies (the page's sense of a move): {100 * r['share']:.1f} % of random and "
+               f"{100 * o['share']:.1f} % of best-play games exceed {moves}; as {moves} moves of each player "
+               f"only {100 * readings['moves each/random']['share']:.1f} % / "
+               f"{100 * readings['moves each/optimal']['share']:.1f} %")
+    evidence = [f"{'reading':<20} {'play':<14} share longer (interval) -> verdict of that reading"] + rows
+    evidence += [
+        "verdict for the ply reading: mancala texts count one player's sowing as a move, and a real game "
+        "lies between random and best play, so the two must agree",
+        f"games end at the first repeated position or when the mover has no ball; seed {seed}",
+    ]
+    evidence += [s.line() for s in stats.values()]
+    figures: dict[str, Any] = {"readings": readings, "samples": {n: s.as_dict() for n, s in stats.items()}}
+    if plots_dir is not None:
+        path = histogram(list(stats.values()), Path(plots_dir) / HISTOGRAM_NAME)
+        evidence.append(f"histogram: {path}")
+        figures["histogram"] = str(path)
+    unc = {"method": f"Wilson 99.9 % intervals of sampled shares (seeded Monte Carlo, seed {seed})",
+           "intervals": {k: v["interval"] for k, v in readings.items()}}
+    return ClaimResult(status, summary, evidence, figures, uncertainty=unc)

@@ -213,6 +213,9 @@ def cycle_graph(cycle: Cycle, lead_in: Cycle | None = None, lead_shown: int = 3)
     return G
 
 
+GRAPH_SUFFIXES = (".png", ".svg", ".graphml")  # what save_graph can write
+
+
 def save_graph(G: Any, path: str | Path, title: str = "") -> Path:
     """Write a DiGraph as GraphML (.graphml) or a picture (.png, .svg); tmp file then rename."""
     import networkx as nx
@@ -221,7 +224,7 @@ def save_graph(G: Any, path: str | Path, title: str = "") -> Path:
 
     out = Path(path)
     suffix = out.suffix.lower()
-    if suffix not in (".png", ".svg", ".graphml"):
+    if suffix not in GRAPH_SUFFIXES:
         raise InputError(f"cannot write {out.name}: expected a .png, .svg or .graphml file name")
     with atomic_path(out) as tmp:
         if suffix == ".graphml":

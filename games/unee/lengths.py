@@ -1,5 +1,6 @@
 """How long Ünee games last: seeded Monte Carlo samples of games from the start, their length
-statistics and histogram, and the check of the claim "games usually take more than 150 moves".
+statistics and histogram (the claim "games usually take more than 150 moves" is judged from
+them in ``games.unee.claims``).
 
 A game ends at the first repetition of an absolute position (board and side to move) or when
 the mover has no ball; lengths are counted in plies (one player's turn = one ply).
@@ -15,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from gamesolver.games.claims import ClaimResult
 from gamesolver.games.unee.graph import SIDE_INDEX, StateGraph, build_graph
 from gamesolver.games.unee.notation import Position, start_position
 from gamesolver.games.unee.rules import DEFAULT, UneeOptions
@@ -279,53 +279,3 @@ def histogram(samples: list[LengthStats], path: str | os.PathLike[str]) -> Path:
     finally:
         plt.close(fig)
     return path
-
-
-def games_take_more_than_150_moves(plots_dir: str | os.PathLike[str] | None = None) -> ClaimResult:
-    """Check "games usually take more than 150 moves" on the standard game.
-
-    Criterion: a move is one player's turn (a ply), and "usually" means more than half of the
-    games. Casual play is modelled by both sides choosing uniformly random legal moves; the claim
-    is verified if the 99.9 % Wilson interval of the share of such games longer than 150 plies
-    lies above one half, refuted if below, undetermined if it contains one half. Optimal play
-    (uncounted rule) for one or both sides, and the reading "150 moves of each player" (300
-    plies), are reported as evidence only.
-    """
-    options = DEFAULT
-    graph = build_graph(options)
-    mask = optimal_mask(graph)
-    stats = {
-        name: length_statistics(options, name, CLAIM_GAMES[name], DEFAULT_SEED, mask=mask) for name in SCENARIOS
-    }
-    judged = stats["random"]
-    lo, hi = judged.share_interval()
-    pct = 100 * judged.share_over
-    if lo > 0.5:
-        status = "verified"
-        verdict = "more than half"
-    elif hi < 0.5:
-        status = "refuted"
-        verdict = "fewer than half"
-    else:
-        status = "undetermined"
-        verdict = "about half"
-    margin = " (narrowly)" if status != "undetermined" and abs(judged.share_over - 0.5) < 0.05 else ""
-    summary = (
-        f"{verdict}{margin} of random games from the start last more than {CLAIM_MOVES} plies: "
-        f"{pct:.1f} % (99.9 % interval {100 * lo:.1f}-{100 * hi:.1f} %), median {judged.median:g} plies; "
-        f"read as {CLAIM_MOVES} moves of each player ({2 * CLAIM_MOVES} plies): {100 * judged.share_over_each:.1f} %"
-    )
-    evidence = [
-        f"criterion: a move is one player's turn (ply); 'usually' = more than half of the games from the "
-        f"start under uniformly random play, 99.9 % Wilson interval clear of 50 %; seed {DEFAULT_SEED}",
-        "a game ends when the mover has no ball or a position (board and side to move) repeats; optimal = "
-        "uniformly random among the moves that keep the uncounted-rule value; 300 plies = 150 moves each",
-    ]
-    evidence += [stats[name].line() for name in SCENARIOS]
-    figures: dict[str, Any] = {name: s.as_dict() for name, s in stats.items()}
-    figures["games_per_second"] = {name: round(s.games_per_second) for name, s in stats.items()}
-    if plots_dir is not None:
-        path = histogram(list(stats.values()), Path(plots_dir) / HISTOGRAM_NAME)
-        evidence.append(f"histogram: {path}")
-        figures["histogram"] = str(path)
-    return ClaimResult(status, summary, evidence, figures)

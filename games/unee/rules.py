@@ -1,4 +1,4 @@
-"""Ünee Tugalluulax rule options and single moves (RULES.md §1, in the project's own words).
+"""Ünee Tugalluulax rule options and single moves (docs/rules.md §1).
 
 Two rows of holes; a move sows all balls of one of the mover's holes clockwise, one per hole;
 a last ball that makes exactly four in a hole of the mover's row captures those four. A player

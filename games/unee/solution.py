@@ -48,7 +48,6 @@ def solve_arrays(
     graph: StateGraph, rule: str, progress: Callable[[int], None] | None = None
 ) -> dict[str, np.ndarray]:
     """Solve the whole state space of ``graph`` under ``rule``; returns the table arrays."""
-    check_rule(rule)
     rindptr, pred, pedge = graph.reverse()
     tiers = graph.offsets
     term = terminal_payoffs(graph)
@@ -66,6 +65,8 @@ def solve_arrays(
     if rule == "draw":
         a, b = _retro.solve_tiers(graph.indptr, graph.succ, reward, rindptr, pred, tiers, term, "termination", progress)
         return {"a": a, "b": b}
+    if rule != "split":
+        check_rule(rule)  # reached only by a rule no branch above took: that is the error
     from gamesolver.games.unee.split import split_bounds
 
     lower, upper = split_bounds(graph, term, progress)
@@ -112,7 +113,17 @@ def build_table(
     progress: Callable[[int], None] | None = None,
 ) -> Path:
     """Solve and write a table; returns its path (``out`` or the cache location)."""
-    check_rule(rule)
+    return _build_table(options, check_rule(rule), out, cache, progress)
+
+
+def _build_table(
+    options: UneeOptions,
+    rule: str,
+    out: str | os.PathLike[str] | None,
+    cache: str | os.PathLike[str] | None,
+    progress: Callable[[int], None] | None,
+) -> Path:
+    # the rule was checked where it entered (build_table or solve)
     path = Path(out) if out is not None else table_path(options, rule, cache)
     t0 = time.perf_counter()
     graph = build_graph(options)
@@ -142,11 +153,18 @@ def open_table(
     path: str | os.PathLike[str], options: UneeOptions | None = None, rule: str | None = None, verify: bool = True
 ) -> "UneeTable":
     """Open an Ünee table; refuse it if it is corrupt or built for another variant, rule or encoding."""
+    return _open_table(path, options, None if rule is None else check_rule(rule), verify)
+
+
+def _open_table(
+    path: str | os.PathLike[str], options: UneeOptions | None, rule: str | None, verify: bool
+) -> "UneeTable":
+    # the rule was checked where it entered (open_table or solve)
     expect: dict[str, Any] = {"game": "unee", "encoding": ENCODING, "encoding_version": ENCODING_VERSION}
     if options is not None:
         expect.update({k: v for k, v in expected_header(options, rule or "uncounted").items() if k != "rule"})
     if rule is not None:
-        expect["rule"] = check_rule(rule)
+        expect["rule"] = rule
     table = open_generic_table(path, expect=expect, verify=verify)
     opts = UneeOptions(**table.options)
     return UneeTable(table, opts)
@@ -160,14 +178,14 @@ def solve(
     verify: bool = True,
 ) -> "UneeTable":
     """The solved table for a rule, from the cache, solving and caching it on first use."""
-    check_rule(repetition)
-    path = table_path(options, repetition, cache)
+    rule = check_rule(repetition)  # the one check on this path; the helpers below trust it
+    path = table_path(options, rule, cache)
     try:
-        return open_table(path, options, repetition, verify=verify)
+        return _open_table(path, options, rule, verify)
     except MissingTableError:
         pass
-    build_table(options, repetition, cache=cache, progress=progress)
-    return open_table(path, options, repetition, verify=verify)
+    _build_table(options, rule, None, cache, progress)
+    return _open_table(path, options, rule, verify)
 
 
 # ------------------------------------------------------------------ queries

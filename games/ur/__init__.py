@@ -1,18 +1,25 @@
-"""Ur: The Royal Game under the fort rules (docs/RULES.md section 2).
+"""Ur: The Royal Game under the fort rules (docs/rules.md section 2).
+
+    from gamesolver.games import ur
+    t = ur.solve_table(pieces=3)            # or ur.open_table(path, pieces=3)
+    t.value("start"), t.best_action("X:A1,B4 O:C7 X", "gold+gold").text
 
 ``rules`` reads the board and dice data, ``notation`` the positions players write, ``engine``
-the legal actions in Python, ``solve`` builds and queries the exact value table. RoyalUr's rule
-sets (Finkel, Blitz, Masters): ``royal`` (rules, notation, moves, encoding), ``royal_table``
-(solving them on the engine; ``royal_solve`` below), ``rgu`` (RoyalUr's table files).
+the legal actions in Python, ``solve`` builds the exact value table, ``api`` answers from it.
+RoyalUr's rule sets (Finkel, Blitz, Masters): ``royal`` (rules, notation, moves, encoding),
+``royal_table`` (solving them on the engine; ``royal_solve`` below), ``rgu`` (RoyalUr's files).
 """
 from __future__ import annotations
 
 import os
 from functools import lru_cache
 
+from gamesolver.games.ur.api import UrAction, UrTable, open_table, parse, solve_table
+from gamesolver.games.ur.notation import Position, format_position
 from gamesolver.games.ur.rules import Board, Dice, UrOptions, load_board, load_dice
 
-__all__ = ["Board", "Dice", "UrOptions", "load_board", "load_dice", "kernel", "royal_solve"]
+__all__ = ["Board", "Dice", "Position", "UrAction", "UrOptions", "UrTable", "format_position", "kernel", "load_board",
+           "load_dice", "open_table", "parse", "royal_solve", "solve_table"]
 
 
 @lru_cache(maxsize=8)

@@ -1,9 +1,9 @@
 """``solver ur``: the Ur commands, a thin layer over ``games.ur``.
 
 graph (state counts per tier), solve (value iteration to a table), check (is a table the game's
-value where endless play is possible), best-move, analyze, show; ``--rules`` picks the fort rules
-(the default) or one of RoyalUr's rule sets, whose commands live in ``games.ur.royal_cli``, as does
-export (RoyalUr's ``.rgu`` table files).
+value where endless play is possible), best-move, analyze, show, export. ``--rules`` picks the
+fort rules (the default) or one of RoyalUr's rule sets, whose side lives in ``games.ur.royal_cli``
+(with RoyalUr's ``.rgu`` table files).
 """
 from __future__ import annotations
 
@@ -32,31 +32,9 @@ from gamesolver.games.ur.solve import (
     tier_counts,
 )
 from gamesolver.solver.errors import InputError
+from gamesolver.solver.report import example
 
 AUTO_BUILD_MAX_PIECES = 3  # queries solve missing tables up to this size on their own (seconds)
-
-_rules_option = click.option(
-    "--rules", "rules_name", default="fort", show_default=True,
-    help="Rule set: fort (docs/ur.md) or one of RoyalUr's: finkel, blitz, masters (docs/royalur.md); "
-         "their default --pieces is the rule set's own (7, 5, 7).")
-
-
-def _royal(rules_name: str, pieces: int) -> Any:
-    """RoyalUr's rule set named by --rules, or None for the fort rules. --pieces left at its
-    default means the rule set's own piece count."""
-    if rules_name.strip().lower() == "fort":
-        return None
-    from gamesolver.games.ur import royal
-
-    given = click.get_current_context().get_parameter_source("pieces") != click.core.ParameterSource.DEFAULT
-    return royal.load_ruleset(rules_name, pieces if given else None)
-
-
-def _fort_only(rules: Any, **given: Any) -> None:
-    """Board and dice files belong to the fort rules; refuse them with a RoyalUr rule set."""
-    for name, value in given.items():
-        if value is not None:
-            raise InputError(f"--{name} applies to the fort rules only; {rules.name}'s board and dice are fixed")
 
 
 def _options_decorator(default_pieces: int = MAX_PIECES) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -79,10 +57,38 @@ def _log(text: str) -> None:
     click.echo(text, err=True)
 
 
-def _table(options: UrOptions, table_dir: str | None) -> Any:
+_rules_option = click.option(
+    "--rules", "rules_name", default="fort", show_default=True,
+    help="Rule set: fort (docs/ur.md) or one of RoyalUr's: finkel, blitz, masters (docs/royalur.md); "
+         "their default --pieces is the rule set's own (7, 5, 7).")
+
+
+def _royal(rules_name: str, pieces: int | None) -> Any:
+    """RoyalUr's rule set named by --rules, or None for the fort rules. --pieces left at its
+    default means the rule set's own piece count."""
+    if rules_name.strip().lower() == "fort":
+        return None
+    from gamesolver.games.ur import royal
+
+    given = click.get_current_context().get_parameter_source("pieces") != click.core.ParameterSource.DEFAULT
+    return royal.load_ruleset(rules_name, pieces if given else None)
+
+
+def _fort_only(rules: Any, **given: Any) -> None:
+    """Options that belong to the fort rules only; refused with a RoyalUr rule set."""
+    for name, value in given.items():
+        if value is not None and value is not False:
+            raise InputError(f"--{name} applies to the fort rules only, not to {rules.name}")
+
+
+_cache_option = click.option("--cache", type=click.Path(file_okay=False), default=None,
+                             help="Table cache directory (default: $SOLVER_CACHE_DIR or ~/.cache/gamesolver).")
+
+
+def _table(options: UrOptions, table_dir: str | None, cache: str | None = None) -> Any:
     """The table a query reads. A query never writes where ``--table`` points, and a large solve
     never starts as its side effect: only a small table missing from the cache is built."""
-    where = Path(table_dir) if table_dir is not None else default_table_dir(options)
+    where = Path(table_dir) if table_dir is not None else default_table_dir(options, cache)
     if table_dir is not None or options.pieces > AUTO_BUILD_MAX_PIECES:
         if not (where / "header.json").is_file():
             out = f" --out {where}" if table_dir is not None else ""
@@ -91,10 +97,10 @@ def _table(options: UrOptions, table_dir: str | None) -> Any:
                 f"'solver ur solve --pieces {options.pieces}{out}'"
                 + (" (large)" if options.pieces > AUTO_BUILD_MAX_PIECES else "")
             )
-    return load_table(options, table_dir, log=_log)
+    return load_table(options, where, log=_log)
 
 
-@click.group()
+@click.group(epilog=example("solver ur best-move start --roll gold+gold --pieces 2"))
 def ur() -> None:
     """Ur: The Royal Game, fort rules: state graph and exact solution.
 
@@ -102,10 +108,10 @@ def ur() -> None:
     """
 
 
-@ur.command()
+@ur.command(epilog=example("solver ur graph --pieces 3"))
 @_options_decorator()
-@_rules_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@_rules_option
 def graph(pieces: int, board_file: str | None, dice_file: str | None, as_json: bool, rules_name: str) -> None:
     """State counts per tier (pieces on the board of the side to move, of the other side)."""
     rules = _royal(rules_name, pieces)
@@ -145,9 +151,10 @@ _graph_option = click.option(
          "auto: store when it fits in half of the memory. The values are the same.")
 
 
-@ur.command("solve")
+@ur.command("solve", epilog=example("solver ur solve --pieces 3 --out ur-k3"))
 @_options_decorator()
 @click.option("--out", type=click.Path(file_okay=False), help="Table directory (default: the cache).")
+@_cache_option
 @click.option("--tolerance", type=float, default=None,
               help=f"Stop when no value changes by more than this in a sweep (default {DEFAULT_TOLERANCE:g}; "
                    "RoyalUr rule sets, float64: 1e-12).")
@@ -158,9 +165,11 @@ _graph_option = click.option(
                    "iteration from zero; policy (experimental): Krylov evaluations of the greedy policy. "
                    "Every method ends with the endless check and its repair (see docs/ur.md).")
 @_graph_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (the progress log stays on stderr).")
 @_rules_option
-def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: str | None, tolerance: float | None,
-              threads: int | None, method: str, graph: str, rules_name: str) -> None:
+def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: str | None, cache: str | None,
+              tolerance: float | None, threads: int | None, method: str, graph: str, as_json: bool,
+              rules_name: str) -> None:
     """Solve every state by value iteration and write the table (resumes a stopped run)."""
     if threads is not None and threads < 1:
         raise InputError("--threads must be at least 1")
@@ -168,16 +177,26 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
     if rules is not None:
         from gamesolver.games.ur import royal_cli
 
-        _fort_only(rules, board=board_file, dice=dice_file)
+        _fort_only(rules, board=board_file, dice=dice_file, cache=cache, json=as_json)
         if click.get_current_context().get_parameter_source("method") != click.core.ParameterSource.DEFAULT:
             raise InputError("--method applies to the fort rules; RoyalUr's rule sets are solved by plain "
                              "float64 sweeps, tier group after tier group")
         return royal_cli.solve_cmd(rules, out, tolerance, threads, graph)
     options = _opts(pieces, board_file, dice_file)
     tolerance = DEFAULT_TOLERANCE if tolerance is None else tolerance
+    if out is not None and cache is not None:
+        raise InputError("--out and --cache both say where the table goes; give one of them")
+    if out is None and cache is not None:
+        out = str(default_table_dir(options, cache))
     table = solve(options, out, tolerance=tolerance, threads=threads, method=method, graph=graph, log=_log)
     start = state_value(options, table, frozenset(), frozenset())
     m = table.meta
+    if as_json:
+        keys = ("sweeps", "method", "residual", "tolerance", "policy_products", "policy_sweeps", "endless_check",
+                "endless_repairs")
+        click.echo(json.dumps({"pieces": pieces, "states": table.state_count, "table": str(table.path),
+                               "start_value": start, **{k: m[k] for k in keys if k in m}}, default=str))
+        return
     products = f" and {m['policy_products']:,} policy products" if m.get("policy_products") else ""
     products += f" and {m['policy_sweeps']:,} policy sweeps" if m.get("policy_sweeps") else ""
     click.echo(f"solved pieces={pieces}: {table.state_count:,} states, {m['sweeps']} sweeps{products} "
@@ -190,15 +209,16 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
     click.echo(f"table: {table.path}")
 
 
-@ur.command("check")
+@ur.command("check", epilog=example("solver ur check --pieces 3 --table ur-k3"))
 @_options_decorator()
 @click.option("--table", "table_dir", type=click.Path(file_okay=False), help="Table directory (default: the cache).")
+@_cache_option
 @click.option("--eps", type=float, default=None,
               help="Slack for 'best action' and 'worth 0' (default: 10 x the table's tolerance).")
 @click.option("--threads", type=int, default=None, help="OpenMP threads (default: all cores).")
 @_graph_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_dir: str | None,
+def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_dir: str | None, cache: str | None,
               eps: float | None, threads: int | None, graph: str, as_json: bool) -> None:
     """Check a solved table against endless play (exit 1 when it fails).
 
@@ -211,7 +231,8 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
         raise InputError("--eps must be between 0 and 1")
     if threads is not None and threads < 1:
         raise InputError("--threads must be at least 1")
-    table = load_table(options, table_dir, build=False)  # checking never solves: a missing table is an error
+    where = table_dir if table_dir is not None else default_table_dir(options, cache)
+    table = load_table(options, where, build=False)  # checking never solves: a missing table is an error
     K = kernel(options)
     values = np.ascontiguousarray(table["value"], dtype=np.float32)
     tolerance = float(table.meta.get("tolerance", DEFAULT_TOLERANCE))
@@ -253,28 +274,29 @@ def _roll_index(options: UrOptions, roll: str) -> int:
     return options.dice.index(roll)
 
 
-@ur.command("best-move")
+@ur.command("best-move", epilog=example("solver ur best-move start --roll gold+gold --pieces 2"))
 @click.argument("position")
 @click.option("--roll", required=True, help="blank+blank, blank+gold, blank+silver, gold+silver, gold+gold, "
                                              "silver+silver; with a RoyalUr rule set the number rolled (0-4)")
 @_options_decorator()
 @click.option("--table", "table_dir", type=click.Path(),
               help="Table directory (default: the cache); with a RoyalUr rule set also a RoyalUr .rgu file.")
+@_cache_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @_rules_option
 def best_move(position: str, roll: str, pieces: int, board_file: str | None, dice_file: str | None,
-              table_dir: str | None, as_json: bool, rules_name: str) -> None:
+              table_dir: str | None, cache: str | None, as_json: bool, rules_name: str) -> None:
     """The best action for ROLL in POSITION (or 'start') and its value for the side to move."""
     rules = _royal(rules_name, pieces)
     if rules is not None:
         from gamesolver.games.ur import royal_cli
 
-        _fort_only(rules, board=board_file, dice=dice_file)
+        _fort_only(rules, board=board_file, dice=dice_file, cache=cache)
         return royal_cli.best_move_cmd(rules, position, roll, table_dir, as_json)
     options = _opts(pieces, board_file, dice_file)
     pos = parse(position, options)
     r = _roll_index(options, roll)
-    table = _table(options, table_dir)
+    table = _table(options, table_dir, cache)
     ranked = choices(options, table, pos, r)
     best = ranked[0]
     board = options.board
@@ -292,25 +314,26 @@ def best_move(position: str, roll: str, pieces: int, board_file: str | None, dic
     click.echo(f"value for {pos.to_move}: {best.value:+.6f}  (P(win) - P(loss))")
 
 
-@ur.command()
+@ur.command(epilog=example('solver ur analyze "X:A1,B4 O:C7 X" --pieces 3'))
 @click.argument("position")
 @_options_decorator()
 @click.option("--table", "table_dir", type=click.Path(),
               help="Table directory (default: the cache); with a RoyalUr rule set also a RoyalUr .rgu file.")
+@_cache_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @_rules_option
 def analyze(position: str, pieces: int, board_file: str | None, dice_file: str | None, table_dir: str | None,
-            as_json: bool, rules_name: str) -> None:
+            cache: str | None, as_json: bool, rules_name: str) -> None:
     """The value of POSITION before the roll, and each roll's best action and value."""
     rules = _royal(rules_name, pieces)
     if rules is not None:
         from gamesolver.games.ur import royal_cli
 
-        _fort_only(rules, board=board_file, dice=dice_file)
+        _fort_only(rules, board=board_file, dice=dice_file, cache=cache)
         return royal_cli.analyze_cmd(rules, position, table_dir, as_json)
     options = _opts(pieces, board_file, dice_file)
     pos = parse(position, options)
-    table = _table(options, table_dir)
+    table = _table(options, table_dir, cache)
     mine, theirs = pos.mover_relative()
     value = state_value(options, table, mine, theirs)
     rows = []
@@ -327,36 +350,82 @@ def analyze(position: str, pieces: int, board_file: str | None, dice_file: str |
         click.echo(f"  {row['roll']:<14} p={row['probability']:<7g} {row['value']:+.6f}  {row['best']}")
 
 
-@ur.command()
+@ur.command(epilog=example('solver ur show "X:A1,B4 O:C7 X"'))
 @click.argument("position")
 @_options_decorator()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: the tiles each side holds and the side to move.")
 @_rules_option
-def show(position: str, pieces: int, board_file: str | None, dice_file: str | None, rules_name: str) -> None:
+def show(position: str, pieces: int, board_file: str | None, dice_file: str | None, as_json: bool,
+         rules_name: str) -> None:
     """Draw POSITION (or 'start') on the board."""
     rules = _royal(rules_name, pieces)
     if rules is not None:
         from gamesolver.games.ur import royal_cli
 
-        _fort_only(rules, board=board_file, dice=dice_file)
+        _fort_only(rules, board=board_file, dice=dice_file, json=as_json)
         return royal_cli.show_cmd(rules, position)
     options = _opts(pieces, board_file, dice_file)
-    click.echo(diagram(parse(position, options), options))
+    pos = parse(position, options)
+    if as_json:
+        names = options.board.names
+        click.echo(json.dumps({"position": format_position(pos, options.board), "to_move": pos.to_move,
+                               "X": sorted(names[i] for i in pos.x), "O": sorted(names[i] for i in pos.o)}))
+        return
+    click.echo(diagram(pos, options))
 
 
-@ur.command("export")
-@click.option("--format", "fmt", required=True, help="Output format: rgu (RoyalUr's lookup-table file).")
-@click.option("--rules", "rules_name", required=True, help="RoyalUr rule set: finkel, blitz or masters.")
-@click.option("--pieces", type=int, default=None, help="Pieces per player (default: the rule set's own).")
-@click.option("--table", "table_dir", type=click.Path(file_okay=False), help="Solved table directory (default: the cache).")
-@click.option("--out", required=True, type=click.Path(dir_okay=False), help="File to write.")
+@ur.command("export", epilog=example("solver ur export --pieces 3 --format csv --out k3.csv"))
+@_options_decorator()
+@click.option("--table", "table_dir", type=click.Path(file_okay=False), help="Table directory (default: the cache).")
+@_cache_option
+@click.option("--format", "fmt", type=click.Choice(["csv", "npy", "rgu"]), default="csv", show_default=True,
+              help="csv: position, side, pieces of each side, value; npy: a structured array (x, o: tile masks, "
+                   "bit i = tile i of the board file; value); rgu: RoyalUr's lookup-table file (with --rules "
+                   "finkel, blitz or masters).")
+@click.option("--out", type=click.Path(dir_okay=False), default=None, help="Output file (csv: default standard output).")
+@click.option("--reachable", is_flag=True, help="Only positions reachable from the start (needs the stored graph's memory).")
+@click.option("--threads", type=int, default=None, help="OpenMP threads (default: all cores).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: the file written and how many positions (needs --out).")
+@_rules_option
 @click.option("--value-type", default="percent16", show_default=True,
-              help="Stored values: percent16, f32 (float32) or f64 (float64).")
-def export_cmd(fmt: str, rules_name: str, pieces: int | None, table_dir: str | None, out: str,
-               value_type: str) -> None:
-    """Write a solved RoyalUr rule-set table as RoyalUr's .rgu file (the file is written whole or
-    not at all)."""
-    from gamesolver.games.ur import royal, royal_cli
+              help="With --format rgu: the stored values, percent16, f32 (float32) or f64 (float64).")
+def export_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_dir: str | None,
+               cache: str | None, fmt: str, out: str | None, reachable: bool, threads: int | None,
+               as_json: bool, rules_name: str, value_type: str) -> None:
+    """Write every position of a solved table with its value (X to move; both mirror images), or a
+    RoyalUr rule set's table as RoyalUr's .rgu file (written whole or not at all)."""
+    from gamesolver.games.ur.export import write_csv, write_npy
+    from gamesolver.solver.atomic import atomic_path
 
-    if rules_name.strip().lower() == "fort":
-        raise InputError("export --format rgu writes RoyalUr's rule sets (finkel, blitz, masters), not the fort rules")
-    royal_cli.export_cmd(royal.load_ruleset(rules_name, pieces), fmt, table_dir, out, value_type)
+    rules = _royal(rules_name, pieces)
+    if rules is not None:
+        from gamesolver.games.ur import royal_cli
+
+        _fort_only(rules, board=board_file, dice=dice_file, cache=cache, reachable=reachable, json=as_json)
+        if out is None:
+            raise InputError("--format rgu needs --out FILE")
+        return royal_cli.export_cmd(rules, fmt, table_dir, out, value_type)
+    if fmt == "rgu":
+        raise InputError("--format rgu writes RoyalUr's rule sets (--rules finkel, blitz or masters), not the fort rules")
+    options = _opts(pieces, board_file, dice_file)
+    if fmt == "npy" and out is None:
+        raise InputError("--format npy needs --out FILE")
+    if as_json and out is None:
+        raise InputError("--json reports the file written with --out FILE; without --out the CSV goes to standard output")
+    if threads is not None and threads < 1:
+        raise InputError("--threads must be at least 1")
+    table = _table(options, table_dir, cache)
+    n_threads = threads or default_threads()
+    if out is None:
+        write_csv(options, table, click.get_text_stream("stdout"), reachable, n_threads)
+        return
+    with atomic_path(out) as tmp:
+        if fmt == "npy":
+            count = write_npy(options, table, tmp, reachable, n_threads)
+        else:
+            with open(tmp, "w", encoding="utf-8", newline="") as f:
+                count = write_csv(options, table, f, reachable, n_threads)
+    if as_json:
+        click.echo(json.dumps({"out": out, "format": fmt, "positions": count, "reachable_only": reachable}))
+    else:
+        click.echo(f"{count:,} positions written to {out}", err=True)

@@ -22,11 +22,8 @@ MAX_TILES = 32  # tile sets are 32-bit masks in the kernels
 ROLES = ("fort", "entry", "royal", "ishtar", "marduk")
 SECTIONS = ("earth", "bridge", "heaven")
 SPAWN_KINDS = ("adjacent", "royal", "ishtar", "marduk")
-# data.path is the convention; an editable install made before data/ had its __init__ sees a
-# namespace package without it, so fall back to the package's own directory then.
-_data_path = getattr(data, "path", lambda name: Path(list(data.__path__)[0]) / name)
-DEFAULT_BOARD = _data_path("ur_board.json")
-DEFAULT_DICE = _data_path("ur_dice.json")
+DEFAULT_BOARD = data.path("ur_board.json")
+DEFAULT_DICE = data.path("ur_dice.json")
 
 
 @dataclass(frozen=True)
@@ -155,13 +152,18 @@ class UrOptions:
 
 
 def _read_json(path: str, what: str) -> tuple[Any, str]:
+    shipped = Path(path) in (Path(DEFAULT_BOARD), Path(DEFAULT_DICE))
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
+        if shipped:  # a damaged installation, not a user's mistake
+            raise data.missing(Path(path), exc.strerror or str(exc)) from None
         raise InputError(f"cannot read {what} file {path}: {exc.strerror}") from None
     try:
         return json.loads(raw), hashlib.sha256(raw).hexdigest()
     except ValueError as exc:
+        if shipped:
+            raise data.missing(Path(path), f"not valid JSON ({exc})") from None
         raise InputError(f"{what} file {path} is not valid JSON ({exc})") from None
 
 

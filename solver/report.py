@@ -1,4 +1,4 @@
-"""How the Ghosts of Ur and Uluk commands print a table: aligned text, ``--json`` or ``--csv``.
+"""Command output shared by every game: a report printed as aligned text, ``--json`` or ``--csv``.
 
 A report is a title, a few summary facts and rows of named columns. Exact fractions are printed
 as decimals (JSON: plain floats in [0, 1] for probabilities); callers add an ``exact`` column
@@ -11,7 +11,7 @@ import io
 import json
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import click
 
@@ -92,6 +92,11 @@ def render(report: Report, fmt: str) -> str:
     return "\n".join(lines)
 
 
+def example(command: str) -> str:
+    """The epilog that ends a command's help: one example of its use."""
+    return f"Example: {command}"
+
+
 def output_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """Add ``--json`` and ``--csv`` to a command (passed on as ``as_json``/``as_csv``)."""
     func = click.option("--csv", "as_csv", is_flag=True, help="Print the table as CSV.")(func)
@@ -99,11 +104,25 @@ def output_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-def emit(report: Report, as_json: bool, as_csv: bool) -> None:
-    """Print the report in the format the user asked for."""
+def check_format(as_json: bool, as_csv: bool) -> None:
+    """Refuse ``--json`` with ``--csv``: printing one and ignoring the other would hide a typo."""
     if as_json and as_csv:
         raise InputError("--json and --csv exclude each other; give one of them")
+
+
+def emit(report: Report, as_json: bool, as_csv: bool) -> None:
+    """Print the report in the format the user asked for."""
+    check_format(as_json, as_csv)
     click.echo(render(report, "json" if as_json else "csv" if as_csv else "text"))
+
+
+def emit_csv(rows: Sequence[dict[str, Any]]) -> None:
+    """Print rows of equal keys as CSV with a header line (the keys of the first row)."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else [], lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    click.echo(out.getvalue(), nl=False)
 
 
 def parse_int_list(text: str | None, what: str) -> list[int]:

@@ -1,0 +1,196 @@
+"""``solver unee solve``, ``best-move``, ``analyze`` and ``pv``: solving tables and asking them."""
+from __future__ import annotations
+
+import time
+
+import click
+
+from gamesolver.games.unee import notation
+from gamesolver.games.unee.cli_common import (
+    RULE_CHOICE,
+    RULE_HELP,
+    cache_option,
+    emit_json,
+    load_table,
+    table_option,
+    unee,
+    variant_options,
+)
+from gamesolver.games.unee.cli_values import (
+    describe_value,
+    move_value_text,
+    mover_difference,
+    parse_captured,
+    sign,
+    verdict,
+)
+from gamesolver.games.unee.rules import UneeOptions
+from gamesolver.solver.report import example
+from gamesolver.solver.progress import progress
+
+
+@unee.command(epilog=example('solver unee solve --rule all'))
+@click.option("--rule", type=click.Choice(["uncounted", "draw", "split", "all"]), default="uncounted", show_default=True,
+              help=RULE_HELP + " 'all' solves the three.")
+@click.option("--out", "out", type=click.Path(file_okay=False), default=None, help="Write the table here (one rule).")
+@cache_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@variant_options
+def solve(options: UneeOptions, rule: str, out: str | None, cache: str | None, as_json: bool) -> None:
+    """Solve the whole state space and write the table(s)."""
+    from gamesolver.games.unee.notation import start_position
+    from gamesolver.games.unee.solution import build_table, open_table, progress_steps
+    from gamesolver.solver import _core
+    from gamesolver.solver.errors import InputError
+
+    rules = ["uncounted", "draw", "split"] if rule == "all" else [rule]
+    if out is not None and len(rules) > 1:
+        raise InputError("--out takes one rule; with --rule all the tables go to the cache (or use --cache DIR)")
+    n = _core.board_count(options.holes, options.max_balls)
+    report = []
+    for r in rules:
+        t0 = time.perf_counter()
+        with progress(n * progress_steps(r), f"solve {r}") as bar:
+            path = build_table(options, r, out=out, cache=cache, progress=bar.update)
+        seconds = time.perf_counter() - t0
+        table = open_table(path, options, r)
+        start = start_position(options)
+        info = describe_value(table, start, 0)
+        row = {"rule": r, "path": str(path), "seconds": round(seconds, 3), "states": n, "start": info}
+        if r == "split":
+            row["exact_share"] = table.table.meta.get("exact_share")
+        report.append(row)
+    if as_json:
+        emit_json(report)
+        return
+    for row in report:
+        click.echo(f"{row['rule']:>9}: {row['states']:,} boards solved in {row['seconds']:.2f} s -> {row['path']}")
+        if row["rule"] == "split":
+            click.echo(f"           exact (lower = upper) for {row['exact_share']:.2%} of the boards")
+        click.echo(f"           start: {row['start']['meaning']}")
+
+
+@unee.command("best-move", epilog=example('solver unee best-move "3 0 1 / 2 0 6 S" --captured 12-8'))
+@click.argument("position")
+@click.option("--rule", type=RULE_CHOICE, default="uncounted", show_default=True, help=RULE_HELP)
+@click.option("--captured", default=None, help="Balls captured so far by South and North, as S-N (e.g. 10-6).")
+@cache_option
+@table_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@variant_options
+def best_move(options: UneeOptions, position: str, rule: str, captured: str | None, cache: str | None,
+              table_dir: str | None, as_json: bool) -> None:
+    """The best move in POSITION, the position it leads to, and what the position is worth."""
+    pos = notation.parse_position(position, options)
+    caps = parse_captured(captured, pos, options)
+    d = mover_difference(pos, caps)
+    table = load_table(options, rule, cache, table_dir)
+    info = describe_value(table, pos, d)
+    best = table.best_moves(pos, d)
+    payload = {"position": str(pos), **info, "best_moves": [m.as_dict() for m in best]}
+    if as_json:
+        emit_json(payload)
+        return
+    if not best:
+        click.echo(f"{notation.SIDE_NAMES[pos.side]} has no move: the game is over and the {pos.balls} balls go to "
+                   f"{notation.SIDE_NAMES[pos.other]}.")
+        return
+    m = best[0]
+    cap = f", capturing {m.captured}" if m.captured else ""
+    click.echo(f"best move: {m.move}{cap} -> {m.position}")
+    if len(best) > 1:
+        click.echo("equally good: " + ", ".join(x.move for x in best[1:]))
+    click.echo(info["meaning"])
+
+
+@unee.command(epilog=example('solver unee analyze start --rule draw'))
+@click.argument("position")
+@click.option("--rule", type=RULE_CHOICE, default="uncounted", show_default=True, help=RULE_HELP)
+@click.option("--captured", default=None, help="Balls captured so far by South and North, as S-N.")
+@click.option("--exact", is_flag=True, help="Split rule: search the exact first-repetition value of POSITION.")
+@click.option("--effort", type=click.IntRange(min=1), default=2_000_000, show_default=True,
+              help="Most positions the --exact search may visit.")
+@cache_option
+@table_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (top-level 'value' is the position's value).")
+@variant_options
+def analyze(options: UneeOptions, position: str, rule: str, captured: str | None, exact: bool, effort: int,
+            cache: str | None, table_dir: str | None, as_json: bool) -> None:
+    """Every legal move of POSITION with its value, remoteness and whether it enters a cycle."""
+    from gamesolver.solver.errors import InputError
+
+    pos = notation.parse_position(position, options)
+    d = mover_difference(pos, parse_captured(captured, pos, options))
+    if exact and rule != "split":
+        raise InputError("--exact is for --rule split (the other rules are exact already)")
+    table = load_table(options, rule, cache, table_dir)
+    info = describe_value(table, pos, d)
+    moves = table.analyze(pos, d)
+    if exact:
+        from gamesolver.games.unee.graph import build_graph
+        from gamesolver.games.unee.split import exact_value
+
+        g = build_graph(options)
+        value, searched = exact_value(g, table.table["lower"], table.table["upper"], table.rank(pos), effort)
+        info.update(value=value, exact_value=value, searched=searched, exact=True, outcome=sign(d + value))
+        info["meaning"] += f"; exact search: {value:+d} ({searched:,} positions searched)"
+    if as_json:
+        emit_json({"position": str(pos), **info, "moves": [m.as_dict() for m in moves]})
+        return
+    click.echo(notation.diagram(pos))
+    click.echo()
+    click.echo(info["meaning"])
+    if not moves:
+        click.echo("no legal move: the game is over")
+        return
+    click.echo()
+    for m in moves:
+        star = "*" if m.best else " "
+        cap = f"captures {m.captured}" if m.captured else ""
+        click.echo(f" {star} {m.move:<10} -> {str(m.position):<22} {cap:<11} {move_value_text(m, table.rule)}")
+    click.echo("(* best; values are for the player making the move, counting only what happens from now on)")
+
+
+@unee.command(epilog=example('solver unee pv "3 0 1 / 2 0 6 S"'))
+@click.argument("position")
+@click.option("--rule", type=RULE_CHOICE, default="uncounted", show_default=True, help=RULE_HELP)
+@click.option("--captured", default=None, help="Balls captured so far by South and North, as S-N.")
+@click.option("--diagrams", is_flag=True, help="Draw the board after every ply.")
+@click.option("--max-plies", type=click.IntRange(min=1), default=10_000, show_default=True)
+@cache_option
+@table_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@variant_options
+def pv(options: UneeOptions, position: str, rule: str, captured: str | None, diagrams: bool, max_plies: int,
+       cache: str | None, table_dir: str | None, as_json: bool) -> None:
+    """The principal variation from POSITION until the game ends or a position repeats."""
+    pos = notation.parse_position(position, options)
+    caps = parse_captured(captured, pos, options)
+    d = mover_difference(pos, caps)
+    table = load_table(options, rule, cache, table_dir)
+    line = table.principal_variation(pos, d, max_plies)
+    total = line.final_difference(rule)
+    mover = notation.SIDE_NAMES[pos.side]
+    if line.end == "repetition":
+        end = f"position {line.final} repeats after {len(line.plies)} plies"
+    elif line.end == "no-move":
+        end = f"{notation.SIDE_NAMES[line.final.side]} cannot move after {len(line.plies)} plies"
+    else:
+        end = f"stopped after {len(line.plies)} plies (--max-plies)"
+    if as_json:
+        emit_json({
+            "position": str(pos), "rule": rule, "end": line.end, "plies": len(line.plies),
+            "moves": [{"move": m.move, "captured": m.captured, "position": str(p)} for m, p in line.plies],
+            "final_difference": total,
+        })
+        return
+    if diagrams:
+        click.echo(notation.diagram(pos))
+        click.echo()
+    for i, (m, p) in enumerate(line.plies, 1):
+        cap = f"  captures {m.captured}" if m.captured else ""
+        click.echo(f"{i:>4}. {m.move:<10} -> {p}{cap}")
+        if diagrams:
+            click.echo(notation.diagram(p, indent="      "))
+    result = "unfinished" if line.end == "limit" else verdict(total)
+    click.echo(f"end: {end}; with best play {mover} {result}")

@@ -1,0 +1,95 @@
+"""How ``solver unee`` words a table's answer: captured balls so far, the value for the side to
+move and what it means for the result."""
+from __future__ import annotations
+
+from typing import Any
+
+from gamesolver.games.unee import notation
+from gamesolver.games.unee.rules import UneeOptions
+
+
+def parse_captured(text: str | None, pos: notation.Position, options: UneeOptions) -> tuple[int, int]:
+    """``S-N`` balls captured so far by South and North; returns (south, north)."""
+    from gamesolver.solver.errors import InputError
+
+    if text is None:
+        return 0, 0
+    parts = text.replace(":", "-").split("-")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise InputError(f"--captured {text!r}: expected South's and North's captured balls as S-N, e.g. 10-6")
+    south, north = (int(p) for p in parts)
+    if south + north + pos.balls > options.max_balls:
+        raise InputError(
+            f"--captured {text}: {south + north} captured plus {pos.balls} on the board is more than the "
+            f"{options.max_balls} balls of the game"
+        )
+    return south, north
+
+
+def mover_difference(pos: notation.Position, captured: tuple[int, int]) -> int:
+    south, north = captured
+    return south - north if pos.side == "S" else north - south
+
+
+def verdict(diff: int | None) -> str:
+    if diff is None:
+        return "no result (the repetition ends the game without a winner)"
+    if diff > 0:
+        return f"wins by {diff}"
+    if diff < 0:
+        return f"loses by {-diff}"
+    return "draws"
+
+
+def describe_value(table: Any, pos: notation.Position, d: int) -> dict[str, Any]:
+    """The position's value for the side to move, with what it means given the captures so far."""
+    mover = notation.SIDE_NAMES[pos.side]
+    out: dict[str, Any] = {"rule": table.rule, "side": pos.side, "captured_difference": d}
+    if table.rule == "uncounted":
+        v = table.probe_value(pos)
+        rem, cyc = table.probe_remoteness(pos)
+        out.update(value=v, remoteness=rem, cycling=cyc, outcome=sign(d + v))
+        ends = f"the game ends by repetition after {rem} plies" if cyc else f"the game ends after {rem} plies"
+        out["meaning"] = (
+            f"{mover} can force a future capture difference of {v:+d}; with {d:+d} so far {mover} "
+            f"{verdict(d + v)} with best play; {ends}"
+        )
+    elif table.rule == "draw":
+        a, b = table.probe_thresholds(pos)
+        o = table.probe_value(pos, captured=d)
+        out.update(value=o, a=a, b=b, outcome=o)
+        word = {1: "wins", 0: "draws (or the game repeats)", -1: "loses"}[o]
+        out["meaning"] = (
+            f"with {d:+d} captured so far, {mover} {word} with best play "
+            f"(wins iff captured difference > {-a if a is not None else 'never'}, "
+            f"loses iff < {b if b is not None else 'never'})"
+        )
+    else:
+        lo, hi = table.probe_bounds(pos)
+        out.update(value=lo if lo == hi else None, lower=lo, upper=hi, exact=lo == hi)
+        if lo == hi:
+            out["outcome"] = sign(d + lo)
+            out["meaning"] = f"{mover} can force exactly {lo:+d} from now on; with {d:+d} so far {mover} {verdict(d + lo)}"
+        else:
+            out["outcome"] = sign(d + lo) if sign(d + lo) == sign(d + hi) else None
+            out["meaning"] = (
+                f"{mover} can force between {lo:+d} and {hi:+d} from now on (certified bounds; "
+                f"use 'analyze --exact' for the exact value); with {d:+d} so far: "
+                + (verdict(d + lo) if out["outcome"] is not None else "the outcome depends on the exact value")
+            )
+    return out
+
+
+def sign(x: int) -> int:
+    return (x > 0) - (x < 0)
+
+
+def move_value_text(m: Any, rule: str) -> str:
+    if rule == "uncounted":
+        cyc = " cycles" if m.cycling else ""
+        return f"value {m.value:+d}  remoteness {m.remoteness}{cyc}"
+    if rule == "draw":
+        return {1: "wins", 0: "draw", -1: "loses"}[m.outcome]
+    if m.lower == m.upper:
+        return f"value {m.lower:+d} (exact)"
+    return f"value in [{m.lower:+d}, {m.upper:+d}]"
