@@ -132,8 +132,8 @@ def solve_values(
     prepare_table_dir(root)  # after the choices: a run refused leaves nothing behind
     if log:
         log(estimate(game, method, use_graph, threads, dtype=dtype, tiers=tiers))
-    values, sweeps, started, products, stage, cheap, tier = _resume(root, header, n, method, log, dtype,
-                                                                     tiers is not None)
+    values, sweeps, started, products, stage, cheap, tier = _resume(
+        root, header, n, method, log, dtype, tiers is not None)
     policy = np.empty((n, nrolls), dtype=np.int32) if method in ("policy", "walk") else None
     engine: Any = Regenerated(game)
     built = 0.0  # seconds spent building the stored graph (not in the sweeps' "so far")
@@ -196,8 +196,8 @@ def solve_values(
         "residual": float(residual),
         "sweeps": sweeps,
         "method": method,
-        "graph": ("stored per tier" if use_graph else "regenerated") if tiers is not None else
-                 "stored" if engine.stored else "regenerated",
+        "graph": (("stored per tier" if use_graph else "regenerated") if tiers is not None
+                  else "stored" if engine.stored else "regenerated"),
         "policy_products": products,
         "policy_sweeps": cheap,
         "value": "P(win) - P(loss) for the side to move, before rolling; endless play counts 0",

@@ -276,8 +276,9 @@ def _roll_index(options: UrOptions, roll: str) -> int:
 
 @ur.command("best-move", epilog=example("solver ur best-move start --roll gold+gold --pieces 2"))
 @click.argument("position")
-@click.option("--roll", required=True, help="blank+blank, blank+gold, blank+silver, gold+silver, gold+gold, "
-                                             "silver+silver; with a RoyalUr rule set the number rolled (0-4)")
+@click.option("--roll", required=True,
+              help="blank+blank, blank+gold, blank+silver, gold+silver, gold+gold, silver+silver; with a "
+                   "RoyalUr rule set the number rolled (0-4)")
 @_options_decorator()
 @click.option("--table", "table_dir", type=click.Path(),
               help="Table directory (default: the cache); with a RoyalUr rule set also a RoyalUr .rgu file.")
@@ -406,7 +407,8 @@ def export_cmd(pieces: int, board_file: str | None, dice_file: str | None, table
             raise InputError("--format rgu needs --out FILE")
         return royal_cli.export_cmd(rules, fmt, table_dir, out, value_type)
     if fmt == "rgu":
-        raise InputError("--format rgu writes RoyalUr's rule sets (--rules finkel, blitz or masters), not the fort rules")
+        raise InputError("--format rgu writes RoyalUr's rule sets (--rules finkel, blitz or masters), "
+                         "not the fort rules")
     options = _opts(pieces, board_file, dice_file)
     if fmt == "npy" and out is None:
         raise InputError("--format npy needs --out FILE")
