@@ -38,6 +38,13 @@ def test_solve_writes_the_table_and_prints_the_start(tmp_path) -> None:
     assert r.exit_code == 0, r.output
     assert "light's chance of winning from the start: 53.00498395" in r.output  # the reference solver's figure
     assert "endless check (eps 1e-06): passed" in r.output
+    j = CliRunner().invoke(cli, ["ur", "solve", "--rules", "blitz", "--pieces", "1", "--out", str(tmp_path / "b"),
+                                 "--json"])
+    got = json.loads(j.stdout)
+    assert got["rules"] == "blitz" and got["states"] == 277 and got["endless_check"]["flagged"] == 0
+    assert got["start_win_probability"] == pytest.approx(0.5092376484, abs=1e-10)  # the reference solver's
+    bad = one_line_error(run("ur", "solve", "--rules", "blitz", "--pieces", "1", "--method", "walk"), 2)
+    assert "--method applies to the fort rules" in bad
 
 
 def test_analyze_and_best_move_read_our_table_and_an_rgu_file_alike(finkel2_table, tmp_path) -> None:

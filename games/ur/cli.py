@@ -177,11 +177,11 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
     if rules is not None:
         from gamesolver.games.ur import royal_cli
 
-        _fort_only(rules, board=board_file, dice=dice_file, cache=cache, json=as_json)
+        _fort_only(rules, board=board_file, dice=dice_file, cache=cache)
         if click.get_current_context().get_parameter_source("method") != click.core.ParameterSource.DEFAULT:
             raise InputError("--method applies to the fort rules; RoyalUr's rule sets are solved by plain "
                              "float64 sweeps, tier group after tier group")
-        return royal_cli.solve_cmd(rules, out, tolerance, threads, graph)
+        return royal_cli.solve_cmd(rules, out, tolerance, threads, graph, as_json)
     options = _opts(pieces, board_file, dice_file)
     tolerance = DEFAULT_TOLERANCE if tolerance is None else tolerance
     if out is not None and cache is not None:

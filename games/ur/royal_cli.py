@@ -80,12 +80,18 @@ def describe(move: royal.Move, rules: royal.RuleSet, side: str) -> str:
 
 
 def solve_cmd(rules: royal.RuleSet, out: str | None, tolerance: float | None, threads: int | None,
-              graph: str) -> None:
+              graph: str, as_json: bool = False) -> None:
     table = royal_solve(rules, out, tolerance=DEFAULT_TOLERANCE if tolerance is None else tolerance,
                         threads=threads, graph=graph, log=_log)
     m = table.meta
     start = royal.start(rules).state()
     p = (1.0 + float(table["value"][state_rank(rules, start)])) / 2.0
+    if as_json:
+        keys = ("sweeps", "tiers", "residual", "tolerance", "endless_check", "value_dtype", "solve_seconds_this_run")
+        click.echo(json.dumps({"rules": rules.name, "pieces": rules.pieces, "states": table.state_count,
+                               "table": str(table.path), "start_win_probability": p,
+                               **{k: m[k] for k in keys if k in m}}, default=str))
+        return
     click.echo(f"solved {rules.name}, pieces={rules.pieces}: {table.state_count:,} states, {m['tiers']} tier "
                f"groups, {m['sweeps']} sweeps (float64), residual {m['residual']:.2g} < tolerance "
                f"{m['tolerance']:g}, {m['solve_seconds_this_run']:.1f} s")
