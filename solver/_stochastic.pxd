@@ -40,4 +40,5 @@ cdef class StochasticGame:
     cdef uint32_t roll_groups[16]        # groups each roll may use (bit g = group g)
 
     cdef void set_rolls(self, probabilities, groups, int ngroups) except *
+    cdef void ready(self) except *       # called before any kernel: a game may build lazy indexes
     cdef int generate(self, int64_t rank, Outcomes* out) noexcept nogil

@@ -57,12 +57,16 @@ cdef class StochasticGame:
                     raise ValueError(f"roll {r} names group {g}; groups are 0..{ngroups - 2} and the pass")
                 self.roll_groups[r] |= (<uint32_t> 1) << g
 
+    cdef void ready(self) except *:
+        pass
+
     cdef int generate(self, int64_t rank, Outcomes* out) noexcept nogil:
         out.n = 0
         return 0
 
     @property
     def state_count(self) -> int:
+        self.ready()
         return self.total
 
     @property
@@ -158,6 +162,7 @@ cdef check_roll(StochasticGame game, int roll):
 
 
 cdef check_rank(StochasticGame game, int64_t rank):
+    game.ready()
     if not 0 <= rank < game.total:
         raise ValueError(f"rank {rank} outside 0..{game.total - 1}")
 
@@ -328,6 +333,7 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
     ``backwards`` visits the ranks from the top down.
     ``discount`` (at most 1) multiplies the value of every state reached without the game
     ending: the game stops, counted 0, with probability 1 - discount after each action."""
+    game.ready()
     cdef real g = <real> discount
     stop = check_range(game, V.shape[0], start, stop, g)
     cdef int32_t* P = policy_rows(game, policy)
@@ -365,6 +371,7 @@ def evaluate(StochasticGame game, const int32_t[:, ::1] policy, real[::1] V, int
     A handful of lookups a state instead of generating every action. The arithmetic is the full
     sweep's (float32, the rolls summed in the same order), so where the policy is the greedy one
     both sweeps have the same fixed point."""
+    game.ready()
     if V.shape[0] != game.total or policy.shape[0] != game.total or policy.shape[1] != game.nrolls:
         raise ValueError("value or policy array does not fit the state space")
     cdef real g = <real> discount
@@ -397,6 +404,7 @@ def policy_apply(StochasticGame game, const int32_t[:, ::1] policy, const double
                  bint constants=False, bint minus=False, int threads=1, double discount=1.0):
     """``out = A x`` (``c + A x`` with ``constants``, ``x - A x`` with ``minus``) for the fixed
     policy: a matrix-vector product for Krylov solvers, in float64."""
+    game.ready()
     if x.shape[0] != game.total or out.shape[0] != game.total or policy.shape[0] != game.total \
             or policy.shape[1] != game.nrolls:
         raise ValueError("vector or policy array does not fit the state space")
@@ -432,6 +440,7 @@ def endless_pass(StochasticGame game, const real[::1] V, uint8_t[::1] good, doub
     may use every action, since endless play (0) is better for it. ``first`` also marks the
     finished states and those worth at most ``eps`` either way. Repeat until a pass adds nothing:
     states left unmarked with |V| > eps claim an advantage only endless play could keep."""
+    game.ready()
     if V.shape[0] != game.total or good.shape[0] != game.total:
         raise ValueError("value or mark array does not fit the state space")
     cdef int nt = max(1, threads), t, tid
@@ -530,6 +539,7 @@ def graph_build(StochasticGame game, int64_t[::1] offsets, uint8_t[:, ::1] count
     """The stored graph, in two calls per rank range: with an empty ``codes`` fill ``counts`` and
     return the largest group (above 255 it cannot be stored: the caller checks); with ``codes``
     sized by the cumulative ``offsets``, fill the codes."""
+    game.ready()
     cdef int G = game.ngroups, nt = max(1, threads), g, tid, t, n
     if stop < 0:
         stop = game.total
@@ -606,6 +616,7 @@ def graph_sweep(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:
                 bint write=True, int32_t[:, ::1] policy=None, double discount=1.0):
     """``sweep`` over the stored graph: the same values, sweep for sweep, at the cost of one
     lookup per distinct outcome."""
+    game.ready()
     check_graph(game, offsets, counts, codes)
     cdef real g = <real> discount
     stop = check_range(game, V.shape[0], start, stop, g)
@@ -638,6 +649,7 @@ def graph_endless_pass(StochasticGame game, const int64_t[::1] offsets, const ui
                        const int32_t[::1] codes, const real[::1] V, uint8_t[::1] good, double eps,
                        int threads=1, bint first=False):
     """``endless_pass`` over the stored graph."""
+    game.ready()
     check_graph(game, offsets, counts, codes)
     if V.shape[0] != game.total or good.shape[0] != game.total:
         raise ValueError("value or mark array does not fit the state space")

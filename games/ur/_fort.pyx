@@ -61,6 +61,9 @@ cdef class FortGame(StochasticGame):
     cdef int64_t full  # states without the mirror
     # the board's left-right mirror: tile permutation by bytes, and the canonical states' index
     cdef readonly bint mirrored
+    cdef bint indexed  # the mirror's index is built on first use (move generation needs none)
+    cdef object mirror_perm
+    cdef int index_threads
     cdef uint32_t flip_byte[4][256]
     cdef uint64_t* bits  # bit r: full rank r is canonical (the smaller of the pair by mask key)
     cdef int64_t* before  # per 64-bit word: canonical states before it
@@ -126,12 +129,22 @@ cdef class FortGame(StochasticGame):
             self.off[a][k + 1] = self.total
         self.full = self.total
         self.mirrored = mirror is not None
-        if self.mirrored:
-            self.index_mirror(mirror, threads)
+        self.indexed = not self.mirrored
+        self.mirror_perm = mirror
+        self.index_threads = threads
+        if self.mirrored and (len(mirror) != self.n or sorted(mirror) != list(range(self.n))):
+            raise ValueError("mirror must be a permutation of the tiles")
+
+    cdef void ready(self) except *:
+        if not self.indexed:
+            self.index_mirror(self.mirror_perm, self.index_threads)
+            self.indexed = True
 
     def tier_offsets(self, bint full=False):
         """(k+1, k+2) int64: ``off[a, b]`` first rank of tier (a, b); ``off[a, k+1]`` its row's end
         (with ``full``, in the numbering without the mirror)."""
+        if not full:
+            self.ready()
         out = np.zeros((self.k + 1, self.k + 2), dtype=np.int64)
         for a in range(self.k + 1):
             for b in range(self.k + 2):
@@ -148,8 +161,6 @@ cdef class FortGame(StochasticGame):
     cdef void index_mirror(self, mirror, int threads) except *:
         cdef int i, b, byte
         cdef uint32_t m
-        if len(mirror) != self.n or sorted(mirror) != list(range(self.n)):
-            raise ValueError("mirror must be a permutation of the tiles")
         for byte in range(4):
             for b in range(256):
                 m = 0
@@ -304,6 +315,7 @@ cdef class FortGame(StochasticGame):
 
     def rank(self, mine, theirs):
         """Ranks of states given as arrays of tile masks (vectorized)."""
+        self.ready()
         cdef cnp.ndarray[uint32_t, ndim=1] ms = np.ascontiguousarray(mine, dtype=np.uint32).reshape(-1)
         cdef cnp.ndarray[uint32_t, ndim=1] os_ = np.ascontiguousarray(theirs, dtype=np.uint32).reshape(-1)
         if ms.shape[0] != os_.shape[0]:
@@ -323,6 +335,7 @@ cdef class FortGame(StochasticGame):
 
     def unrank(self, ranks):
         """(mine, theirs) uint32 tile masks of the given ranks (vectorized)."""
+        self.ready()
         cdef cnp.ndarray[int64_t, ndim=1] r = np.ascontiguousarray(ranks, dtype=np.int64).reshape(-1)
         if r.shape[0] and (r.min() < 0 or r.max() >= self.total):
             raise ValueError(f"rank outside 0..{self.total - 1}")
