@@ -23,7 +23,7 @@ import time
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -307,6 +307,19 @@ def open_table(
     if verify:
         table.verify()
     return table
+
+
+def open_or_build(path: str | os.PathLike[str], expect: Mapping[str, Any],
+                  build: Callable[[], Any] | None = None) -> Table:
+    """Open the table at ``path`` (see ``open_table``); when there is none, call ``build`` (which
+    writes it there) and open what it wrote. Without ``build`` a missing table is an error."""
+    try:
+        return open_table(path, expect=expect)
+    except MissingTableError:
+        if build is None:
+            raise
+    build()
+    return open_table(path, expect=expect)
 
 
 def _check_expected(root: Path, header: Mapping[str, Any], expect: Mapping[str, Any]) -> None:

@@ -7,7 +7,7 @@ swapped and O to move has the same value for O.
 """
 from __future__ import annotations
 
-from typing import IO, Any, Iterator
+from typing import IO, Iterator
 
 import numpy as np
 
@@ -103,10 +103,3 @@ def write_csv(options: UrOptions, table: Table, stream: IO[str], reachable: bool
         stream.writelines(lines)
         count += len(lines)
     return count
-
-
-def rows(options: UrOptions, table: Table) -> Iterator[dict[str, Any]]:
-    """Rows as dictionaries (for tests and notebooks)."""
-    for x, o, v in states(options, table):
-        for a, b, val in zip(x.tolist(), o.tolist(), v.tolist()):
-            yield {"x": a, "o": b, "value": val}

@@ -17,10 +17,9 @@ from typing import Any
 import numpy as np
 
 from gamesolver.games.ur import royal
-from gamesolver.solver.errors import MissingTableError
 from gamesolver.solver.paths import cache_dir
 from gamesolver.solver.stochastic import solve_values
-from gamesolver.solver.table import Table, open_table, write_table
+from gamesolver.solver.table import Table, open_or_build, open_table, write_table
 
 GAME = "ur"
 ENCODING = "royalur-mover-relative-score-tiers"
@@ -114,15 +113,13 @@ def load_royal_table(rules: royal.RuleSet, table_dir: str | os.PathLike[str] | N
     root = Path(table_dir) if table_dir is not None else default_table_dir(rules)
     expect = {"game": GAME, "rule": rules.name, "encoding": ENCODING, "encoding_version": ENCODING_VERSION,
               "options": header(rules)}
-    try:
-        return open_table(root, expect=expect)
-    except MissingTableError:
-        if not build:
-            raise
+
+    def make() -> None:
         if log:
             log(f"no table at {root}; solving {rules.name} with {rules.pieces} pieces first")
         royal_solve(rules, root, log=log)
-        return open_table(root, expect=expect)
+
+    return open_or_build(root, expect, make if build else None)
 
 
 def win_probability(values: np.ndarray, rules: royal.RuleSet, state: royal.State) -> float:

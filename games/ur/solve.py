@@ -16,7 +16,6 @@ from gamesolver.games.ur import kernel
 from gamesolver.games.ur.engine import Action, actions, terminal_value
 from gamesolver.games.ur.notation import Position
 from gamesolver.games.ur.rules import UrOptions
-from gamesolver.solver.errors import MissingTableError
 from gamesolver.solver.paths import cache_dir
 from gamesolver.solver.stochastic import (  # noqa: F401  (re-exported for the CLI and tests)
     DEFAULT_TOLERANCE,
@@ -26,7 +25,7 @@ from gamesolver.solver.stochastic import (  # noqa: F401  (re-exported for the C
     endless_check,
     solve_values,
 )
-from gamesolver.solver.table import Table, open_table, write_table
+from gamesolver.solver.table import Table, open_or_build, open_table, write_table
 
 GAME = "ur"
 RULE = "fort"
@@ -90,15 +89,13 @@ def load_table(
     root = Path(table_dir) if table_dir is not None else default_table_dir(options)
     expect = {"game": GAME, "rule": RULE, "encoding": ENCODING, "encoding_version": ENCODING_VERSION,
               "options": options.header()}
-    try:
-        return open_table(root, expect=expect)
-    except MissingTableError:
-        if not build:
-            raise
+
+    def make() -> None:
         if log:
             log(f"no table at {root}; solving pieces={options.pieces} first")
         solve(options, root, show_progress=None, log=log)
-        return open_table(root, expect=expect)
+
+    return open_or_build(root, expect, make if build else None)
 
 
 @dataclass(frozen=True)
