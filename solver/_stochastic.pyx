@@ -15,6 +15,7 @@ cimport numpy as cnp
 from cython.parallel cimport prange, threadid
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, free
+from libc.math cimport nextafter, nextafterf, fma, fabs, INFINITY
 
 cnp.import_array()
 
@@ -474,6 +475,353 @@ def endless_pass(StochasticGame game, const real[::1] V, uint8_t[::1] good, doub
         free(added)
 
 
+# ---- certified bounds -------------------------------------------------------------------------
+#
+# Two arrays, L <= V* <= U, swept together: one generation of a state's outcomes serves both.
+# The mover's lower bound takes, for each roll, the best of its outcomes counted pessimistically
+# (L of a state where it moves again, -U of one where the other side moves), the upper bound the
+# best counted optimistically. The Bellman operator is monotone, so a backup of bounds is a bound,
+# whatever order the states are visited in and whether a neighbour's bound is old or new.
+#
+# Rounding never carries a bound across the value: each backup is summed with its exact rounding
+# errors (products by fma, sums by Knuth's two-sum), so where every step was exact (as in a region
+# of equal values, with Ur's dice in sixteenths) the stored bound is the exact backup, and
+# elsewhere it is rounded outward past the errors' own bound. A bound only ever moves outward when
+# asked to (``loosen``) and inward otherwise.
+
+ctypedef struct Sum:
+    double s    # the float64 sum
+    double e    # the sum of the exact rounding errors, in float64
+    double a    # the sum of their magnitudes (bounds e's own rounding)
+
+
+cdef inline void add_term(Sum* t, double p, double v) noexcept nogil:
+    cdef double q = p * v
+    cdef double qe = fma(p, v, -q)
+    cdef double x = t.s + q
+    cdef double z = x - t.s
+    cdef double se = (t.s - (x - z)) + (q - z)
+    t.s = x
+    t.e += qe + se
+    t.a += fabs(qe) + fabs(se)
+
+
+cdef inline double sum_down(Sum* t) noexcept nogil:
+    """A float64 number at most the exact sum."""
+    if t.e == 0.0 and t.a == 0.0:
+        return t.s
+    cdef double x = (t.s + t.e) - t.a * 1.5e-14  # e's own error is below a * 64 * 2**-53
+    return nextafter(nextafter(x, -INFINITY), -INFINITY)
+
+
+cdef inline double sum_up(Sum* t) noexcept nogil:
+    if t.e == 0.0 and t.a == 0.0:
+        return t.s
+    cdef double x = (t.s + t.e) + t.a * 1.5e-14
+    return nextafter(nextafter(x, INFINITY), INFINITY)
+
+
+cdef inline float down_f(double x) noexcept nogil:
+    """The largest float32 at most x (and at least -1)."""
+    if x <= -1.0:
+        return -1.0
+    cdef float r = <float> x
+    if <double> r > x:
+        r = nextafterf(r, -INFINITY)
+    return r
+
+
+cdef inline float up_f(double x) noexcept nogil:
+    if x >= 1.0:
+        return 1.0
+    cdef float r = <float> x
+    if <double> r < x:
+        r = nextafterf(r, INFINITY)
+    return r
+
+
+cdef inline double clamp(double x) noexcept nogil:
+    return -1.0 if x < -1.0 else (1.0 if x > 1.0 else x)
+
+
+cdef void bounds_backup(StochasticGame game, const int32_t* c, const count_t* cnt, const real* L,
+                        const real* U, double* lo, double* hi) noexcept nogil:
+    """The Bellman backup of the bounds (L, U) at one state: lo[0] at most the exact pessimistic
+    backup, hi[0] at least the exact optimistic one."""
+    cdef int G = game.ngroups, k, i, r
+    cdef double bl[32]
+    cdef double bh[32]
+    cdef double a, b, vl, vh
+    cdef Sum sl, sh
+    cdef int32_t cc
+    cdef int64_t t
+    cdef uint32_t mask
+    if finished(G, c, cnt):
+        lo[0] = hi[0] = 1.0 if c[0] == SG_WIN else -1.0
+        return
+    sl.s = sl.e = sl.a = 0.0
+    sh.s = sh.e = sh.a = 0.0
+    for k in range(G):
+        vl = -2.0
+        vh = -2.0
+        for i in range(cnt[k]):
+            cc = c[i]
+            if cc >= 0:
+                a = L[cc]
+                b = U[cc]
+            elif cc == SG_WIN:
+                a = b = 1.0
+            elif cc == SG_LOSS:
+                a = b = -1.0
+            else:
+                t = -(<int64_t> cc) - 1
+                a = -(<double> U[t])
+                b = -(<double> L[t])
+            if a > vl:
+                vl = a
+            if b > vh:
+                vh = b
+        bl[k] = vl
+        bh[k] = vh
+        c += cnt[k]
+    for r in range(game.nrolls):
+        vl = -2.0
+        vh = -2.0
+        mask = game.roll_groups[r]
+        while mask:
+            k = __builtin_ctz(mask)
+            mask &= mask - 1
+            if bl[k] > vl:
+                vl = bl[k]
+            if bh[k] > vh:
+                vh = bh[k]
+        if vl < -1.5:  # the pass, or (no pass either) the game ending 0
+            vl = bl[G - 1] if bl[G - 1] > -1.5 else 0.0
+            vh = bh[G - 1] if bh[G - 1] > -1.5 else 0.0
+        add_term(&sl, game.roll_p[r], vl)
+        add_term(&sh, game.roll_p[r], vh)
+    lo[0] = sum_down(&sl)
+    hi[0] = sum_up(&sh)
+
+
+cdef inline void tighten(real* L, real* U, int64_t s, double lo, double hi, bint loosen, real* gap,
+                         real* moved) noexcept nogil:
+    """Store the outward-rounded backup (lo, hi) where it tightens the bounds (``loosen``: where
+    it loosens them) and keep the range's largest gap and move."""
+    cdef real a, b, d
+    if real is float:
+        a = down_f(lo)
+        b = up_f(hi)
+    else:
+        a = clamp(lo)
+        b = clamp(hi)
+    if (a < L[s]) if loosen else (a > L[s]):
+        d = absval(a - L[s])
+        if d > moved[0]:
+            moved[0] = d
+        L[s] = a
+    if (b > U[s]) if loosen else (b < U[s]):
+        d = absval(U[s] - b)
+        if d > moved[0]:
+            moved[0] = d
+        U[s] = b
+    if U[s] - L[s] > gap[0]:
+        gap[0] = U[s] - L[s]
+
+
+cdef check_bounds(StochasticGame game, Py_ssize_t nl, Py_ssize_t nu):
+    if nl != game.total or nu != game.total:
+        raise ValueError(f"bound arrays must have {game.total} entries each")
+
+
+def bounds_sweep(StochasticGame game, real[::1] L, real[::1] U, int threads=1, int64_t start=0,
+                 int64_t stop=-1, bint backwards=False, bint loosen=False):
+    """One Gauss-Seidel sweep of the bounds over ranks start..stop-1, generating every state's
+    outcomes; returns (the largest gap U - L, the largest move) over the range.
+
+    Tightening (the default) raises L and lowers U to their backups where that tightens them:
+    from a consistent pair (L <= backup of L, U >= backup of U at every state, as -1 and +1 are)
+    the pair stays consistent. ``loosen`` lowers L and raises U to their backups where that
+    loosens them: repeated until nothing moves, it turns any pair into a consistent one."""
+    game.ready()
+    check_bounds(game, L.shape[0], U.shape[0])
+    stop = check_range(game, L.shape[0], start, stop, 1.0)
+    cdef int nt = max(1, threads), t, tid
+    cdef real* stats = <real*> malloc(nt * 16 * sizeof(real))
+    cdef Outcomes* outs = new_outcomes(nt)
+    cdef int64_t s, i
+    # per thread: a variable passed by address is not made private by prange
+    cdef double* lohi = <double*> malloc(nt * 8 * sizeof(double))
+    cdef real* Lp = &L[0]
+    cdef real* Up = &U[0]
+    for t in range(nt):
+        stats[t * 16] = 0.0
+        stats[t * 16 + 1] = 0.0
+    try:
+        with nogil:
+            for i in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
+                s = (stop - 1 - (i - start)) if backwards else i
+                tid = threadid()
+                game.generate(s, &outs[tid])
+                bounds_backup(game, outs[tid].codes, outs[tid].counts, Lp, Up, &lohi[tid * 8], &lohi[tid * 8 + 1])
+                tighten(Lp, Up, s, lohi[tid * 8], lohi[tid * 8 + 1], loosen, &stats[tid * 16], &stats[tid * 16 + 1])
+        return largest(stats, nt), largest(stats + 1, nt)
+    finally:
+        free(outs)
+        free(stats)
+        free(lohi)
+
+
+cdef int stays(int32_t c, const uint8_t* Zsame, const uint8_t* Zother) noexcept nogil:
+    """1 when outcome ``c`` keeps play inside the marked set (same side: ``Zsame``, else ``Zother``)."""
+    if c >= 0:
+        return Zsame[c]
+    if c == SG_WIN or c == SG_LOSS or c == SG_NOCODE:
+        return 0
+    return Zother[-(<int64_t> c) - 1]
+
+
+cdef int trap_state(StochasticGame game, const int32_t* c, const count_t* cnt, const real* L, const real* U,
+                    int64_t s, uint8_t* ZP, uint8_t* ZQ) noexcept nogil:
+    """Unmark the two nodes of state ``s`` (``ZP``: the certified side moves, ``ZQ``: its opponent
+    moves) that cannot keep play inside the marked set; returns how many it unmarked.
+
+    The certified side plays a fixed strategy that keeps its lower bound: for each roll, any
+    action whose pessimistic value is within the state's slack (backup minus L[s]) of the best;
+    where one of them leaves the set, the strategy takes it, so the node leaves the set. The
+    opponent is free: its node stays while every roll offers some action that stays."""
+    cdef int G = game.ngroups, k, i, r, removed = 0, any_, ok
+    cdef const int32_t* start[32]
+    cdef const int32_t* p = c
+    cdef double bl[32]
+    cdef double a, v, slack = 0.0
+    cdef Sum total
+    cdef int32_t cc
+    cdef uint32_t mask
+    total.s = total.e = total.a = 0.0
+    for k in range(G):
+        start[k] = p
+        bl[k] = -2.0
+        for i in range(cnt[k]):
+            cc = p[i]
+            if cc >= 0:
+                a = L[cc]
+            elif cc == SG_WIN:
+                a = 1.0
+            elif cc == SG_LOSS:
+                a = -1.0
+            else:
+                a = -(<double> U[-(<int64_t> cc) - 1])
+            if a > bl[k]:
+                bl[k] = a
+        p += cnt[k]
+    if ZP[s]:  # the pessimistic backup, as bounds_backup takes it, and the slack it leaves
+        for r in range(game.nrolls):
+            v = -2.0
+            mask = game.roll_groups[r]
+            while mask:
+                k = __builtin_ctz(mask)
+                mask &= mask - 1
+                if bl[k] > v:
+                    v = bl[k]
+            if v < -1.5:
+                v = bl[G - 1] if bl[G - 1] > -1.5 else 0.0
+            add_term(&total, game.roll_p[r], v)
+        # rounded down, less the rounding of each roll's v - slack: the strategy keeps at least L[s]
+        slack = sum_down(&total) - (<double> L[s]) - 4e-16
+        slack = nextafter(slack, -INFINITY) if slack > 0 else 0.0
+    for r in range(game.nrolls):
+        mask = game.roll_groups[r]
+        any_ = 0
+        for k in range(G - 1):
+            if (mask >> k & 1) and cnt[k]:
+                any_ = 1
+        if not any_:
+            mask = (<uint32_t> 1) << (G - 1)
+            if cnt[G - 1] == 0:  # no action and no pass: the game ends here
+                if ZP[s]:
+                    ZP[s] = 0
+                    removed += 1
+                if ZQ[s]:
+                    ZQ[s] = 0
+                    removed += 1
+                return removed
+        if ZP[s]:
+            v = -2.0
+            for k in range(G):
+                if (mask >> k & 1) and bl[k] > v:
+                    v = bl[k]
+            ok = 1
+            for k in range(G):
+                if not (mask >> k & 1):
+                    continue
+                for i in range(cnt[k]):
+                    cc = start[k][i]
+                    if cc >= 0:
+                        a = L[cc]
+                    elif cc == SG_WIN:
+                        a = 1.0
+                    elif cc == SG_LOSS:
+                        a = -1.0
+                    else:
+                        a = -(<double> U[-(<int64_t> cc) - 1])
+                    if a >= v - slack and not stays(cc, ZP, ZQ):
+                        ok = 0
+            if not ok:
+                ZP[s] = 0
+                removed += 1
+        if ZQ[s]:
+            ok = 0
+            for k in range(G):
+                if not (mask >> k & 1):
+                    continue
+                for i in range(cnt[k]):
+                    if stays(start[k][i], ZQ, ZP):
+                        ok = 1
+            if not ok:
+                ZQ[s] = 0
+                removed += 1
+        if not ZP[s] and not ZQ[s]:
+            break
+    return removed
+
+
+def trap_pass(StochasticGame game, const real[::1] L, const real[::1] U, uint8_t[::1] ZP, uint8_t[::1] ZQ,
+              int threads=1):
+    """One in-place pass of the certificate's trap: unmark the nodes that cannot keep play inside
+    (see ``trap_state``); returns how many it unmarked. Repeat from all-marked until a pass
+    unmarks nothing: what stays marked holds every place where play can go on for ever while the
+    certified side keeps its strategy."""
+    game.ready()
+    check_bounds(game, L.shape[0], U.shape[0])
+    if ZP.shape[0] != game.total or ZQ.shape[0] != game.total:
+        raise ValueError("mark arrays do not fit the state space")
+    cdef int nt = max(1, threads), t, tid
+    cdef int64_t* removed = <int64_t*> malloc(nt * 8 * sizeof(int64_t))
+    cdef Outcomes* outs = new_outcomes(nt)
+    cdef int64_t s, total = 0
+    cdef const real* Lp = &L[0]
+    cdef const real* Up = &U[0]
+    cdef uint8_t* P = &ZP[0]
+    cdef uint8_t* Q = &ZQ[0]
+    for t in range(nt):
+        removed[t * 8] = 0
+    try:
+        with nogil:
+            for s in prange(game.total, schedule="dynamic", chunksize=4096, num_threads=nt):
+                if not P[s] and not Q[s]:
+                    continue
+                tid = threadid()
+                game.generate(s, &outs[tid])
+                removed[tid * 8] += trap_state(game, outs[tid].codes, outs[tid].counts, Lp, Up, s, P, Q)
+        for t in range(nt):
+            total += removed[t * 8]
+        return total
+    finally:
+        free(outs)
+        free(removed)
+
+
 # ---- the stored outcome graph ----------------------------------------------------------------
 #
 # Every state's outcome codes, ranked once: ``offsets[s]`` is the first code of state s,
@@ -680,3 +1028,36 @@ def graph_endless_pass(StochasticGame game, const int64_t[::1] offsets, const ui
         total_added += added[t * 8]
     free(added)
     return total_added
+
+
+def graph_bounds_sweep(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:, ::1] counts,
+                       const int32_t[::1] codes, real[::1] L, real[::1] U, int threads=1, int64_t start=0,
+                       int64_t stop=-1, bint backwards=False, bint loosen=False):
+    """``bounds_sweep`` over the stored graph."""
+    game.ready()
+    check_graph(game, offsets, counts, codes)
+    check_bounds(game, L.shape[0], U.shape[0])
+    stop = check_range(game, L.shape[0], start, stop, 1.0)
+    cdef int nt = max(1, threads), t, tid, G = game.ngroups
+    cdef real* stats = <real*> malloc(nt * 16 * sizeof(real))
+    cdef int64_t s, i
+    # per thread: a variable passed by address is not made private by prange
+    cdef double* lohi = <double*> malloc(nt * 8 * sizeof(double))
+    cdef real* Lp = &L[0]
+    cdef real* Up = &U[0]
+    cdef const int32_t* C = &codes[0]
+    cdef const uint8_t* N = &counts[0, 0]
+    cdef const int64_t* F = &offsets[0]
+    for t in range(nt):
+        stats[t * 16] = 0.0
+        stats[t * 16 + 1] = 0.0
+    with nogil:
+        for i in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
+            s = (stop - 1 - (i - start)) if backwards else i
+            tid = threadid()
+            bounds_backup(game, C + F[s], N + s * G, Lp, Up, &lohi[tid * 8], &lohi[tid * 8 + 1])
+            tighten(Lp, Up, s, lohi[tid * 8], lohi[tid * 8 + 1], loosen, &stats[tid * 16], &stats[tid * 16 + 1])
+    out = (largest(stats, nt), largest(stats + 1, nt))
+    free(stats)
+    free(lohi)
+    return out

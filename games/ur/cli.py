@@ -31,6 +31,7 @@ from gamesolver.games.ur.solve import (
     state_value,
     tier_counts,
 )
+from gamesolver.solver.bounds import certify
 from gamesolver.solver.errors import InputError
 from gamesolver.solver.report import example
 
@@ -217,9 +218,11 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
               help="Slack for 'best action' and 'worth 0' (default: 10 x the table's tolerance).")
 @click.option("--threads", type=int, default=None, help="OpenMP threads (default: all cores).")
 @_graph_option
+@click.option("--bounds", "with_bounds", is_flag=True,
+              help="Also prove an interval around every value (certified bounds; as long as a solve).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_dir: str | None, cache: str | None,
-              eps: float | None, threads: int | None, graph: str, as_json: bool) -> None:
+              eps: float | None, threads: int | None, graph: str, with_bounds: bool, as_json: bool) -> None:
     """Check a solved table against endless play (exit 1 when it fails).
 
     Passes when the table solves the Bellman equations and, from every state where a side is
@@ -242,6 +245,11 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
     residual = float(engine.sweep(values.copy(), threads=n_threads, write=False))
     result = endless_check(engine, values, eps, n_threads, show_progress=None)
     ok = result.passed and residual < tolerance
+    bounds = None
+    if with_bounds:
+        cert = certify(K, values, tolerance, n_threads, show_progress=None, log=None if as_json else _log)
+        start_rank = int(K.rank([0], [0])[0])
+        bounds = {**cert.summary(), "start": [float(cert.lower[start_rank]), float(cert.upper[start_rank])]}
     examples = []
     for r in result.examples:
         ms, ts = K.unrank([r])
@@ -252,7 +260,8 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
     if as_json:
         click.echo(json.dumps({"table": str(table.path), "states": table.state_count, "tolerance": tolerance,
                                "residual": residual, "eps": eps, "passes": result.passes,
-                               "flagged": result.flagged, "examples": examples, "passed": ok}))
+                               "flagged": result.flagged, "examples": examples, "passed": ok,
+                               **({"bounds": bounds} if bounds else {})}))
     else:
         click.echo(f"table {table.path}: {table.state_count:,} states, tolerance {tolerance:g}")
         click.echo(f"  Bellman residual {residual:.2g} ({'below' if residual < tolerance else 'NOT below'} "
@@ -265,6 +274,11 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
                        f"their side can keep only by never ending the game (worth 0); for example")
             for e in examples:
                 click.echo(f"    {e['position']}  {e['value']:+.6f}")
+        if bounds:
+            lo, hi = bounds["start"]
+            click.echo(f"  proven: every value lies within {bounds['bound']:.2g} of the table's (the start: "
+                       f"{lo:+.6f} .. {hi:+.6f}; endless play could be worth up to {bounds['endless_margin']:.2g} "
+                       f"where it can last for ever)")
         click.echo("passed: these are the game's values" if ok else "FAILED: not the game's values")
     if not ok:
         raise SystemExit(1)

@@ -1,0 +1,144 @@
+"""Certified bounds (solver/bounds.py, the bounds kernels of solver/_stochastic.pyx): the backup of
+the bounds against an exact rational reference on random states; the proven intervals contain an
+independent slow value iteration's values; endless play is what the margin is about."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gamesolver.games.ur import kernel
+from gamesolver.games.ur.rules import UrOptions
+from gamesolver.games.ur.solve import solve
+from gamesolver.solver import _stochastic as kernels
+from gamesolver.solver.bounds import certify
+from tests.test_ur_reference import mini_options, ref_values
+
+
+@pytest.fixture(scope="module")
+def mini4(tmp_path_factory):
+    return kernel(mini_options(tmp_path_factory.mktemp("bounds"), 4))
+
+
+def exact_backup(game, s: int, L: np.ndarray, U: np.ndarray) -> tuple[Fraction, Fraction]:
+    """The bounds' backup at state s in exact rationals, from the game's own outcome lists."""
+    lo = hi = Fraction(0)
+    groups = game.outcome_groups(s)
+    flat = [c for g in groups for c in g]
+    if len(flat) == 1 and not any(groups[:-1]) and flat[0] in (kernels.WIN, kernels.LOSS):
+        v = Fraction(1 if flat[0] == kernels.WIN else -1)
+        return v, v
+
+    def terms(c: int) -> tuple[Fraction, Fraction]:
+        if c == kernels.WIN:
+            return Fraction(1), Fraction(1)
+        if c == kernels.LOSS:
+            return Fraction(-1), Fraction(-1)
+        if c >= 0:
+            return Fraction(float(L[c])), Fraction(float(U[c]))
+        t = -c - 1
+        return -Fraction(float(U[t])), -Fraction(float(L[t]))
+
+    for r, p in enumerate(game.roll_probabilities):
+        codes = game.roll_outcomes(s, r)
+        if codes:
+            a = max(terms(c)[0] for c in codes)
+            b = max(terms(c)[1] for c in codes)
+        else:
+            a = b = Fraction(0)
+        lo += Fraction(float(np.float32(p))) * a
+        hi += Fraction(float(np.float32(p))) * b
+    return lo, hi
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), width=st.sampled_from([0.0, 1e-7, 1e-3, 0.5]))
+def test_the_bounds_backup_is_the_exact_backup_rounded_outward(mini4, seed: int, width: float) -> None:
+    rng = np.random.default_rng(seed)
+    n = mini4.state_count
+    mid = rng.uniform(-0.9, 0.9, n)
+    L = np.clip(mid - width * rng.uniform(0, 1, n), -1, 1).astype(np.float32)
+    U = np.clip(mid + width * rng.uniform(0, 1, n), -1, 1).astype(np.float32)
+    for s in rng.integers(0, n, 20).tolist():
+        want_lo, want_hi = exact_backup(mini4, s, L, U)
+        for loosen in (False, True):
+            L2, U2 = L.copy(), U.copy()
+            # start the state itself at the far side, so the backup is stored whichever way it moves
+            L2[s], U2[s] = (1.0, -1.0) if loosen else (-1.0, 1.0)
+            kernels.bounds_sweep(mini4, L2, U2, start=s, stop=s + 1, loosen=loosen)
+            lo, hi = Fraction(float(L2[s])), Fraction(float(U2[s]))
+            assert lo <= want_lo and hi >= want_hi  # never across the exact backup
+            assert want_lo - lo <= Fraction(1, 2**22) and hi - want_hi <= Fraction(1, 2**22)  # one float32 step
+            if float(np.float32(float(want_lo))) == want_lo:
+                assert lo == want_lo  # an exactly representable backup is stored exactly
+            assert np.array_equal(np.delete(L2, s), np.delete(L, s))  # nothing else was touched
+
+
+def test_bounds_refuse_arrays_of_the_wrong_size(mini4) -> None:
+    L = np.zeros(3, dtype=np.float32)
+    with pytest.raises(ValueError, match="bound arrays"):
+        kernels.bounds_sweep(mini4, L, L.copy())
+
+
+@pytest.mark.parametrize("pieces", [3, 4])
+def test_proven_intervals_contain_the_independent_values(tmp_path, pieces: int) -> None:
+    o = mini_options(tmp_path, pieces)
+    game = kernel(o)
+    table = solve(o, tmp_path / "t", tolerance=1e-6, threads=2)
+    values = np.asarray(table["value"])
+    cert = certify(game, values, 1e-6, threads=2, tighten_sweeps=60)
+    ref = ref_values(o, 1e-10)  # a slow, plain value iteration in Python, run to 1e-10
+    b = o.board
+    ranks = game.rank([b.mask(m) for m, _ in ref], [b.mask(t) for _, t in ref])
+    want = np.array(list(ref.values()))
+    assert np.all(cert.lower[ranks] <= want + 1e-7) and np.all(want - 1e-7 <= cert.upper[ranks])
+    assert np.all(cert.lower <= values) and np.all(values <= cert.upper)
+    if pieces == 3:  # nobody can win on this board with three pieces: everything is endless play
+        assert not np.any(values) and cert.bound <= 1e-6
+    else:
+        assert np.abs(values).max() > 0.1  # a game someone can win: the bounds mean something
+        assert cert.bound < 0.1  # the margin of endless play (docs/ur.md: 0.044 here)
+
+
+def test_a_wrong_value_gets_a_bound_that_says_so(tmp_path) -> None:
+    o = mini_options(tmp_path, 3)
+    game = kernel(o)
+    values = np.zeros(game.state_count, dtype=np.float32)  # the game's values: nobody can win
+    values[123] = 0.01
+    cert = certify(game, values, 1e-6, threads=2)
+    assert cert.bound >= 0.01 - 1e-6
+    assert cert.lower[123] <= 0.0 <= cert.upper[123]
+
+
+def test_endless_play_is_priced_at_zero(tmp_path) -> None:
+    # With three pieces nobody can hold four forts: the game goes on for ever from every position,
+    # so the only proven value is 0, and a claimed advantage anywhere is caught.
+    game = kernel(UrOptions(pieces=2))
+    zero = np.zeros(game.state_count, dtype=np.float32)
+    cert = certify(game, zero, 1e-6, threads=2)
+    assert cert.bound <= 1e-6 and cert.endless_margin == 0.0
+    assert cert.trapped == 2 * game.state_count  # every position, either side to move
+    claimed = zero.copy()
+    claimed[:] = 0.25  # a consistent-looking false solution: every side claims a quarter
+    cert = certify(game, claimed, 1e-6, threads=2)
+    assert cert.bound >= 0.25
+
+
+def test_check_bounds_from_the_command_line(tmp_path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from gamesolver.solver.cli import main
+
+    runner = CliRunner()
+    out = tmp_path / "k2"
+    assert runner.invoke(main, ["ur", "solve", "--pieces", "2", "--out", str(out)]).exit_code == 0
+    res = runner.invoke(main, ["ur", "check", "--pieces", "2", "--table", str(out), "--bounds", "--json"])
+    assert res.exit_code == 0, res.output
+    got = json.loads(res.stdout)
+    lo, hi = got["bounds"]["start"]
+    assert lo <= 0.0 <= hi and got["bounds"]["bound"] <= got["tolerance"]
