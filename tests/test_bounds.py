@@ -132,12 +132,12 @@ def test_check_bounds_from_the_command_line(tmp_path) -> None:
 
     from click.testing import CliRunner
 
-    from gamesolver.solver.cli import main
+    from gamesolver.solver.cli import cli
 
     runner = CliRunner()
     out = tmp_path / "k2"
-    assert runner.invoke(main, ["ur", "solve", "--pieces", "2", "--out", str(out)]).exit_code == 0
-    res = runner.invoke(main, ["ur", "check", "--pieces", "2", "--table", str(out), "--bounds", "--json"])
+    assert runner.invoke(cli, ["ur", "solve", "--pieces", "2", "--out", str(out)]).exit_code == 0
+    res = runner.invoke(cli, ["ur", "check", "--pieces", "2", "--table", str(out), "--bounds", "--json"])
     assert res.exit_code == 0, res.output
     got = json.loads(res.stdout)
     lo, hi = got["bounds"]["start"]
