@@ -75,11 +75,19 @@ def _outward(values: np.ndarray, d: float) -> tuple[np.ndarray, np.ndarray]:
 
 def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
             show_progress: bool | None = False, log: Callable[[str], None] | None = None,
-            tighten_sweeps: int = _TIGHTEN_SWEEPS) -> Certificate:
+            tighten_sweeps: int = _TIGHTEN_SWEEPS, graph: Any = None) -> Certificate:
     """Proven bounds around ``values`` (float32 or float64, one per state of ``game``, a
     ``StochasticGame``). Tightening stops when the widest interval is below ``tolerance``, when
-    a sweep moves no bound by more than a thousandth of it, or after ``tighten_sweeps``."""
+    a sweep moves no bound by more than a thousandth of it, or after ``tighten_sweeps``.
+    ``graph``: a ``StoredGraph`` of the game, to sweep from memory instead of generating."""
     t0 = time.perf_counter()
+
+    def sweep(L: np.ndarray, U: np.ndarray, **kw: Any) -> tuple[float, float]:
+        if graph is not None and graph.stored:
+            return kernels.graph_bounds_sweep(game, graph.offsets, graph.counts, graph.codes, L, U,
+                                              threads=threads, **kw)
+        return kernels.bounds_sweep(game, L, U, threads=threads, **kw)
+
     n = game.state_count
     if values.shape != (n,):
         raise ValueError(f"values must have one entry per state ({n})")
@@ -88,7 +96,7 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
     with progress(_LOOSEN_SWEEPS, "bounds: consistent pair", enabled=show_progress) as bar:
         while True:
             loose += 1
-            gap, moved = kernels.bounds_sweep(game, L, U, threads=threads, loosen=True)
+            gap, moved = sweep(L, U, loosen=True)
             bar.update(1)
             if moved == 0:
                 break
@@ -108,7 +116,7 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
     with progress(tighten_sweeps, "bounds: tightening", enabled=show_progress) as bar:
         while gap > tolerance and tight < tighten_sweeps:
             tight += 1
-            gap, moved = kernels.bounds_sweep(game, L, U, threads=threads, backwards=bool(tight % 2))
+            gap, moved = sweep(L, U, backwards=bool(tight % 2))
             bar.update(1)
             bar.note(f"bounds: widest interval {gap:.3g}")
             if moved < tolerance / 1000:

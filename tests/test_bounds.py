@@ -142,3 +142,15 @@ def test_check_bounds_from_the_command_line(tmp_path) -> None:
     got = json.loads(res.stdout)
     lo, hi = got["bounds"]["start"]
     assert lo <= 0.0 <= hi and got["bounds"]["bound"] <= got["tolerance"]
+
+
+def test_stored_graph_bounds_equal_the_generated_ones(tmp_path) -> None:
+    from gamesolver.solver.outcomes import build_graph
+
+    o = mini_options(tmp_path, 4)
+    game = kernel(o)
+    table = solve(o, tmp_path / "t", tolerance=1e-6, threads=2)
+    values = np.asarray(table["value"])
+    a = certify(game, values, 1e-6, threads=1, tighten_sweeps=5)
+    b = certify(game, values, 1e-6, threads=1, tighten_sweeps=5, graph=build_graph(game))
+    assert np.array_equal(a.lower, b.lower) and np.array_equal(a.upper, b.upper)

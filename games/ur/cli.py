@@ -247,7 +247,8 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
     ok = result.passed and residual < tolerance
     bounds = None
     if with_bounds:
-        cert = certify(K, values, tolerance, n_threads, show_progress=None, log=None if as_json else _log)
+        cert = certify(K, values, tolerance, n_threads, show_progress=None, log=None if as_json else _log,
+                       graph=engine)
         start_rank = int(K.rank([0], [0])[0])
         bounds = {**cert.summary(), "start": [float(cert.lower[start_rank]), float(cert.upper[start_rank])]}
     examples = []
