@@ -544,10 +544,24 @@ cdef inline double clamp(double x) noexcept nogil:
     return -1.0 if x < -1.0 else (1.0 if x > 1.0 else x)
 
 
+cdef inline double low_term(int32_t cc, const real* L, const real* U) noexcept nogil:
+    """Outcome ``cc`` counted pessimistically for the side that chose it."""
+    if cc >= 0:
+        return L[cc]
+    if cc == SG_WIN:
+        return 1.0
+    if cc == SG_LOSS:
+        return -1.0
+    if cc == SG_NOCODE:  # no action and no pass: the game ends 0
+        return 0.0
+    return -(<double> U[-(<int64_t> cc) - 1])
+
+
 cdef void bounds_backup(StochasticGame game, const int32_t* c, const count_t* cnt, const real* L,
-                        const real* U, double* lo, double* hi) noexcept nogil:
+                        const real* U, double* lo, double* hi, const int32_t* pol) noexcept nogil:
     """The Bellman backup of the bounds (L, U) at one state: lo[0] at most the exact pessimistic
-    backup, hi[0] at least the exact optimistic one."""
+    backup, hi[0] at least the exact optimistic one. With ``pol`` (a code per roll) the
+    pessimistic backup takes the policy's action instead of the best."""
     cdef int G = game.ngroups, k, i, r
     cdef double bl[32]
     cdef double bh[32]
@@ -598,6 +612,8 @@ cdef void bounds_backup(StochasticGame game, const int32_t* c, const count_t* cn
         if vl < -1.5:  # the pass, or (no pass either) the game ending 0
             vl = bl[G - 1] if bl[G - 1] > -1.5 else 0.0
             vh = bh[G - 1] if bh[G - 1] > -1.5 else 0.0
+        if pol != NULL:
+            vl = low_term(pol[r], L, U)
         add_term(&sl, game.roll_p[r], vl)
         add_term(&sh, game.roll_p[r], vh)
     lo[0] = sum_down(&sl)
@@ -635,18 +651,21 @@ cdef check_bounds(StochasticGame game, Py_ssize_t nl, Py_ssize_t nu):
 
 
 def bounds_sweep(StochasticGame game, real[::1] L, real[::1] U, int threads=1, int64_t start=0,
-                 int64_t stop=-1, bint backwards=False, bint loosen=False):
+                 int64_t stop=-1, bint backwards=False, bint loosen=False, int32_t[:, ::1] policy=None):
     """One Gauss-Seidel sweep of the bounds over ranks start..stop-1, generating every state's
     outcomes; returns (the largest gap U - L, the largest move) over the range.
 
     Tightening (the default) raises L and lowers U to their backups where that tightens them:
     from a consistent pair (L <= backup of L, U >= backup of U at every state, as -1 and +1 are)
     the pair stays consistent. ``loosen`` lowers L and raises U to their backups where that
-    loosens them: repeated until nothing moves, it turns any pair into a consistent one."""
+    loosens them: repeated until nothing moves, it turns any pair into a consistent one.
+    ``policy`` (a code per state and roll): L counts the policy's action, not the best (the
+    bound the policy guarantees)."""
     game.ready()
     check_bounds(game, L.shape[0], U.shape[0])
     stop = check_range(game, L.shape[0], start, stop, 1.0)
-    cdef int nt = max(1, threads), t, tid
+    cdef const int32_t* P = policy_rows(game, policy)
+    cdef int nt = max(1, threads), t, tid, R = game.nrolls
     cdef real* stats = <real*> malloc(nt * 16 * sizeof(real))
     cdef Outcomes* outs = new_outcomes(nt)
     cdef int64_t s, i
@@ -663,7 +682,8 @@ def bounds_sweep(StochasticGame game, real[::1] L, real[::1] U, int threads=1, i
                 s = (stop - 1 - (i - start)) if backwards else i
                 tid = threadid()
                 game.generate(s, &outs[tid])
-                bounds_backup(game, outs[tid].codes, outs[tid].counts, Lp, Up, &lohi[tid * 8], &lohi[tid * 8 + 1])
+                bounds_backup(game, outs[tid].codes, outs[tid].counts, Lp, Up, &lohi[tid * 8], &lohi[tid * 8 + 1],
+                              (P + s * R) if P != NULL else NULL)
                 tighten(Lp, Up, s, lohi[tid * 8], lohi[tid * 8 + 1], loosen, &stats[tid * 16], &stats[tid * 16 + 1])
         return largest(stats, nt), largest(stats + 1, nt)
     finally:
@@ -672,154 +692,200 @@ def bounds_sweep(StochasticGame game, real[::1] L, real[::1] U, int threads=1, i
         free(lohi)
 
 
-cdef int stays(int32_t c, const uint8_t* Zsame, const uint8_t* Zother) noexcept nogil:
-    """1 when outcome ``c`` keeps play inside the marked set (same side: ``Zsame``, else ``Zother``)."""
-    if c >= 0:
-        return Zsame[c]
-    if c == SG_WIN or c == SG_LOSS or c == SG_NOCODE:
-        return 0
-    return Zother[-(<int64_t> c) - 1]
+# ---- the certificate's strategy: progress toward the end among near-best actions ---------------
+#
+# Nodes are (state, side): RP[s] for the certified side to move in s, RQ[s] for its opponent. A
+# pass k removes the nodes from which play can be made to leave the set before pass k: a node of
+# the certified side when, for some roll, one of its near-best actions ends the game or leads to
+# a node removed earlier; an opponent's node when, for some roll, every action does. The number
+# of the pass that removed a node is its rank (0: never removed). What stays, when a pass removes
+# nothing, holds every place where play can last for ever against the strategy that, at a
+# removed node, takes for each roll the near-best action that leaves soonest.
+
+cdef inline double value_term(int32_t cc, const real* V) noexcept nogil:
+    if cc >= 0:
+        return V[cc]
+    if cc == SG_WIN:
+        return 1.0
+    if cc == SG_LOSS:
+        return -1.0
+    if cc == SG_NOCODE:
+        return 0.0
+    return -(<double> V[-(<int64_t> cc) - 1])
 
 
-cdef int trap_state(StochasticGame game, const int32_t* c, const count_t* cnt, const real* L, const real* U,
-                    int64_t s, uint8_t* ZP, uint8_t* ZQ) noexcept nogil:
-    """Unmark the two nodes of state ``s`` (``ZP``: the certified side moves, ``ZQ``: its opponent
-    moves) that cannot keep play inside the marked set; returns how many it unmarked.
+cdef inline int leaves_before(int32_t cc, const int32_t* Rsame, const int32_t* Rother, int32_t k) noexcept nogil:
+    """1 when outcome ``cc`` ends the game or leads to a node removed before pass ``k``."""
+    cdef int32_t r
+    if cc == SG_WIN or cc == SG_LOSS or cc == SG_NOCODE:
+        return 1
+    r = Rsame[cc] if cc >= 0 else Rother[-(<int64_t> cc) - 1]
+    return 1 if 0 < r < k else 0
 
-    The certified side plays a fixed strategy that keeps its lower bound: for each roll, any
-    action whose pessimistic value is within the state's slack (backup minus L[s]) of the best;
-    where one of them leaves the set, the strategy takes it, so the node leaves the set. The
-    opponent is free: its node stays while every roll offers some action that stays."""
-    cdef int G = game.ngroups, k, i, r, removed = 0, any_, ok
+
+cdef int roll_codes(StochasticGame game, const int32_t* c, const count_t* cnt, int r, const int32_t** start,
+                    int32_t* out) noexcept nogil:
+    """The codes roll ``r`` offers (its pass when it has none) into ``out``; returns how many."""
+    cdef int G = game.ngroups, k, i, n = 0
+    cdef uint32_t mask = game.roll_groups[r]
+    cdef int any_ = 0
+    for k in range(G - 1):
+        if (mask >> k & 1) and cnt[k]:
+            any_ = 1
+    if not any_:
+        mask = (<uint32_t> 1) << (G - 1)
+    for k in range(G):
+        if mask >> k & 1:
+            for i in range(cnt[k]):
+                out[n] = start[k][i]
+                n += 1
+    return n
+
+
+cdef int rank_state(StochasticGame game, const int32_t* c, const count_t* cnt, const real* V, double eps,
+                    int64_t s, int32_t* RP, int32_t* RQ, int32_t k, const int32_t* pol, int32_t* buf) noexcept nogil:
+    cdef int G = game.ngroups, g, i, r, n, removed = 0, out_p = 0, out_q = 0, all_leave
     cdef const int32_t* start[32]
     cdef const int32_t* p = c
-    cdef double bl[32]
-    cdef double a, v, slack = 0.0
-    cdef Sum total
-    cdef int32_t cc
-    cdef uint32_t mask
-    total.s = total.e = total.a = 0.0
-    for k in range(G):
-        start[k] = p
-        bl[k] = -2.0
-        for i in range(cnt[k]):
-            cc = p[i]
-            if cc >= 0:
-                a = L[cc]
-            elif cc == SG_WIN:
-                a = 1.0
-            elif cc == SG_LOSS:
-                a = -1.0
-            else:
-                a = -(<double> U[-(<int64_t> cc) - 1])
-            if a > bl[k]:
-                bl[k] = a
-        p += cnt[k]
-    if ZP[s]:  # the pessimistic backup, as bounds_backup takes it, and the slack it leaves
-        for r in range(game.nrolls):
-            v = -2.0
-            mask = game.roll_groups[r]
-            while mask:
-                k = __builtin_ctz(mask)
-                mask &= mask - 1
-                if bl[k] > v:
-                    v = bl[k]
-            if v < -1.5:
-                v = bl[G - 1] if bl[G - 1] > -1.5 else 0.0
-            add_term(&total, game.roll_p[r], v)
-        # rounded down, less the rounding of each roll's v - slack: the strategy keeps at least L[s]
-        slack = sum_down(&total) - (<double> L[s]) - 4e-16
-        slack = nextafter(slack, -INFINITY) if slack > 0 else 0.0
+    cdef double best, w
+    for g in range(G):
+        start[g] = p
+        p += cnt[g]
     for r in range(game.nrolls):
-        mask = game.roll_groups[r]
-        any_ = 0
-        for k in range(G - 1):
-            if (mask >> k & 1) and cnt[k]:
-                any_ = 1
-        if not any_:
-            mask = (<uint32_t> 1) << (G - 1)
-            if cnt[G - 1] == 0:  # no action and no pass: the game ends here
-                if ZP[s]:
-                    ZP[s] = 0
-                    removed += 1
-                if ZQ[s]:
-                    ZQ[s] = 0
-                    removed += 1
-                return removed
-        if ZP[s]:
-            v = -2.0
-            for k in range(G):
-                if (mask >> k & 1) and bl[k] > v:
-                    v = bl[k]
-            ok = 1
-            for k in range(G):
-                if not (mask >> k & 1):
-                    continue
-                for i in range(cnt[k]):
-                    cc = start[k][i]
-                    if cc >= 0:
-                        a = L[cc]
-                    elif cc == SG_WIN:
-                        a = 1.0
-                    elif cc == SG_LOSS:
-                        a = -1.0
-                    else:
-                        a = -(<double> U[-(<int64_t> cc) - 1])
-                    if a >= v - slack and not stays(cc, ZP, ZQ):
-                        ok = 0
-            if not ok:
-                ZP[s] = 0
-                removed += 1
-        if ZQ[s]:
-            ok = 0
-            for k in range(G):
-                if not (mask >> k & 1):
-                    continue
-                for i in range(cnt[k]):
-                    if stays(start[k][i], ZQ, ZP):
-                        ok = 1
-            if not ok:
-                ZQ[s] = 0
-                removed += 1
-        if not ZP[s] and not ZQ[s]:
-            break
+        n = roll_codes(game, c, cnt, r, start, buf)
+        if n == 0:
+            buf[0] = SG_NOCODE
+            n = 1
+        if RP[s] == 0 and not out_p:
+            if pol != NULL:
+                out_p = leaves_before(pol[r], RP, RQ, k)
+            else:
+                best = -2.0
+                for i in range(n):
+                    w = value_term(buf[i], V)
+                    if w > best:
+                        best = w
+                for i in range(n):
+                    if value_term(buf[i], V) >= best - eps and leaves_before(buf[i], RP, RQ, k):
+                        out_p = 1
+                        break
+        if RQ[s] == 0 and not out_q:
+            all_leave = 1
+            for i in range(n):
+                if not leaves_before(buf[i], RQ, RP, k):
+                    all_leave = 0
+                    break
+            out_q = all_leave
+    if out_p and RP[s] == 0:
+        RP[s] = k
+        removed += 1
+    if out_q and RQ[s] == 0:
+        RQ[s] = k
+        removed += 1
     return removed
 
 
-def trap_pass(StochasticGame game, const real[::1] L, const real[::1] U, uint8_t[::1] ZP, uint8_t[::1] ZQ,
-              int threads=1):
-    """One in-place pass of the certificate's trap: unmark the nodes that cannot keep play inside
-    (see ``trap_state``); returns how many it unmarked. Repeat from all-marked until a pass
-    unmarks nothing: what stays marked holds every place where play can go on for ever while the
-    certified side keeps its strategy."""
+def rank_pass(StochasticGame game, const real[::1] V, double eps, int32_t[::1] RP, int32_t[::1] RQ, int32_t k,
+              int threads=1, int32_t[:, ::1] policy=None):
+    """Pass ``k`` (1, 2, ...) of the ranking above, in place; returns how many nodes it removed.
+    ``V``: the values that say which actions are near-best (within ``eps``); with ``policy`` the
+    certified side's action is the policy's instead. Removals in this pass count only from the
+    next, so ranks order the removals strictly."""
     game.ready()
-    check_bounds(game, L.shape[0], U.shape[0])
-    if ZP.shape[0] != game.total or ZQ.shape[0] != game.total:
-        raise ValueError("mark arrays do not fit the state space")
-    cdef int nt = max(1, threads), t, tid
+    if V.shape[0] != game.total or RP.shape[0] != game.total or RQ.shape[0] != game.total:
+        raise ValueError("value or rank array does not fit the state space")
+    if k < 1:
+        raise ValueError("passes are numbered from 1")
+    cdef const int32_t* P = policy_rows(game, policy)
+    cdef int nt = max(1, threads), t, tid, R = game.nrolls
     cdef int64_t* removed = <int64_t*> malloc(nt * 8 * sizeof(int64_t))
     cdef Outcomes* outs = new_outcomes(nt)
+    cdef int32_t* bufs = <int32_t*> malloc(nt * SG_MAX_OUTCOMES * sizeof(int32_t))
     cdef int64_t s, total = 0
-    cdef const real* Lp = &L[0]
-    cdef const real* Up = &U[0]
-    cdef uint8_t* P = &ZP[0]
-    cdef uint8_t* Q = &ZQ[0]
+    cdef const real* Vp = &V[0]
+    cdef int32_t* A = &RP[0]
+    cdef int32_t* B = &RQ[0]
     for t in range(nt):
         removed[t * 8] = 0
     try:
         with nogil:
             for s in prange(game.total, schedule="dynamic", chunksize=4096, num_threads=nt):
-                if not P[s] and not Q[s]:
+                if A[s] and B[s]:
                     continue
                 tid = threadid()
                 game.generate(s, &outs[tid])
-                removed[tid * 8] += trap_state(game, outs[tid].codes, outs[tid].counts, Lp, Up, s, P, Q)
+                removed[tid * 8] += rank_state(game, outs[tid].codes, outs[tid].counts, Vp, eps, s, A, B, k,
+                                               (P + s * R) if P != NULL else NULL, bufs + tid * SG_MAX_OUTCOMES)
         for t in range(nt):
             total += removed[t * 8]
         return total
     finally:
         free(outs)
+        free(bufs)
         free(removed)
+
+
+def attractor_policy(StochasticGame game, const real[::1] V, double eps, const int32_t[::1] RP,
+                     const int32_t[::1] RQ, int32_t[:, ::1] policy, int threads=1):
+    """The certified side's strategy from the ranks: for each state and roll, at a removed node
+    the best of the near-best actions that leave before the node's own pass (where the roll has
+    one), else the best action by ``V``."""
+    game.ready()
+    if V.shape[0] != game.total or RP.shape[0] != game.total or RQ.shape[0] != game.total:
+        raise ValueError("value or rank array does not fit the state space")
+    cdef int32_t* P = policy_rows(game, policy)
+    cdef int nt = max(1, threads), tid, R = game.nrolls, G = game.ngroups, r, i, n, g
+    cdef Outcomes* outs = new_outcomes(nt)
+    cdef int32_t* bufs = <int32_t*> malloc(nt * SG_MAX_OUTCOMES * sizeof(int32_t))
+    cdef int64_t s
+    cdef const real* Vp = &V[0]
+    cdef const int32_t* A = &RP[0]
+    cdef const int32_t* B = &RQ[0]
+    # per thread: an array declared here would be shared between prange's threads
+    cdef const int32_t** starts = <const int32_t**> malloc(nt * 32 * sizeof(int32_t*))
+    cdef const int32_t** start
+    cdef const int32_t* p
+    cdef int32_t* buf
+    cdef int32_t code, leave
+    cdef double best, w, lbest
+    try:
+        with nogil:
+            for s in prange(game.total, schedule="dynamic", chunksize=4096, num_threads=nt):
+                tid = threadid()
+                game.generate(s, &outs[tid])
+                buf = bufs + tid * SG_MAX_OUTCOMES
+                start = starts + tid * 32
+                p = outs[tid].codes
+                for g in range(G):
+                    start[g] = p
+                    p = p + outs[tid].counts[g]
+                for r in range(R):
+                    n = roll_codes(game, outs[tid].codes, outs[tid].counts, r, start, buf)
+                    if n == 0:
+                        P[s * R + r] = SG_NOCODE
+                        continue
+                    best = -2.0
+                    code = buf[0]
+                    for i in range(n):
+                        w = value_term(buf[i], Vp)
+                        if w > best:
+                            best = w
+                            code = buf[i]
+                    if A[s] > 0:
+                        lbest = -3.0
+                        leave = SG_NOCODE
+                        for i in range(n):
+                            w = value_term(buf[i], Vp)
+                            if w >= best - eps and leaves_before(buf[i], A, B, A[s]) and w > lbest:
+                                lbest = w
+                                leave = buf[i]
+                        if lbest > -2.5:
+                            code = leave
+                    P[s * R + r] = code
+    finally:
+        free(outs)
+        free(bufs)
+        free(starts)
 
 
 # ---- the stored outcome graph ----------------------------------------------------------------
@@ -1032,13 +1098,14 @@ def graph_endless_pass(StochasticGame game, const int64_t[::1] offsets, const ui
 
 def graph_bounds_sweep(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:, ::1] counts,
                        const int32_t[::1] codes, real[::1] L, real[::1] U, int threads=1, int64_t start=0,
-                       int64_t stop=-1, bint backwards=False, bint loosen=False):
+                       int64_t stop=-1, bint backwards=False, bint loosen=False, int32_t[:, ::1] policy=None):
     """``bounds_sweep`` over the stored graph."""
     game.ready()
     check_graph(game, offsets, counts, codes)
     check_bounds(game, L.shape[0], U.shape[0])
     stop = check_range(game, L.shape[0], start, stop, 1.0)
-    cdef int nt = max(1, threads), t, tid, G = game.ngroups
+    cdef const int32_t* P = policy_rows(game, policy)
+    cdef int nt = max(1, threads), t, tid, G = game.ngroups, R = game.nrolls
     cdef real* stats = <real*> malloc(nt * 16 * sizeof(real))
     cdef int64_t s, i
     # per thread: a variable passed by address is not made private by prange
@@ -1055,7 +1122,8 @@ def graph_bounds_sweep(StochasticGame game, const int64_t[::1] offsets, const ui
         for i in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
             s = (stop - 1 - (i - start)) if backwards else i
             tid = threadid()
-            bounds_backup(game, C + F[s], N + s * G, Lp, Up, &lohi[tid * 8], &lohi[tid * 8 + 1])
+            bounds_backup(game, C + F[s], N + s * G, Lp, Up, &lohi[tid * 8], &lohi[tid * 8 + 1],
+                          (P + s * R) if P != NULL else NULL)
             tighten(Lp, Up, s, lohi[tid * 8], lohi[tid * 8 + 1], loosen, &stats[tid * 16], &stats[tid * 16 + 1])
     out = (largest(stats, nt), largest(stats + 1, nt))
     free(stats)

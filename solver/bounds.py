@@ -73,6 +73,23 @@ def _outward(values: np.ndarray, d: float) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(lower), np.ascontiguousarray(upper)
 
 
+def _ranks(game: Any, values: np.ndarray, eps: float, threads: int, policy: np.ndarray | None,
+           show_progress: bool | None, label: str) -> tuple[np.ndarray, np.ndarray]:
+    """The pass at which each node (state, side) leaves the set where play can last for ever
+    (``_stochastic.rank_pass``), 0 for the nodes that never do."""
+    n = game.state_count
+    RP = np.zeros(n, dtype=np.int32)
+    RQ = np.zeros(n, dtype=np.int32)
+    k = 0
+    with progress(2 * n, label, enabled=show_progress) as bar:
+        while True:
+            k += 1
+            removed = kernels.rank_pass(game, values, eps, RP, RQ, k, threads=threads, policy=policy)
+            bar.update(removed)
+            if not removed:
+                return RP, RQ
+
+
 def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
             show_progress: bool | None = False, log: Callable[[str], None] | None = None,
             tighten_sweeps: int = _TIGHTEN_SWEEPS, graph: Any = None) -> Certificate:
@@ -91,12 +108,19 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
     n = game.state_count
     if values.shape != (n,):
         raise ValueError(f"values must have one entry per state ({n})")
+    # The strategy whose guarantee is proven: near-best actions by the values, and among them
+    # the one that brings the game nearest its end, where a roll offers one.
+    R = game.roll_count
+    policy = np.empty((n, R), dtype=np.int32)
+    ranks = _ranks(game, values, tolerance, threads, None, show_progress, "bounds: the strategy")
+    kernels.attractor_policy(game, values, tolerance, ranks[0], ranks[1], policy, threads=threads)
+    del ranks
     L, U = _outward(values, tolerance / 2)
     loose = 0
     with progress(_LOOSEN_SWEEPS, "bounds: consistent pair", enabled=show_progress) as bar:
         while True:
             loose += 1
-            gap, moved = sweep(L, U, loosen=True)
+            gap, moved = sweep(L, U, loosen=True, policy=policy)
             bar.update(1)
             if moved == 0:
                 break
@@ -116,27 +140,20 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
     with progress(tighten_sweeps, "bounds: tightening", enabled=show_progress) as bar:
         while gap > tolerance and tight < tighten_sweeps:
             tight += 1
-            gap, moved = sweep(L, U, backwards=bool(tight % 2))
+            gap, moved = sweep(L, U, backwards=bool(tight % 2), policy=policy)
             bar.update(1)
             bar.note(f"bounds: widest interval {gap:.3g}")
             if moved < tolerance / 1000:
                 break
-    ZP = np.ones(n, dtype=np.uint8)
-    ZQ = np.ones(n, dtype=np.uint8)
-    passes = 0
-    with progress(2 * n, "bounds: where play can last for ever", enabled=show_progress) as bar:
-        while True:
-            passes += 1
-            removed = kernels.trap_pass(game, L, U, ZP, ZQ, threads=threads)
-            bar.update(removed)
-            if not removed:
-                break
+    RP, RQ = _ranks(game, values, tolerance, threads, policy, show_progress, "bounds: where play can last for ever")
+    passes = int(max(RP.max(), RQ.max()))
+    ZP, ZQ = RP == 0, RQ == 0
     trapped = int(ZP.sum(dtype=np.int64) + ZQ.sum(dtype=np.int64))
     m = 0.0
     if ZP.any():
-        m = max(m, float(L[ZP == 1].max()))
+        m = max(m, float(L[ZP].max()))
     if ZQ.any():
-        m = max(m, float(-U[ZQ == 1].min()))
+        m = max(m, float(-U[ZQ].min()))
     lower = L.astype(np.float64) - m
     upper = U.astype(np.float64) + m
     v = values.astype(np.float64)
