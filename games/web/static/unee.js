@@ -7,6 +7,7 @@ const Unee = {
   rule: "uncounted",
   history: [],   // [{position, captured: [south, north], move}] from the first position set
   pv: null,
+  gen: 0,        // counts questions asked, so that only the newest answer is drawn
 
   open() {
     if (this.started) return;
@@ -55,6 +56,7 @@ const Unee = {
   async render() {
     const cur = this.current;
     document.getElementById("unee-position").value = cur.position;
+    const gen = ++this.gen;
     try {
       const ask = { position: cur.position, rule: this.rule, captured: this.capturedText(cur.captured) };
       const shown = await Api.get("unee/show", { position: cur.position });
@@ -63,11 +65,14 @@ const Unee = {
       if (repeated < 0) {
         [analysis, pv] = await Promise.all([Api.get("unee/analyze", ask), Api.get("unee/pv", ask)]);
       }
+      if (gen !== this.gen) return;  // the answer to an older question: a newer one is on its way
       this.pv = pv;
       Status.clear();
       this.drawBoard(shown, analysis, repeated);
       this.drawMoves(analysis);
       this.drawPv(pv);
+      // what the page shows, for a reader (or a test) to check against the tables
+      Object.assign(document.getElementById("unee-board").dataset, { position: cur.position, rule: this.rule, captured: ask.captured });
     } catch (err) { Status.error(err); }
   },
 
@@ -117,7 +122,6 @@ const Unee = {
       meaning.textContent = `${who} to move. ${analysis.meaning}`;
       meaning.dataset.value = analysis.value === null ? "" : String(analysis.value);
     }
-    meaning.id = "unee-meaning";
   },
 
   valueText(m) {

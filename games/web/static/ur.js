@@ -8,6 +8,7 @@ const Ur = {
   history: [],        // positions, in the notation of the rule set
   roll: null,
   fort: true,
+  gen: 0,             // counts questions asked, so that only the newest answer is drawn
 
   open() {
     if (this.started) return;
@@ -15,7 +16,7 @@ const Ur = {
     const $ = (id) => document.getElementById(id);
     const pieces = $("ur-pieces");
     for (let k = 1; k <= 7; k++) pieces.append(el("option", { value: String(k) }, String(k)));
-    $("ur-rules").addEventListener("change", () => this.load(null));
+    $("ur-rules").addEventListener("change", () => this.load(pieces.value));
     pieces.addEventListener("change", () => this.load(pieces.value));
     $("ur-form").addEventListener("submit", (e) => { e.preventDefault(); this.set($("ur-position").value); });
     $("ur-start").addEventListener("click", () => this.set("start"));
@@ -28,14 +29,18 @@ const Ur = {
     return { rules: this.board.rules, pieces: this.board.pieces, ...extra };
   },
 
-  // a rule set and piece count: the fort rules start at the largest solved piece count
+  // a rule set and piece count; at first the fort rules with the most pieces already solved (else
+  // 3, which solves in seconds), then the piece count stays as chosen when the rules change
   async load(pieces) {
     const rules = document.getElementById("ur-rules").value;
+    const gen = ++this.gen;
     try {
       let board = await Api.get("ur/board", { rules, pieces });
-      if (rules === "fort" && pieces === null && board.solved.length) {
-        board = await Api.get("ur/board", { rules, pieces: Math.max(...board.solved) });
+      if (rules === "fort" && pieces === null) {
+        const k = board.solved.length ? Math.max(...board.solved) : 3;
+        if (k !== board.pieces) board = await Api.get("ur/board", { rules, pieces: k });
       }
+      if (gen !== this.gen) return;  // a later choice of rules or pieces has taken over
       this.board = board;
       this.fort = rules === "fort";
       document.getElementById("ur-pieces").value = String(board.pieces);
@@ -67,16 +72,20 @@ const Ur = {
 
   async render() {
     const position = this.history[this.history.length - 1];
+    const gen = ++this.gen;
     try {
       const analysis = await Api.get("ur/analyze", this.params({ position }));
       document.getElementById("ur-position").value = analysis.position;
       let best = null;
       if (this.roll !== null) best = await Api.get("ur/best-move", this.params({ position, roll: this.roll }));
+      if (gen !== this.gen) return;  // the answer to an older question: a newer one is on its way
       Status.clear();
       this.drawBoard(analysis.view, best);
       this.drawGauge(analysis);
       this.drawRolls(analysis);
       this.drawActions(best);
+      Object.assign(document.getElementById("ur-board").dataset,
+        { position: analysis.position, rules: this.board.rules, pieces: String(this.board.pieces), roll: this.roll === null ? "" : String(this.roll) });
     } catch (err) { Status.error(err); }
   },
 
@@ -84,7 +93,7 @@ const Ur = {
     const box = document.getElementById("ur-board");
     box.replaceChildren();
     const rows = Math.max(...this.board.tiles.map((t) => t.at[1]));
-    const grid = el("div", { class: "grid", style: `grid-template-rows: repeat(${rows}, 1fr)` });
+    const grid = el("div", { class: "grid", style: `grid-template-rows: repeat(${rows}, 66px)` });
     const marks = { fort: "fort", entry: "entry", royal: "royal", ishtar: "Ishtar", marduk: "Marduk", rosette: "✿" };
     for (const t of this.board.tiles) {
       const owner = view.pieces[t.name];
@@ -106,7 +115,7 @@ const Ur = {
   },
 
   drawGauge(analysis) {
-    const side = analysis.to_move;
+    const side = { X: "X", O: "O", L: "light", D: "dark" }[analysis.to_move];
     // fort rules: the table holds V = P(win) - P(loss), endless play counting 0, so (1 + V) / 2 is
     // P(win) + P(endless) / 2; RoyalUr's rule sets give the chance of winning itself
     const p = this.fort ? (1 + analysis.value) / 2 : analysis.win_probability;
