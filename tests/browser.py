@@ -76,11 +76,11 @@ def shown(page: Any, board: str, **want: str) -> dict[str, str]:
     return page.eval_on_selector(f"#{board}-board", "b => Object.assign({}, b.dataset)")
 
 
-def screenshots(url: str, out: Path, executable: str, ur_rules: str = "finkel", ur_pieces: int = 3) -> list[Path]:
-    """The README's pictures: Ünee in a position from the README, and the Ur board one action
-    into a game with a roll chosen."""
+def screenshots(url: str, out: Path, executable: str, fort_pieces: int = 3, royal_pieces: int = 3) -> list[Path]:
+    """The README's pictures: Ünee in a position from the README; Ur under the fort rules with a
+    roll chosen; Ur under Finkel's rules one move into a game with a roll chosen."""
     out.mkdir(parents=True, exist_ok=True)
-    shots = [out / "serve_unee.png", out / "serve_ur.png"]
+    shots = [out / "serve_unee.png", out / "serve_ur_fort.png", out / "serve_ur_finkel.png"]
     with browser_page(executable) as page:
         page.goto(url + "#unee")
         shown(page, "unee")
@@ -88,24 +88,32 @@ def screenshots(url: str, out: Path, executable: str, ur_rules: str = "finkel", 
         page.click("#unee-form button")
         shown(page, "unee", position="3 0 1 / 2 0 6 S")
         page.screenshot(path=str(shots[0]), full_page=True)
+
         page.click("#tab-ur")
         shown(page, "ur")
-        page.select_option("#ur-rules", ur_rules)
-        shown(page, "ur", rules=ur_rules)
-        page.select_option("#ur-pieces", str(ur_pieces))
-        start = shown(page, "ur", rules=ur_rules, pieces=str(ur_pieces))
-        roll = page.locator("#ur-rolls .roll").nth(2)
-        name = roll.get_attribute("data-roll")
-        roll.click()
-        shown(page, "ur", position=start["position"], roll=name)
-        page.locator("#ur-actions tbody tr").first.click()  # the best action: the other side to move
+        page.select_option("#ur-pieces", str(fort_pieces))
+        shown(page, "ur", rules="fort", pieces=str(fort_pieces))
+        position = "X:A1,B2,B4 O:B6,C7 X" if fort_pieces >= 3 else "X:A1,B4 O:C7 X"  # as the page writes it
+        page.fill("#ur-position", position)
+        page.click("#ur-form button")
+        shown(page, "ur", rules="fort", position=position)
+        page.click("#ur-rolls button[data-roll='blank+gold']")
+        shown(page, "ur", rules="fort", roll="blank+gold")
+        page.screenshot(path=str(shots[1]), full_page=True)
+
+        page.select_option("#ur-rules", "finkel")
+        page.select_option("#ur-pieces", str(royal_pieces))
+        start = shown(page, "ur", rules="finkel", pieces=str(royal_pieces), position=f"L:{royal_pieces}/-/0 D:{royal_pieces}/-/0 L")
+        page.click("#ur-rolls button[data-roll='2']")
+        shown(page, "ur", position=start["position"], roll="2")
+        page.locator("#ur-actions tbody tr").first.click()  # the best move: the other side to move
         after = page.wait_for_function(
             "p => { const b = document.getElementById('ur-board'); "
             "return b.dataset.position !== p && b.dataset.roll === '' && b.dataset.position; }",
             arg=start["position"]).json_value()
-        page.locator("#ur-rolls .roll").nth(2).click()
-        shown(page, "ur", position=after, roll=name)
-        page.screenshot(path=str(shots[1]), full_page=True)
+        page.click("#ur-rolls button[data-roll='2']")
+        shown(page, "ur", position=after, roll="2")
+        page.screenshot(path=str(shots[2]), full_page=True)
     return shots
 
 
@@ -115,14 +123,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", default=None, help="table cache the server reads")
     parser.add_argument("--out", default="docs/img", help="folder for the PNG files")
-    parser.add_argument("--rules", default="finkel", help="Ur rule set for the picture")
-    parser.add_argument("--pieces", type=int, default=3, help="Ur pieces for the picture")
+    parser.add_argument("--fort-pieces", type=int, default=3, help="pieces for the fort-rules picture")
+    parser.add_argument("--royal-pieces", type=int, default=3, help="pieces for the Finkel picture")
     args = parser.parse_args()
     chromium = find_chromium()
     if chromium is None:
         sys.exit("no chromium found (apt-get install chromium)")
     with server(args.cache) as url:
-        for path in screenshots(url, Path(args.out), chromium, args.rules, args.pieces):
+        for path in screenshots(url, Path(args.out), chromium, args.fort_pieces, args.royal_pieces):
             print(path)
 
 

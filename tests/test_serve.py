@@ -130,6 +130,24 @@ def test_serve_refuses_a_taken_port_in_one_line():
     assert code == 2 and f"cannot listen on 127.0.0.1:{port}" in line
 
 
+def test_the_page_ships_in_the_package_and_needs_no_network():
+    import fnmatch
+    import re
+
+    tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Python 3.11's tomllib")
+
+    root = Path(__file__).resolve().parent.parent
+    with open(root / "pyproject.toml", "rb") as f:
+        globs = tomllib.load(f)["tool"]["setuptools"]["package-data"]["gamesolver.games.web"]
+    web_dir = root / "games" / "web"
+    files = {p.relative_to(web_dir).as_posix() for p in (web_dir / "static").rglob("*") if p.is_file()}
+    assert {"static/index.html", "static/common.js", "static/unee.js", "static/ur.js", "static/style.css"} <= files
+    assert all(any(fnmatch.fnmatch(f, g) for g in globs) for f in files), (files, globs)
+    for f in files:  # no CDN, no web font, no remote script: the page works offline
+        text = (web_dir / f).read_text(encoding="utf-8")
+        assert not re.search(r"(https?:)?//[a-z0-9.-]+\.[a-z]{2,}", text, re.IGNORECASE), f
+
+
 # ------------------------------------------------------------------ answers equal the CLI's
 
 
