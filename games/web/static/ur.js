@@ -80,6 +80,7 @@ const Ur = {
       if (this.roll !== null) best = await Api.get("ur/best-move", this.params({ position, roll: this.roll }));
       if (gen !== this.gen) return;  // the answer to an older question: a newer one is on its way
       Status.clear();
+      if (analysis.view.game_over) Status.show(`the game is over: ${analysis.value > 0 ? analysis.to_move : "the other side"} holds all four forts`, "busy");
       this.drawBoard(analysis.view, best);
       this.drawGauge(analysis);
       this.drawRolls(analysis);
