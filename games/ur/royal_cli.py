@@ -68,7 +68,8 @@ def table_lookup(rules: royal.RuleSet, solved: Any) -> Callable[[royal.State], f
     return lambda s: float((1.0 + float(values[state_rank(rules, s)])) / 2.0)
 
 
-def _roll(rules: royal.RuleSet, roll: str) -> int:
+def parse_roll(rules: royal.RuleSet, roll: str) -> int:
+    """The number rolled, checked against the rule set's dice (InputError naming the rolls it has)."""
     allowed = [r for r, _ in rules.roll_probabilities]
     try:
         value = int(roll)
@@ -133,7 +134,7 @@ def show_cmd(rules: royal.RuleSet, position: str) -> None:
 
 def best_move_cmd(rules: royal.RuleSet, position: str, roll: str, table: str | None, as_json: bool) -> None:
     pos = royal.parse(position, rules)
-    r = _roll(rules, roll)
+    r = parse_roll(rules, roll)
     look, _ = lookup(rules, table)
     ranked = royal_choices(rules, look, pos.state(), r)
     who = royal.SIDE_NAMES[pos.to_move]

@@ -24,7 +24,9 @@ from gamesolver.games.web.tables import Building, BuildFailed, Source, Tables, T
 from gamesolver.solver.errors import DataFileError, InputError, PositionNotCoveredError, TableError
 
 STATIC = Path(str(resources.files("gamesolver.games.web") / "static"))
-MAX_PV_PLIES = 2_000  # a principal variation longer than any the tables hold (Ünee's run to a few hundred)
+# the default of 'solver unee pv --max-plies'; a request may ask for fewer, never more, so that
+# one request cannot keep the server busy for long
+MAX_PV_PLIES = 10_000
 
 
 # ------------------------------------------------------------------ request parameters
@@ -253,7 +255,7 @@ class Server:
         look = royal_cli.table_lookup(rules, solved)
         if what == "analyze":
             return {**royal_cli.analyze_answer(rules, pos, look, str(solved.path)), "view": view}
-        r = royal_cli._roll(rules, p["roll"])
+        r = royal_cli.parse_roll(rules, p["roll"])
         ranked = royal_choices(rules, look, pos.state(), r)
         answer = royal_cli.best_move_answer(rules, pos, r, ranked)
         other = "D" if pos.to_move == "L" else "L"
