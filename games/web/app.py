@@ -108,13 +108,13 @@ class Server:
             rule = p["rule"]
         pos = parse_position(p["position"], DEFAULT)
         d = V.mover_difference(pos, V.parse_captured(p.get("captured"), pos, DEFAULT))
+        plies = whole_number("max_plies", p["max_plies"], 1, MAX_PV_PLIES) if what == "pv" else 0
         table = self.tables.get(self.unee_source(rule))
         if what == "best-move":
             return V.best_move_answer(table, pos, d)
         if what == "analyze":
             return V.analyze_answer(table, pos, d)
         if what == "pv":
-            plies = whole_number("max_plies", p["max_plies"], 1, MAX_PV_PLIES)
             return V.pv_answer(pos, rule, table.principal_variation(pos, d, plies))
         from gamesolver.games.unee.cycles import optimal_cycle
 
@@ -222,10 +222,10 @@ class Server:
                 "game_over": terminal_value(board, mine, theirs) is not None}
         if what == "show":
             return {**C.show_answer(options, pos), "view": view}
+        r = options.dice.index(p["roll"]) if what == "best-move" else None  # all input checked before any table
         table = self.tables.get(self.ur_source(options))
-        if what == "analyze":
+        if r is None:
             return {**C.analyze_answer(options, table, pos), "view": view}
-        r = options.dice.index(p["roll"])
         ranked = choices(options, table, pos, r)
         answer = C.best_move_answer(options, pos, r, ranked)
         other = "O" if pos.to_move == "X" else "X"
@@ -251,11 +251,11 @@ class Server:
                 "game_over": False}  # royal.parse refuses a finished game
         if what == "show":
             return {"position": royal.format_position(pos, rules), "to_move": pos.to_move, "view": view}
+        r = royal_cli.parse_roll(rules, p["roll"]) if what == "best-move" else None
         solved = self.tables.get(self.ur_source(rules))
         look = royal_cli.table_lookup(rules, solved)
-        if what == "analyze":
+        if r is None:
             return {**royal_cli.analyze_answer(rules, pos, look, str(solved.path)), "view": view}
-        r = royal_cli.parse_roll(rules, p["roll"])
         ranked = royal_choices(rules, look, pos.state(), r)
         answer = royal_cli.best_move_answer(rules, pos, r, ranked)
         other = "D" if pos.to_move == "L" else "L"
