@@ -81,7 +81,7 @@ const Ur = {
       if (gen !== this.gen) return;  // the answer to an older question: a newer one is on its way
       Status.clear();
       if (analysis.view.game_over) Status.show(`the game is over: ${analysis.value > 0 ? analysis.to_move : "the other side"} holds all four forts`, "busy");
-      this.drawBoard(analysis.view, best);
+      this.drawBoard(analysis.view);
       this.drawGauge(analysis);
       this.drawRolls(analysis);
       this.drawActions(best);
@@ -90,7 +90,7 @@ const Ur = {
     } catch (err) { Status.error(err); }
   },
 
-  drawBoard(view, best) {
+  drawBoard(view) {
     const box = document.getElementById("ur-board");
     box.replaceChildren();
     const rows = Math.max(...this.board.tiles.map((t) => t.at[1]));
