@@ -35,6 +35,7 @@ GAME_COMMANDS: dict[str, tuple[str, str, str]] = {
     "ghosts": ("gamesolver.games.ghosts.cli", "ghosts", "Ghosts of Ur: d100 combat, Ur dice movement, Nanna."),
     "uluk": ("gamesolver.games.uluk.cli", "uluk", "Uluk: processing arithmetic and the feeding phase."),
     "verify": ("gamesolver.games.claims_cli", "verify", "Check every historical claim and print a report."),
+    "serve": ("gamesolver.games.web.cli", "serve", "An analysis board for Ünee and Ur in the browser ([web] extra)."),
 }
 
 

@@ -36,6 +36,20 @@ def _move_rows(pos: notation.Position, options: UneeOptions) -> list[dict[str, A
     return rows
 
 
+def show_answer(pos: notation.Position, options: UneeOptions) -> dict[str, Any]:
+    """``show --json``: the position, its rows and every legal move (the server answers the same)."""
+    mover_row = pos.south if pos.side == "S" else pos.north
+    return {
+        "position": str(pos),
+        "side": pos.side,
+        "north": list(pos.north),
+        "south": list(pos.south),
+        "balls": pos.balls,
+        "game_over": sum(mover_row) == 0,
+        "moves": _move_rows(pos, options),
+    }
+
+
 @unee.command(epilog=example('solver unee show "3 0 1 / 2 0 6 S"'))
 @click.argument("position")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -43,22 +57,11 @@ def _move_rows(pos: notation.Position, options: UneeOptions) -> list[dict[str, A
 def show(options: UneeOptions, position: str, as_json: bool) -> None:
     """Draw POSITION and list every legal move with the position it leads to."""
     pos = notation.parse_position(position, options)
-    moves = _move_rows(pos, options)
-    mover_row = pos.south if pos.side == "S" else pos.north
-    over = sum(mover_row) == 0
+    answer = show_answer(pos, options)
     if as_json:
-        emit_json(
-            {
-                "position": str(pos),
-                "side": pos.side,
-                "north": list(pos.north),
-                "south": list(pos.south),
-                "balls": pos.balls,
-                "game_over": over,
-                "moves": moves,
-            }
-        )
+        emit_json(answer)
         return
+    moves, over = answer["moves"], answer["game_over"]
     click.echo(notation.diagram(pos))
     click.echo()
     if over:

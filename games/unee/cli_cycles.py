@@ -16,7 +16,7 @@ from gamesolver.games.unee.cli_common import (
     unee,
     variant_options,
 )
-from gamesolver.games.unee.cli_values import mover_difference, parse_captured
+from gamesolver.games.unee.cli_values import cycle_answer, mover_difference, parse_captured
 from gamesolver.games.unee.rules import UneeOptions
 from gamesolver.solver.errors import InputError
 from gamesolver.solver.report import example
@@ -96,8 +96,7 @@ def cycle(options: UneeOptions, position: str, out: str | None, radius: int | No
         table = load_table(options, "uncounted", cache, None)
         lead, cyc = C.optimal_cycle(table, pos)
         what = "cycle of best play (uncounted rule)"
-    info = {"position": str(pos), "kind": "shortest" if shortest else "optimal",
-            "cycle": cyc.as_dict() if cyc else None, "lead_in": lead.length if lead else 0}
+    info = cycle_answer(pos, shortest, cyc, lead)
     if cyc is None:
         if as_json:
             emit_json(info)

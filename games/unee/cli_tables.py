@@ -17,11 +17,13 @@ from gamesolver.games.unee.cli_common import (
     variant_options,
 )
 from gamesolver.games.unee.cli_values import (
+    analyze_answer,
+    best_move_answer,
     describe_value,
     move_value_text,
     mover_difference,
     parse_captured,
-    sign,
+    pv_answer,
     verdict,
 )
 from gamesolver.games.unee.rules import UneeOptions
@@ -85,12 +87,11 @@ def best_move(options: UneeOptions, position: str, rule: str, captured: str | No
     caps = parse_captured(captured, pos, options)
     d = mover_difference(pos, caps)
     table = load_table(options, rule, cache, table_dir)
-    info = describe_value(table, pos, d)
-    best = table.best_moves(pos, d)
-    payload = {"position": str(pos), **info, "best_moves": [m.as_dict() for m in best]}
+    payload = best_move_answer(table, pos, d)
     if as_json:
         emit_json(payload)
         return
+    best = table.best_moves(pos, d)
     if not best:
         click.echo(f"{notation.SIDE_NAMES[pos.side]} has no move: the game is over and the {pos.balls} balls go to "
                    f"{notation.SIDE_NAMES[pos.other]}.")
@@ -100,7 +101,7 @@ def best_move(options: UneeOptions, position: str, rule: str, captured: str | No
     click.echo(f"best move: {m.move}{cap} -> {m.position}")
     if len(best) > 1:
         click.echo("equally good: " + ", ".join(x.move for x in best[1:]))
-    click.echo(info["meaning"])
+    click.echo(payload["meaning"])
 
 
 @unee.command(epilog=example('solver unee analyze start --rule draw'))
@@ -124,22 +125,21 @@ def analyze(options: UneeOptions, position: str, rule: str, captured: str | None
     if exact and rule != "split":
         raise InputError("--exact is for --rule split (the other rules are exact already)")
     table = load_table(options, rule, cache, table_dir)
-    info = describe_value(table, pos, d)
-    moves = table.analyze(pos, d)
+    found = None
     if exact:
         from gamesolver.games.unee.graph import build_graph
         from gamesolver.games.unee.split import exact_value
 
         g = build_graph(options)
-        value, searched = exact_value(g, table.table["lower"], table.table["upper"], table.rank(pos), effort)
-        info.update(value=value, exact_value=value, searched=searched, exact=True, outcome=sign(d + value))
-        info["meaning"] += f"; exact search: {value:+d} ({searched:,} positions searched)"
+        found = exact_value(g, table.table["lower"], table.table["upper"], table.rank(pos), effort)
+    answer = analyze_answer(table, pos, d, found)
     if as_json:
-        emit_json({"position": str(pos), **info, "moves": [m.as_dict() for m in moves]})
+        emit_json(answer)
         return
+    moves = table.analyze(pos, d)
     click.echo(notation.diagram(pos))
     click.echo()
-    click.echo(info["meaning"])
+    click.echo(answer["meaning"])
     if not moves:
         click.echo("no legal move: the game is over")
         return
@@ -178,11 +178,7 @@ def pv(options: UneeOptions, position: str, rule: str, captured: str | None, dia
     else:
         end = f"stopped after {len(line.plies)} plies (--max-plies)"
     if as_json:
-        emit_json({
-            "position": str(pos), "rule": rule, "end": line.end, "plies": len(line.plies),
-            "moves": [{"move": m.move, "captured": m.captured, "position": str(p)} for m, p in line.plies],
-            "final_difference": total,
-        })
+        emit_json(pv_answer(pos, rule, line))
         return
     if diagrams:
         click.echo(notation.diagram(pos))

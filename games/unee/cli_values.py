@@ -80,6 +80,39 @@ def describe_value(table: Any, pos: notation.Position, d: int) -> dict[str, Any]
     return out
 
 
+def best_move_answer(table: Any, pos: notation.Position, d: int) -> dict[str, Any]:
+    """``best-move --json``: the position's value and its best moves (the server answers the same)."""
+    info = describe_value(table, pos, d)
+    return {"position": str(pos), **info, "best_moves": [m.as_dict() for m in table.best_moves(pos, d)]}
+
+
+def analyze_answer(table: Any, pos: notation.Position, d: int,
+                   exact: tuple[int, int] | None = None) -> dict[str, Any]:
+    """``analyze --json``: the position's value and every legal move judged; ``exact`` is the
+    split rule's (exact value, positions searched) when that search was run."""
+    info = describe_value(table, pos, d)
+    if exact is not None:
+        value, searched = exact
+        info.update(value=value, exact_value=value, searched=searched, exact=True, outcome=sign(d + value))
+        info["meaning"] += f"; exact search: {value:+d} ({searched:,} positions searched)"
+    return {"position": str(pos), **info, "moves": [m.as_dict() for m in table.analyze(pos, d)]}
+
+
+def pv_answer(pos: notation.Position, rule: str, line: Any) -> dict[str, Any]:
+    """``pv --json``: the principal variation ``line`` from ``pos`` (``table.principal_variation``)."""
+    return {
+        "position": str(pos), "rule": rule, "end": line.end, "plies": len(line.plies),
+        "moves": [{"move": m.move, "captured": m.captured, "position": str(p)} for m, p in line.plies],
+        "final_difference": line.final_difference(rule),
+    }
+
+
+def cycle_answer(pos: notation.Position, shortest: bool, cyc: Any, lead: Any) -> dict[str, Any]:
+    """``cycle --json`` (without ``--radius``): the loop found and the plies that lead into it."""
+    return {"position": str(pos), "kind": "shortest" if shortest else "optimal",
+            "cycle": cyc.as_dict() if cyc else None, "lead_in": lead.length if lead else 0}
+
+
 def sign(x: int) -> int:
     return (x > 0) - (x < 0)
 

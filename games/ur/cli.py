@@ -86,19 +86,47 @@ _cache_option = click.option("--cache", type=click.Path(file_okay=False), defaul
                              help="Table cache directory (default: $SOLVER_CACHE_DIR or ~/.cache/gamesolver).")
 
 
+def missing_table_message(options: UrOptions, where: Path, given: bool) -> str:
+    """Why a query does not build the table at ``where`` itself (``given``: named by --table)."""
+    out = f" --out {where}" if given else ""
+    return (f"no solved table for pieces={options.pieces} at {where}; build it first with "
+            f"'solver ur solve --pieces {options.pieces}{out}'"
+            + (" (large)" if options.pieces > AUTO_BUILD_MAX_PIECES else ""))
+
+
 def _table(options: UrOptions, table_dir: str | None, cache: str | None = None) -> Any:
     """The table a query reads. A query never writes where ``--table`` points, and a large solve
     never starts as its side effect: only a small table missing from the cache is built."""
     where = Path(table_dir) if table_dir is not None else default_table_dir(options, cache)
     if table_dir is not None or options.pieces > AUTO_BUILD_MAX_PIECES:
         if not (where / "header.json").is_file():
-            out = f" --out {where}" if table_dir is not None else ""
-            raise InputError(
-                f"no solved table for pieces={options.pieces} at {where}; build it first with "
-                f"'solver ur solve --pieces {options.pieces}{out}'"
-                + (" (large)" if options.pieces > AUTO_BUILD_MAX_PIECES else "")
-            )
+            raise InputError(missing_table_message(options, where, table_dir is not None))
     return load_table(options, where, log=_log)
+
+
+def best_move_answer(options: UrOptions, pos: Position, roll: int, ranked: list[Any]) -> dict[str, Any]:
+    """``best-move --json`` from the ranked ``choices`` for ``roll`` (the server answers the same)."""
+    board = options.board
+    return {
+        "position": format_position(pos, board),
+        "to_move": pos.to_move,
+        "roll": options.dice.rolls[roll].name,
+        "value": ranked[0].value,
+        "best": ranked[0].action.describe(board),
+        "actions": [{"action": c.action.describe(board), "value": c.value} for c in ranked],
+    }
+
+
+def analyze_answer(options: UrOptions, table: Any, pos: Position) -> dict[str, Any]:
+    """``analyze --json``: the value before rolling and each roll's best action."""
+    mine, theirs = pos.mover_relative()
+    rows = []
+    for i, roll in enumerate(options.dice.rolls):
+        best = choices(options, table, pos, i)[0]
+        rows.append({"roll": roll.name, "probability": roll.probability,
+                     "best": best.action.describe(options.board), "value": best.value})
+    return {"position": format_position(pos, options.board), "to_move": pos.to_move,
+            "value": state_value(options, table, mine, theirs), "rolls": rows}
 
 
 @click.group(epilog=example("solver ur best-move start --roll gold+gold --pieces 2"))
@@ -317,14 +345,7 @@ def best_move(position: str, roll: str, pieces: int, board_file: str | None, dic
     best = ranked[0]
     board = options.board
     if as_json:
-        click.echo(json.dumps({
-            "position": format_position(pos, board),
-            "to_move": pos.to_move,
-            "roll": options.dice.rolls[r].name,
-            "value": best.value,
-            "best": best.action.describe(board),
-            "actions": [{"action": c.action.describe(board), "value": c.value} for c in ranked],
-        }))
+        click.echo(json.dumps(best_move_answer(options, pos, r, ranked)))
         return
     click.echo(f"{pos.to_move} to move, roll {options.dice.rolls[r].name}: {best.action.describe(board)}")
     click.echo(f"value for {pos.to_move}: {best.value:+.6f}  (P(win) - P(loss))")
@@ -350,20 +371,20 @@ def analyze(position: str, pieces: int, board_file: str | None, dice_file: str |
     options = _opts(pieces, board_file, dice_file)
     pos = parse(position, options)
     table = _table(options, table_dir, cache)
-    mine, theirs = pos.mover_relative()
-    value = state_value(options, table, mine, theirs)
-    rows = []
-    for i, roll in enumerate(options.dice.rolls):
-        best = choices(options, table, pos, i)[0]
-        rows.append({"roll": roll.name, "probability": roll.probability,
-                     "best": best.action.describe(options.board), "value": best.value})
+    answer = analyze_answer(options, table, pos)
     if as_json:
-        click.echo(json.dumps({"position": format_position(pos, options.board), "to_move": pos.to_move,
-                               "value": value, "rolls": rows}))
+        click.echo(json.dumps(answer))
         return
-    click.echo(f"{format_position(pos, options.board)}: value for {pos.to_move} before rolling {value:+.6f}")
-    for row in rows:
+    click.echo(f"{answer['position']}: value for {pos.to_move} before rolling {answer['value']:+.6f}")
+    for row in answer["rolls"]:
         click.echo(f"  {row['roll']:<14} p={row['probability']:<7g} {row['value']:+.6f}  {row['best']}")
+
+
+def show_answer(options: UrOptions, pos: Position) -> dict[str, Any]:
+    """``show --json``: the tiles each side holds and the side to move."""
+    names = options.board.names
+    return {"position": format_position(pos, options.board), "to_move": pos.to_move,
+            "X": sorted(names[i] for i in pos.x), "O": sorted(names[i] for i in pos.o)}
 
 
 @ur.command(epilog=example('solver ur show "X:A1,B4 O:C7 X"'))
@@ -383,9 +404,7 @@ def show(position: str, pieces: int, board_file: str | None, dice_file: str | No
     options = _opts(pieces, board_file, dice_file)
     pos = parse(position, options)
     if as_json:
-        names = options.board.names
-        click.echo(json.dumps({"position": format_position(pos, options.board), "to_move": pos.to_move,
-                               "X": sorted(names[i] for i in pos.x), "O": sorted(names[i] for i in pos.o)}))
+        click.echo(json.dumps(show_answer(options, pos)))
         return
     click.echo(diagram(pos, options))
 

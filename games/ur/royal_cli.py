@@ -51,15 +51,25 @@ def lookup(rules: royal.RuleSet, table: str | None) -> tuple[Callable[[royal.Sta
     try:
         solved = load_royal_table(rules, where, build=build, log=_log)
     except MissingTableError:
-        hint = "" if table is None else f" --out {table}"
-        raise MissingTableError(
-            f"no solved table for {rules.name} with {rules.pieces} pieces at {where}; build it first with "
-            f"'solver ur solve --rules {rules.name} --pieces {rules.pieces}{hint}'") from None
+        raise MissingTableError(missing_table_message(rules, where, table)) from None
+    return table_lookup(rules, solved), str(solved.path)
+
+
+def missing_table_message(rules: royal.RuleSet, where: Path, given: str | None = None) -> str:
+    """Why a query does not build the rule set's table at ``where`` itself (``given``: --table)."""
+    hint = "" if given is None else f" --out {given}"
+    return (f"no solved table for {rules.name} with {rules.pieces} pieces at {where}; build it first with "
+            f"'solver ur solve --rules {rules.name} --pieces {rules.pieces}{hint}'")
+
+
+def table_lookup(rules: royal.RuleSet, solved: Any) -> Callable[[royal.State], float]:
+    """A state's mover win chance read from an opened table of the rule set."""
     values = solved["value"]
-    return (lambda s: float((1.0 + float(values[state_rank(rules, s)])) / 2.0)), str(solved.path)
+    return lambda s: float((1.0 + float(values[state_rank(rules, s)])) / 2.0)
 
 
-def _roll(rules: royal.RuleSet, roll: str) -> int:
+def parse_roll(rules: royal.RuleSet, roll: str) -> int:
+    """The number rolled, checked against the rule set's dice (InputError naming the rolls it has)."""
     allowed = [r for r, _ in rules.roll_probabilities]
     try:
         value = int(roll)
@@ -124,14 +134,12 @@ def show_cmd(rules: royal.RuleSet, position: str) -> None:
 
 def best_move_cmd(rules: royal.RuleSet, position: str, roll: str, table: str | None, as_json: bool) -> None:
     pos = royal.parse(position, rules)
-    r = _roll(rules, roll)
+    r = parse_roll(rules, roll)
     look, _ = lookup(rules, table)
     ranked = royal_choices(rules, look, pos.state(), r)
     who = royal.SIDE_NAMES[pos.to_move]
     if as_json:
-        click.echo(json.dumps({"position": royal.format_position(pos, rules), "roll": r,
-                               "moves": [{"move": describe(c.move, rules, pos.to_move),
-                                          "win_probability": c.win_probability} for c in ranked]}))
+        click.echo(json.dumps(best_move_answer(rules, pos, r, ranked)))
         return
     if not ranked:
         click.echo(f"{who} to move, roll {r}: no legal move, the turn passes")
@@ -143,11 +151,17 @@ def best_move_cmd(rules: royal.RuleSet, position: str, roll: str, table: str | N
         click.echo(f"  also {describe(c.move, rules, pos.to_move)}: {100 * c.win_probability:.4f} %")
 
 
-def analyze_cmd(rules: royal.RuleSet, position: str, table: str | None, as_json: bool) -> None:
-    pos = royal.parse(position, rules)
-    look, source = lookup(rules, table)
+def best_move_answer(rules: royal.RuleSet, pos: royal.Position, roll: int, ranked: list[Any]) -> dict[str, Any]:
+    """``best-move --json`` from the ranked ``royal_choices`` (the server answers the same)."""
+    return {"position": royal.format_position(pos, rules), "roll": roll,
+            "moves": [{"move": describe(c.move, rules, pos.to_move), "win_probability": c.win_probability}
+                      for c in ranked]}
+
+
+def analyze_answer(rules: royal.RuleSet, pos: royal.Position, look: Callable[[royal.State], float],
+                   source: str) -> dict[str, Any]:
+    """``analyze --json``: the mover's chance before rolling and each roll's best move."""
     state = pos.state()
-    p = look(state)
     rows: list[dict[str, Any]] = []
     for roll, prob in rules.roll_probabilities:
         ranked = royal_choices(rules, look, state, roll)
@@ -157,13 +171,21 @@ def analyze_cmd(rules: royal.RuleSet, position: str, table: str | None, as_json:
         else:
             rows.append({"roll": roll, "probability": float(prob), "best": "pass",
                          "win_probability": 1.0 - look(state.swapped())})
+    return {"position": royal.format_position(pos, rules), "to_move": pos.to_move,
+            "win_probability": look(state), "rolls": rows, "table": source}
+
+
+def analyze_cmd(rules: royal.RuleSet, position: str, table: str | None, as_json: bool) -> None:
+    pos = royal.parse(position, rules)
+    look, source = lookup(rules, table)
+    answer = analyze_answer(rules, pos, look, source)
     who = royal.SIDE_NAMES[pos.to_move]
     if as_json:
-        click.echo(json.dumps({"position": royal.format_position(pos, rules), "to_move": pos.to_move,
-                               "win_probability": p, "rolls": rows, "table": source}))
+        click.echo(json.dumps(answer))
         return
+    p = answer["win_probability"]
     click.echo(f"{royal.format_position(pos, rules)}: {who} wins {100 * p:.4f} % before rolling")
-    for row in rows:
+    for row in answer["rolls"]:
         click.echo(f"  roll {row['roll']} p={row['probability']:<7g} {100 * row['win_probability']:8.4f} %  "
                    f"{row['best']}")
 
