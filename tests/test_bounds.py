@@ -154,3 +154,25 @@ def test_stored_graph_bounds_equal_the_generated_ones(tmp_path) -> None:
     a = certify(game, values, 1e-6, threads=1, tighten_sweeps=5)
     b = certify(game, values, 1e-6, threads=1, tighten_sweeps=5, graph=build_graph(game))
     assert np.array_equal(a.lower, b.lower) and np.array_equal(a.upper, b.upper)
+
+
+def test_solve_certify_records_the_bound_and_analyze_shows_it(tmp_path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from gamesolver.solver.cli import cli
+
+    o = mini_options(tmp_path, 4)
+    common = ["--pieces", "4", "--board", o.board_file]
+    out = tmp_path / "t"
+    res = CliRunner().invoke(cli, ["ur", "solve", *common, "--out", str(out), "--tolerance", "1e-6", "--certify",
+                                   "--json"])
+    assert res.exit_code == 0, res.output
+    cert = json.loads(res.stdout)["certified"]
+    assert cert["endless_margin"] == 0.0 and 0 < cert["bound"] < 1e-4
+    res = CliRunner().invoke(cli, ["ur", "analyze", "start", *common, "--table", str(out)])
+    assert res.exit_code == 0, res.output
+    assert f"± {cert['bound']:.2g} (proven)" in res.output
+    res = CliRunner().invoke(cli, ["ur", "analyze", "start", *common, "--table", str(out), "--json"])
+    assert json.loads(res.stdout)["bound"] == cert["bound"]

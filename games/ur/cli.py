@@ -125,8 +125,10 @@ def analyze_answer(options: UrOptions, table: Any, pos: Position) -> dict[str, A
         best = choices(options, table, pos, i)[0]
         rows.append({"roll": roll.name, "probability": roll.probability,
                      "best": best.action.describe(options.board), "value": best.value})
+    bound = table.meta.get("certified", {}).get("bound")
     return {"position": format_position(pos, options.board), "to_move": pos.to_move,
-            "value": state_value(options, table, mine, theirs), "rolls": rows}
+            "value": state_value(options, table, mine, theirs), "rolls": rows,
+            **({"bound": bound} if bound is not None else {})}
 
 
 @click.group(epilog=example("solver ur best-move start --roll gold+gold --pieces 2"))
@@ -194,10 +196,12 @@ _graph_option = click.option(
                    "iteration from zero; policy (experimental): Krylov evaluations of the greedy policy. "
                    "Every method ends with the endless check and its repair (see docs/ur.md).")
 @_graph_option
+@click.option("--certify", "certified", is_flag=True,
+              help="Also prove an interval around every value and record it in the table (analyze shows it).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (the progress log stays on stderr).")
 @_rules_option
 def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: str | None, cache: str | None,
-              tolerance: float | None, threads: int | None, method: str, graph: str, as_json: bool,
+              tolerance: float | None, threads: int | None, method: str, graph: str, certified: bool, as_json: bool,
               rules_name: str) -> None:
     """Solve every state by value iteration and write the table (resumes a stopped run)."""
     if threads is not None and threads < 1:
@@ -210,6 +214,9 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
         if click.get_current_context().get_parameter_source("method") != click.core.ParameterSource.DEFAULT:
             raise InputError("--method applies to the fort rules; RoyalUr's rule sets are solved by plain "
                              "float64 sweeps, tier group after tier group")
+        if certified:
+            raise InputError("--certify applies to the fort rules; RoyalUr's rule sets are solved tier by tier, "
+                             "where play never returns")
         return royal_cli.solve_cmd(rules, out, tolerance, threads, graph, as_json)
     options = _opts(pieces, board_file, dice_file)
     tolerance = DEFAULT_TOLERANCE if tolerance is None else tolerance
@@ -217,12 +224,13 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
         raise InputError("--out and --cache both say where the table goes; give one of them")
     if out is None and cache is not None:
         out = str(default_table_dir(options, cache))
-    table = solve(options, out, tolerance=tolerance, threads=threads, method=method, graph=graph, log=_log)
+    table = solve(options, out, tolerance=tolerance, threads=threads, method=method, graph=graph, log=_log,
+                  certified=certified)
     start = state_value(options, table, frozenset(), frozenset())
     m = table.meta
     if as_json:
         keys = ("sweeps", "method", "residual", "tolerance", "policy_products", "policy_sweeps", "endless_check",
-                "endless_repairs")
+                "endless_repairs", "graph", "bytes_per_state", "solve_seconds_this_run", "certified")
         click.echo(json.dumps({"pieces": pieces, "states": table.state_count, "table": str(table.path),
                                "start_value": start, **{k: m[k] for k in keys if k in m}}, default=str))
         return
@@ -234,7 +242,9 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
     repaired = f" after {m['endless_repairs']} discounted repair" if m.get("endless_repairs") else ""
     click.echo(f"endless check (eps {check['eps']:g}): "
                + ("passed" if check["flagged"] == 0 else f"FAILED in {check['flagged']:,} states") + repaired)
-    click.echo(f"value of start for the first player: {start:+.6f}")
+    bound = m.get("certified", {}).get("bound")
+    click.echo(f"value of start for the first player: {start:+.6f}"
+               + (f" ± {bound:.2g} (proven)" if bound is not None else ""))
     click.echo(f"table: {table.path}")
 
 
@@ -375,7 +385,8 @@ def analyze(position: str, pieces: int, board_file: str | None, dice_file: str |
     if as_json:
         click.echo(json.dumps(answer))
         return
-    click.echo(f"{answer['position']}: value for {pos.to_move} before rolling {answer['value']:+.6f}")
+    proven = f" ± {answer['bound']:.2g} (proven)" if "bound" in answer else ""
+    click.echo(f"{answer['position']}: value for {pos.to_move} before rolling {answer['value']:+.6f}{proven}")
     for row in answer["rolls"]:
         click.echo(f"  {row['roll']:<14} p={row['probability']:<7g} {row['value']:+.6f}  {row['best']}")
 

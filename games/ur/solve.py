@@ -16,6 +16,7 @@ from gamesolver.games.ur import kernel
 from gamesolver.games.ur.engine import Action, actions, terminal_value
 from gamesolver.games.ur.notation import Position
 from gamesolver.games.ur.rules import UrOptions
+from gamesolver.solver.bounds import certify
 from gamesolver.solver.paths import cache_dir
 from gamesolver.solver.stochastic import (  # noqa: F401  (re-exported for the CLI and tests)
     DEFAULT_TOLERANCE,
@@ -59,14 +60,22 @@ def solve(
     graph: str = "auto",
     show_progress: bool | None = None,
     log: Any = None,
+    certified: bool = False,
 ) -> Table:
     """Solve and write the table at ``out`` (default: the cache); resumes from the checkpoint a
-    stopped run left there. ``method`` and ``graph``: see ``solver.stochastic.solve_values``."""
+    stopped run left there. ``method`` and ``graph``: see ``solver.stochastic.solve_values``.
+    ``certified``: also prove an interval around every value (``solver.bounds.certify``) and
+    record its figures in the header's ``certified``."""
     root = Path(out) if out is not None else default_table_dir(options)
     game = kernel(options)
     header = options.header()
     solved = solve_values(game, root, header, tolerance=tolerance, threads=threads, max_sweeps=max_sweeps,
                           method=method, graph=graph, show_progress=show_progress, log=log)
+    meta = {**solved.meta, "board_file": options.board.source}
+    if certified:
+        cert = certify(game, solved.values, tolerance, threads or default_threads(), show_progress=show_progress,
+                       log=log)
+        meta["certified"] = cert.summary()
     table = write_table(
         root,
         game=GAME,
@@ -76,7 +85,7 @@ def solve(
         state_count=game.state_count,
         arrays={"value": solved.values, "tier_offsets": game.tier_offsets()},
         options=header,
-        meta={**solved.meta, "board_file": options.board.source},
+        meta=meta,
         seconds=solved.seconds,
     )
     return open_table(table)
