@@ -579,18 +579,8 @@ cdef void bounds_backup(StochasticGame game, const int32_t* c, const count_t* cn
         vl = -2.0
         vh = -2.0
         for i in range(cnt[k]):
-            cc = c[i]
-            if cc >= 0:
-                a = L[cc]
-                b = U[cc]
-            elif cc == SG_WIN:
-                a = b = 1.0
-            elif cc == SG_LOSS:
-                a = b = -1.0
-            else:
-                t = -(<int64_t> cc) - 1
-                a = -(<double> U[t])
-                b = -(<double> L[t])
+            a = low_term(c[i], L, U)
+            b = low_term(c[i], U, L)  # the optimistic count: the same with the bounds' roles swapped
             if a > vl:
                 vl = a
             if b > vh:
@@ -703,15 +693,7 @@ def bounds_sweep(StochasticGame game, real[::1] L, real[::1] U, int threads=1, i
 # removed node, takes for each roll the near-best action that leaves soonest.
 
 cdef inline double value_term(int32_t cc, const real* V) noexcept nogil:
-    if cc >= 0:
-        return V[cc]
-    if cc == SG_WIN:
-        return 1.0
-    if cc == SG_LOSS:
-        return -1.0
-    if cc == SG_NOCODE:
-        return 0.0
-    return -(<double> V[-(<int64_t> cc) - 1])
+    return low_term(cc, V, V)
 
 
 cdef inline int leaves_before(int32_t cc, const int32_t* Rsame, const int32_t* Rother, int32_t k) noexcept nogil:
