@@ -21,6 +21,7 @@ cnp.import_array()
 
 cdef extern from *:
     int __builtin_ctz(unsigned int) nogil
+    int32_t __sync_add_and_fetch(int32_t*, int32_t) nogil
 
 ctypedef fused count_t:  # codes per group: int as generated, uint8_t as stored
     int
@@ -685,12 +686,13 @@ def bounds_sweep(StochasticGame game, real[::1] L, real[::1] U, int threads=1, i
 # ---- the certificate's strategy: progress toward the end among near-best actions ---------------
 #
 # Nodes are (state, side): RP[s] for the certified side to move in s, RQ[s] for its opponent. A
-# pass k removes the nodes from which play can be made to leave the set before pass k: a node of
-# the certified side when, for some roll, one of its near-best actions ends the game or leads to
-# a node removed earlier; an opponent's node when, for some roll, every action does. The number
-# of the pass that removed a node is its rank (0: never removed). What stays, when a pass removes
-# nothing, holds every place where play can last for ever against the strategy that, at a
-# removed node, takes for each roll the near-best action that leaves soonest.
+# pass removes the nodes from which play can be made to leave the set: a node of the certified
+# side when, for some roll, one of its near-best actions ends the game or leads to a node removed
+# already; an opponent's node when, for some roll, every action does. A removed node's rank is
+# one more than every rank given before it (a counter shared by the threads), so a node's
+# reason to leave always has a smaller rank (0: never removed). Passes repeat until one removes
+# nothing: what stays holds every place where play can last for ever against the strategy that,
+# at a removed node, takes for each roll a near-best action towards a smaller rank.
 
 cdef inline double value_term(int32_t cc, const real* V) noexcept nogil:
     return low_term(cc, V, V)
@@ -725,11 +727,13 @@ cdef int roll_codes(StochasticGame game, const int32_t* c, const count_t* cnt, i
 
 
 cdef int rank_state(StochasticGame game, const int32_t* c, const count_t* cnt, const real* V, double eps,
-                    int64_t s, int32_t* RP, int32_t* RQ, int32_t k, const int32_t* pol, int32_t* buf) noexcept nogil:
+                    int64_t s, int32_t* RP, int32_t* RQ, int32_t* counter, const int32_t* pol,
+                    int32_t* buf) noexcept nogil:
     cdef int G = game.ngroups, g, i, r, n, removed = 0, out_p = 0, out_q = 0, all_leave
     cdef const int32_t* start[32]
     cdef const int32_t* p = c
     cdef double best, w
+    cdef int32_t k = 2147483647  # any node removed so far
     for g in range(G):
         start[g] = p
         p += cnt[g]
@@ -759,25 +763,26 @@ cdef int rank_state(StochasticGame game, const int32_t* c, const count_t* cnt, c
                     break
             out_q = all_leave
     if out_p and RP[s] == 0:
-        RP[s] = k
+        RP[s] = __sync_add_and_fetch(counter, 1)
         removed += 1
     if out_q and RQ[s] == 0:
-        RQ[s] = k
+        RQ[s] = __sync_add_and_fetch(counter, 1)
         removed += 1
     return removed
 
 
-def rank_pass(StochasticGame game, const real[::1] V, double eps, int32_t[::1] RP, int32_t[::1] RQ, int32_t k,
-              int threads=1, int32_t[:, ::1] policy=None):
-    """Pass ``k`` (1, 2, ...) of the ranking above, in place; returns how many nodes it removed.
-    ``V``: the values that say which actions are near-best (within ``eps``); with ``policy`` the
-    certified side's action is the policy's instead. Removals in this pass count only from the
-    next, so ranks order the removals strictly."""
+def rank_pass(StochasticGame game, const real[::1] V, double eps, int32_t[::1] RP, int32_t[::1] RQ,
+              int32_t[::1] counter, int threads=1, int32_t[:, ::1] policy=None):
+    """One pass of the ranking above, in place; returns how many nodes it removed. ``counter``
+    (one entry, 0 before the first pass) holds the last rank given. ``V``: the values that say
+    which actions are near-best (within ``eps``); with ``policy`` the certified side's action is
+    the policy's instead."""
     game.ready()
     if V.shape[0] != game.total or RP.shape[0] != game.total or RQ.shape[0] != game.total:
         raise ValueError("value or rank array does not fit the state space")
-    if k < 1:
-        raise ValueError("passes are numbered from 1")
+    if counter.shape[0] != 1 or 2 * game.total >= 2147483647:
+        raise ValueError("one counter, and fewer than 2**30 states")
+    cdef int32_t* ctr = &counter[0]
     cdef const int32_t* P = policy_rows(game, policy)
     cdef int nt = max(1, threads), t, tid, R = game.nrolls
     cdef int64_t* removed = <int64_t*> malloc(nt * 8 * sizeof(int64_t))
@@ -796,7 +801,7 @@ def rank_pass(StochasticGame game, const real[::1] V, double eps, int32_t[::1] R
                     continue
                 tid = threadid()
                 game.generate(s, &outs[tid])
-                removed[tid * 8] += rank_state(game, outs[tid].codes, outs[tid].counts, Vp, eps, s, A, B, k,
+                removed[tid * 8] += rank_state(game, outs[tid].codes, outs[tid].counts, Vp, eps, s, A, B, ctr,
                                                (P + s * R) if P != NULL else NULL, bufs + tid * SG_MAX_OUTCOMES)
         for t in range(nt):
             total += removed[t * 8]
@@ -810,8 +815,8 @@ def rank_pass(StochasticGame game, const real[::1] V, double eps, int32_t[::1] R
 def attractor_policy(StochasticGame game, const real[::1] V, double eps, const int32_t[::1] RP,
                      const int32_t[::1] RQ, int32_t[:, ::1] policy, int threads=1):
     """The certified side's strategy from the ranks: for each state and roll, at a removed node
-    the best of the near-best actions that leave before the node's own pass (where the roll has
-    one), else the best action by ``V``."""
+    the best of the near-best actions that end the game or lead to a smaller rank (where the roll
+    has one), else the best action by ``V``."""
     game.ready()
     if V.shape[0] != game.total or RP.shape[0] != game.total or RQ.shape[0] != game.total:
         raise ValueError("value or rank array does not fit the state space")

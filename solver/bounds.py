@@ -74,20 +74,21 @@ def _outward(values: np.ndarray, d: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _ranks(game: Any, values: np.ndarray, eps: float, threads: int, policy: np.ndarray | None,
-           show_progress: bool | None, label: str) -> tuple[np.ndarray, np.ndarray]:
-    """The pass at which each node (state, side) leaves the set where play can last for ever
-    (``_stochastic.rank_pass``), 0 for the nodes that never do."""
+           show_progress: bool | None, label: str) -> tuple[np.ndarray, np.ndarray, int]:
+    """The rank at which each node (state, side) leaves the set where play can last for ever
+    (``_stochastic.rank_pass``), 0 for the nodes that never do; and the passes it took."""
     n = game.state_count
     RP = np.zeros(n, dtype=np.int32)
     RQ = np.zeros(n, dtype=np.int32)
-    k = 0
+    counter = np.zeros(1, dtype=np.int32)
+    passes = 0
     with progress(2 * n, label, enabled=show_progress) as bar:
         while True:
-            k += 1
-            removed = kernels.rank_pass(game, values, eps, RP, RQ, k, threads=threads, policy=policy)
+            passes += 1
+            removed = kernels.rank_pass(game, values, eps, RP, RQ, counter, threads=threads, policy=policy)
             bar.update(removed)
             if not removed:
-                return RP, RQ
+                return RP, RQ, passes
 
 
 def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
@@ -145,8 +146,8 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
             bar.note(f"bounds: widest interval {gap:.3g}")
             if moved < tolerance / 1000:
                 break
-    RP, RQ = _ranks(game, values, tolerance, threads, policy, show_progress, "bounds: where play can last for ever")
-    passes = int(max(RP.max(), RQ.max()))
+    RP, RQ, passes = _ranks(game, values, tolerance, threads, policy, show_progress,
+                            "bounds: where play can last for ever")
     ZP, ZQ = RP == 0, RQ == 0
     trapped = int(ZP.sum(dtype=np.int64) + ZQ.sum(dtype=np.int64))
     m = 0.0
