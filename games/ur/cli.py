@@ -27,6 +27,7 @@ from gamesolver.games.ur.solve import (
     default_threads,
     endless_check,
     load_table,
+    ray_engine,
     solve,
     state_value,
     tier_counts,
@@ -34,6 +35,7 @@ from gamesolver.games.ur.solve import (
 from gamesolver.solver.errors import InputError
 from gamesolver.solver.report import example
 
+BACKENDS = ("cpu", "ray", "gpu")  # gpu: named only to say that it does not exist in this version
 AUTO_BUILD_MAX_PIECES = 3  # queries solve missing tables up to this size on their own (seconds)
 
 
@@ -165,19 +167,30 @@ _graph_option = click.option(
                    "iteration from zero; policy (experimental): Krylov evaluations of the greedy policy. "
                    "Every method ends with the endless check and its repair (see docs/ur.md).")
 @_graph_option
+@click.option("--backend", type=click.Choice(BACKENDS), default="cpu", show_default=True,
+              help="cpu: this process's threads; ray: each sweep split by rank range across the workers of "
+                   "a Ray cluster (pip install \"gamesolver[ray]\"; docs/ur.md shows how to start one).")
+@click.option("--address", default=None,
+              help="With --backend ray: the cluster to join (e.g. 10.0.0.1:6379, or 'auto' for the one "
+                   "'ray start' began here); default: a local Ray on this machine.")
+@click.option("--workers", type=int, default=None,
+              help="With --backend ray: Ray actors, each sweeping one rank range with --threads threads "
+                   "(default: one per node, with the smallest node's CPUs as threads).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (the progress log stays on stderr).")
 @_rules_option
 def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: str | None, cache: str | None,
-              tolerance: float | None, threads: int | None, method: str, graph: str, as_json: bool,
-              rules_name: str) -> None:
+              tolerance: float | None, threads: int | None, method: str, graph: str, backend: str,
+              address: str | None, workers: int | None, as_json: bool, rules_name: str) -> None:
     """Solve every state by value iteration and write the table (resumes a stopped run)."""
     if threads is not None and threads < 1:
         raise InputError("--threads must be at least 1")
+    _check_backend(backend, address, workers, method)
     rules = _royal(rules_name, pieces)
     if rules is not None:
         from gamesolver.games.ur import royal_cli
 
-        _fort_only(rules, board=board_file, dice=dice_file, cache=cache)
+        _fort_only(rules, board=board_file, dice=dice_file, cache=cache,
+                   backend=None if backend == "cpu" else backend)
         if click.get_current_context().get_parameter_source("method") != click.core.ParameterSource.DEFAULT:
             raise InputError("--method applies to the fort rules; RoyalUr's rule sets are solved by plain "
                              "float64 sweeps, tier group after tier group")
@@ -188,7 +201,11 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
         raise InputError("--out and --cache both say where the table goes; give one of them")
     if out is None and cache is not None:
         out = str(default_table_dir(options, cache))
-    table = solve(options, out, tolerance=tolerance, threads=threads, method=method, graph=graph, log=_log)
+    if backend == "ray":
+        with ray_engine(options, address=address, workers=workers, threads=threads, log=_log) as engine:
+            table = solve(options, out, tolerance=tolerance, method=method, log=_log, engine=engine)
+    else:
+        table = solve(options, out, tolerance=tolerance, threads=threads, method=method, graph=graph, log=_log)
     start = state_value(options, table, frozenset(), frozenset())
     m = table.meta
     if as_json:
@@ -207,6 +224,27 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
                + ("passed" if check["flagged"] == 0 else f"FAILED in {check['flagged']:,} states") + repaired)
     click.echo(f"value of start for the first player: {start:+.6f}")
     click.echo(f"table: {table.path}")
+
+
+def _check_backend(backend: str, address: str | None, workers: int | None, method: str) -> None:
+    """The backend options, checked before anything starts (Ray's start-up takes seconds)."""
+    if backend == "gpu":
+        raise InputError("no GPU backend exists in this version of gamesolver; use --backend cpu (this "
+                         "machine's threads) or --backend ray (a Ray cluster)")
+    if backend != "ray":
+        for name, value in (("address", address), ("workers", workers)):
+            if value is not None:
+                raise InputError(f"--{name} applies to --backend ray")
+        return
+    if workers is not None and workers < 1:
+        raise InputError("--workers must be at least 1")
+    if method == "policy":
+        raise InputError("--backend ray runs the walk and plain sweeps; --method policy is not distributed")
+    if click.get_current_context().get_parameter_source("graph") != click.core.ParameterSource.DEFAULT:
+        raise InputError("--graph applies to --backend cpu; the ray workers generate the outcomes in every sweep")
+    from gamesolver.solver.distributed import import_ray
+
+    import_ray()  # without Ray: one line naming the extra
 
 
 @ur.command("check", epilog=example("solver ur check --pieces 3 --table ur-k3"))

@@ -7,6 +7,7 @@ are the game's values.
 """
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,14 +60,16 @@ def solve(
     graph: str = "auto",
     show_progress: bool | None = None,
     log: Any = None,
+    engine: Any = None,
 ) -> Table:
     """Solve and write the table at ``out`` (default: the cache); resumes from the checkpoint a
-    stopped run left there. ``method`` and ``graph``: see ``solver.stochastic.solve_values``."""
+    stopped run left there. ``method``, ``graph`` and ``engine`` (e.g. ``ray_engine``): see
+    ``solver.stochastic.solve_values``."""
     root = Path(out) if out is not None else default_table_dir(options)
     game = kernel(options)
     header = options.header()
     solved = solve_values(game, root, header, tolerance=tolerance, threads=threads, max_sweeps=max_sweeps,
-                          method=method, graph=graph, show_progress=show_progress, log=log)
+                          method=method, graph=graph, show_progress=show_progress, log=log, engine=engine)
     table = write_table(
         root,
         game=GAME,
@@ -80,6 +83,17 @@ def solve(
         seconds=solved.seconds,
     )
     return open_table(table)
+
+
+def ray_engine(options: UrOptions, *, address: str | None = None, workers: int | None = None,
+               threads: int | None = None, log: Any = None, **init: Any) -> Any:
+    """A ``solver.distributed.RayEngine`` for these options: every actor builds the fort rules'
+    generator from the options (the game's C state does not pickle). Close it (or use ``with``)
+    to end the actors. ``init``: further ``ray.init`` arguments (a local cluster's ``num_cpus``)."""
+    from gamesolver.solver.distributed import RayEngine
+
+    return RayEngine(functools.partial(kernel, options), kernel(options), workers=workers, threads=threads,
+                     address=address, log=log, init_options=init or None)
 
 
 def load_table(
