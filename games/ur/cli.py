@@ -7,6 +7,7 @@ fort rules (the default) or one of RoyalUr's rule sets, whose side lives in ``ga
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any, Callable
@@ -15,6 +16,7 @@ import click
 import numpy as np
 
 from gamesolver.games.ur import kernel
+from gamesolver.games.ur.engine import actions
 from gamesolver.solver.outcomes import GRAPH_CHOICES, Regenerated, build_graph, want_graph
 from gamesolver.games.ur.notation import Position, diagram, format_position, parse
 from gamesolver.games.ur.rules import MAX_PIECES, UrOptions
@@ -30,9 +32,11 @@ from gamesolver.games.ur.solve import (
     ray_engine,
     solve,
     state_value,
+    stored_state_count,
     tier_counts,
 )
-from gamesolver.solver.errors import InputError
+from gamesolver.solver.errors import InputError, MissingTableError
+from gamesolver.solver.stochastic import TYPICAL_SWEEPS
 from gamesolver.solver.report import example
 
 BACKENDS = ("cpu", "ray", "gpu")  # gpu: named only to say that it does not exist in this version
@@ -87,19 +91,61 @@ _cache_option = click.option("--cache", type=click.Path(file_okay=False), defaul
                              help="Table cache directory (default: $SOLVER_CACHE_DIR or ~/.cache/gamesolver).")
 
 
-def _table(options: UrOptions, table_dir: str | None, cache: str | None = None) -> Any:
+def _table(options: UrOptions, table_dir: str | None, cache: str | None = None, as_json: bool = False) -> Any:
     """The table a query reads. A query never writes where ``--table`` points, and a large solve
     never starts as its side effect: only a small table missing from the cache is built."""
     where = Path(table_dir) if table_dir is not None else default_table_dir(options, cache)
     if table_dir is not None or options.pieces > AUTO_BUILD_MAX_PIECES:
         if not (where / "header.json").is_file():
-            out = f" --out {where}" if table_dir is not None else ""
-            raise InputError(
-                f"no solved table for pieces={options.pieces} at {where}; build it first with "
-                f"'solver ur solve --pieces {options.pieces}{out}'"
-                + (" (large)" if options.pieces > AUTO_BUILD_MAX_PIECES else "")
-            )
+            _missing_table(options, where, table_dir is not None, as_json)
     return load_table(options, where, log=_log)
+
+
+CLUSTER_CORES = 64  # the cluster the missing-table message prices a solve on (e.g. 4 nodes of 16)
+
+
+def _missing_table(options: UrOptions, where: Path, named: bool, as_json: bool) -> None:
+    """Exit 1 with what building the missing table would take: one sweep rate measured now on
+    this machine, times the sweeps such solves need (``solver.projection``), here and on a Ray
+    cluster, and the commands that build it. With ``as_json`` the same as a JSON object."""
+    from gamesolver.solver.projection import RAY_WORKER_EFFICIENCY, Projection, duration, seconds_per_state, span
+
+    k = options.pieces
+    cores = default_threads()
+    # the unmirrored generator: the mirrored one indexes every placement first (minutes for K = 7)
+    plain = kernel(dataclasses.replace(options, mirror=False))
+    p = Projection(stored_state_count(options), seconds_per_state(plain), plain.roll_count)
+    here, cluster = p.solve_seconds(cores), p.solve_seconds(CLUSTER_CORES, RAY_WORKER_EFFICIENCY)
+    out = f" --out {where}" if named else ""
+    commands = [f"solver ur solve --pieces {k}{out}",
+                f"solver ur solve --pieces {k}{out} --backend ray --address HEAD:6379"]
+    text = (f"no solved table for pieces={k} at {where}. Building it means sweeping {p.states:,} states "
+            f"some {TYPICAL_SWEEPS[0]}-{TYPICAL_SWEEPS[1]} times: one sweep takes about "
+            f"{duration(p.sweep_seconds(cores))} on this machine ({cores} cores, {p.per_state * 1e6:.1f} us a "
+            f"state and core, measured just now), the whole solve about {span(here)} here and about "
+            f"{span(cluster)} on a Ray cluster of {CLUSTER_CORES} worker cores; values "
+            f"{p.value_bytes / 2**30:.2f} GiB. Build it with '{commands[0]}', or on a cluster with "
+            f"'{commands[1]}' (docs/ur.md says how to start one)")
+    if as_json:
+        click.echo(json.dumps({"error": text, "missing_table": str(where), "pieces": k, "commands": commands,
+                               "projection": p.as_dict(cores, CLUSTER_CORES)}))
+        raise SystemExit(1)
+    raise MissingTableError(text)
+
+
+def _nobody_wins(options: UrOptions) -> str | None:
+    """Why no game can be won with these options (too few pieces to hold every fort), or None."""
+    forts = len(options.board.forts)
+    if options.pieces >= forts:
+        return None
+    return (f"nobody can win with {options.pieces} piece{'s' if options.pieces > 1 else ''} a side: a win needs "
+            f"all {forts} forts held at once, so every game is a draw under any play (value 0) and no action "
+            "is better than another")
+
+
+def _legal(options: UrOptions, pos: Position, roll: int) -> list[str]:
+    mine, theirs = pos.mover_relative()
+    return [a.describe(options.board) for a in actions(options, mine, theirs, options.dice.rolls[roll])]
 
 
 @click.group(epilog=example("solver ur best-move start --roll gold+gold --pieces 2"))
@@ -335,7 +381,20 @@ def best_move(position: str, roll: str, pieces: int, board_file: str | None, dic
     options = _opts(pieces, board_file, dice_file)
     pos = parse(position, options)
     r = _roll_index(options, roll)
-    table = _table(options, table_dir, cache)
+    draw = _nobody_wins(options)
+    if draw is not None:  # known without a table
+        legal = _legal(options, pos, r)
+        if as_json:
+            click.echo(json.dumps({"position": format_position(pos, options.board), "to_move": pos.to_move,
+                                   "roll": options.dice.rolls[r].name, "value": 0.0, "winnable": False,
+                                   "note": draw, "best": None,
+                                   "actions": [{"action": a, "value": 0.0} for a in legal]}))
+            return
+        click.echo(f"{pos.to_move} to move, roll {options.dice.rolls[r].name}: {len(legal)} legal "
+                   f"action{'s' if len(legal) != 1 else ''}, all worth the same (0)")
+        click.echo(draw)
+        return
+    table = _table(options, table_dir, cache, as_json)
     ranked = choices(options, table, pos, r)
     best = ranked[0]
     board = options.board
@@ -372,7 +431,19 @@ def analyze(position: str, pieces: int, board_file: str | None, dice_file: str |
         return royal_cli.analyze_cmd(rules, position, table_dir, as_json)
     options = _opts(pieces, board_file, dice_file)
     pos = parse(position, options)
-    table = _table(options, table_dir, cache)
+    draw = _nobody_wins(options)
+    if draw is not None:  # known without a table
+        if as_json:
+            click.echo(json.dumps({"position": format_position(pos, options.board), "to_move": pos.to_move,
+                                   "value": 0.0, "winnable": False, "note": draw,
+                                   "rolls": [{"roll": roll.name, "probability": roll.probability, "value": 0.0,
+                                              "best": None, "actions": len(_legal(options, pos, i))}
+                                             for i, roll in enumerate(options.dice.rolls)]}))
+            return
+        click.echo(f"{format_position(pos, options.board)}: a draw whatever is rolled or played (value 0)")
+        click.echo(draw)
+        return
+    table = _table(options, table_dir, cache, as_json)
     mine, theirs = pos.mover_relative()
     value = state_value(options, table, mine, theirs)
     rows = []

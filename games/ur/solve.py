@@ -7,8 +7,10 @@ are the game's values.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
+from math import comb
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +42,31 @@ def tier_counts(options: UrOptions, full: bool = True) -> dict[tuple[int, int], 
     off = kernel(options).tier_offsets(full=full)
     k = options.pieces
     return {(a, b): int(off[a, b + 1] - off[a, b]) for a in range(k + 1) for b in range(k + 1)}
+
+
+def stored_state_count(options: UrOptions) -> int:
+    """The states a table stores, counted without building the generator's mirror index: with
+    the mirror, each pair of mirror images once, so (placements + placements the mirror fixes) / 2.
+    A placement is fixed when both sides' tile sets are: each takes whole twin pairs and tiles on
+    the axis."""
+    game = kernel(dataclasses.replace(options, mirror=False))
+    full = int(game.full_state_count)
+    perm = options.board.mirror if options.uses_mirror else None
+    if perm is None:
+        return full
+    pairs = sum(1 for t, u in enumerate(perm) if t < u)
+    axis = sum(1 for t, u in enumerate(perm) if t == u)
+    k = options.pieces
+    fixed = 0
+    for p1 in range(pairs + 1):
+        for f1 in range(axis + 1):
+            if 2 * p1 + f1 > k:
+                continue
+            for p2 in range(pairs - p1 + 1):
+                for f2 in range(axis - f1 + 1):
+                    if 2 * p2 + f2 <= k:
+                        fixed += comb(pairs, p1) * comb(pairs - p1, p2) * comb(axis, f1) * comb(axis - f1, f2)
+    return (full + fixed) // 2
 
 
 def default_table_dir(options: UrOptions, cache: str | None = None) -> Path:
