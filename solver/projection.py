@@ -16,9 +16,9 @@ from gamesolver.solver.stochastic import TYPICAL_SWEEPS
 # time on K = 4 regenerating (6,927 policy sweeps at 0.11 s beside 261 full sweeps of 12.6 s).
 POLICY_SWEEP_SHARE = 0.25
 # A Ray worker's states/s over one thread's in the same run (benchmarks/bench_ur_ray.py, K = 4,
-# two workers on this 2-core machine); the rest goes to copying the values to and from the
-# workers every sweep.
-RAY_WORKER_EFFICIENCY = 0.85
+# two one-thread workers on this shared 2-core machine: 0.84; K = 3, where a sweep is short beside
+# the copies of the values to and from the workers, 0.56). K = 6, 7 sweep longer per copied value.
+RAY_WORKER_EFFICIENCY = 0.84
 _CHUNKS = 48
 _CHUNK = 1024
 
