@@ -66,7 +66,8 @@ def main() -> None:
     print(f"  full sweep, single process, 1 thread: {one:.3f} s = {n / one:,.0f} states/s")
     print(f"  full sweep, ray, {w} workers x 1 thread: {spread:.3f} s wall = {n / spread:,.0f} states/s, "
           f"{n / (spread * w):,.0f} states/s per worker")
-    print(f"  per-worker / single-thread ratio: {one / (spread * w):.2f}  (speed-up over one thread {one / spread:.2f}x)")
+    print(f"  per-worker / single-thread ratio: {one / (spread * w):.2f}  "
+          f"(speed-up over one thread {one / spread:.2f}x)")
     print(f"  policy sweep: single 1 thread {one_eval:.3f} s; ray {spread_eval:.3f} s wall; per-worker ratio "
           f"{one_eval / (spread_eval * w):.2f}")
 

@@ -165,13 +165,18 @@ class RayEngine:
             except ConnectionError as exc:
                 raise InputError(f"cannot reach the Ray cluster at {address!r}: {exc}") from None
             self.started_ray = True
+        cpus = [int(node["Resources"].get("CPU", 0)) for node in ray.nodes() if node.get("Alive")]
+        cpus = [c for c in cpus if c > 0] or [1]
         if threads is None:  # one worker a node by default: each holds a whole copy of the values
-            cpus = [int(node["Resources"].get("CPU", 0)) for node in ray.nodes() if node.get("Alive")]
-            threads = max(1, min((c for c in cpus if c > 0), default=1))
+            threads = min(cpus)
         self.threads = threads
         if workers is None:
-            cpus_all = int(ray.cluster_resources().get("CPU", 1))
-            workers = max(1, cpus_all // threads)
+            workers = max(1, sum(c // threads for c in cpus))
+        # actors that no node can place would wait for ever: refuse them here instead
+        if threads > max(cpus) or workers > sum(c // threads for c in cpus):
+            self._stop_ray()
+            raise InputError(f"{workers} workers of {threads} threads do not fit the Ray cluster's CPUs "
+                             f"({', '.join(map(str, cpus))} a node); use fewer --workers or --threads")
         self.ranges = split_ranges(game, workers)
         self.game = game
         self._remote = ray.remote(RangeWorker)
@@ -234,8 +239,9 @@ class RayEngine:
         parts = self._parts(start, stop)
         self._shared_values = None  # values change from here on: the check's copy is stale
         ref = self.ray.put(V)
-        out = self._round(lambda actor, i: actor.sweep.remote(ref, *parts[i], write, policy is not None,
-                                                                float(discount)), list(parts))
+        record = policy is not None
+        out = self._round(lambda actor, i: actor.sweep.remote(ref, *parts[i], write, record, float(discount)),
+                          list(parts))
         for i, (change, part) in out.items():
             if write:
                 a, b = parts[i]
@@ -279,12 +285,15 @@ class RayEngine:
                 pass
         self.actors = []
         self._shared_values = None
+        self._stop_ray()
+
+    def _stop_ray(self) -> None:
         if self.started_ray:
             self.ray.shutdown()
+            self.started_ray = False
 
     def __enter__(self) -> "RayEngine":
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
-

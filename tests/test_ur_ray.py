@@ -193,3 +193,14 @@ def test_cli_ray_backend_without_ray_names_the_extra(tmp_path, monkeypatch) -> N
     r = CliRunner().invoke(cli, ["ur", "solve", "--pieces", "1", "--backend", "ray", "--out", str(tmp_path / "t")])
     assert r.exit_code == 2 and 'pip install "gamesolver[ray]"' in r.output
     assert len(r.output.strip().splitlines()) == 1 and not (tmp_path / "t").exists()
+
+
+@needs_ray
+def test_workers_that_do_not_fit_the_cluster_are_refused(cluster) -> None:
+    from gamesolver.solver.errors import InputError
+
+    with pytest.raises(InputError, match="do not fit the Ray cluster's CPUs"):
+        ray_engine(UrOptions(pieces=1), workers=3, threads=1)  # two CPUs: a third actor would wait for ever
+    with pytest.raises(InputError, match="do not fit"):
+        ray_engine(UrOptions(pieces=1), workers=1, threads=4)
+    assert ray.is_initialized()  # the module's instance is not this engine's to stop
