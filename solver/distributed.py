@@ -19,6 +19,7 @@ a replacement that needs the policy first records it from the current values.
 from __future__ import annotations
 
 import mmap
+import socket
 from typing import Any, Callable
 
 import numpy as np
@@ -44,6 +45,21 @@ def import_ray() -> Any:
         raise InputError(f"the ray backend needs Ray, which is not installed; install the extra: {RAY_EXTRA}") \
             from None
     return ray
+
+
+def reachable(address: str | None, timeout: float = 5.0) -> None:
+    """An InputError unless a cluster's ``host:port`` accepts a connection: for an address where
+    no cluster runs, ``ray.init`` retries for minutes before it fails."""
+    if address is None or address == "auto" or "://" in address or ":" not in address:
+        return
+    host, _, port = address.rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except ValueError:
+        raise InputError(f"Ray cluster address {address!r} is not HOST:PORT") from None
+    except OSError as exc:
+        raise InputError(f"cannot reach the Ray cluster at {address}: {exc.strerror or exc}; start it with "
+                         "'ray start --head' there, or give its HOST:PORT") from None
 
 
 def split_ranges(game: Any, workers: int, sample: int = _COST_SAMPLE) -> list[tuple[int, int]]:
@@ -160,6 +176,7 @@ class RayEngine:
         self.factory = factory
         self.started_ray = False
         if not ray.is_initialized():
+            reachable(address)
             try:
                 ray.init(address=address, include_dashboard=False, log_to_driver=False, **(init_options or {}))
             except ConnectionError as exc:

@@ -204,3 +204,22 @@ def test_workers_that_do_not_fit_the_cluster_are_refused(cluster) -> None:
     with pytest.raises(InputError, match="do not fit"):
         ray_engine(UrOptions(pieces=1), workers=1, threads=4)
     assert ray.is_initialized()  # the module's instance is not this engine's to stop
+
+
+def test_an_address_where_no_cluster_listens_is_one_line_at_once() -> None:
+    import socket
+
+    from gamesolver.solver.distributed import reachable
+    from gamesolver.solver.errors import InputError
+
+    with socket.socket() as server:  # a port that listens, then one that surely does not
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        reachable(f"127.0.0.1:{port}")
+    with pytest.raises(InputError, match="cannot reach the Ray cluster"):
+        reachable(f"127.0.0.1:{port}")
+    with pytest.raises(InputError, match="is not HOST:PORT"):
+        reachable("head:port")
+    reachable(None)
+    reachable("auto")
