@@ -16,7 +16,6 @@ import click
 import numpy as np
 
 from gamesolver.games.ur import kernel
-from gamesolver.games.ur.engine import actions
 from gamesolver.solver.outcomes import GRAPH_CHOICES, Regenerated, build_graph, want_graph
 from gamesolver.games.ur.notation import Position, diagram, format_position, parse
 from gamesolver.games.ur.rules import MAX_PIECES, UrOptions
@@ -141,11 +140,6 @@ def _nobody_wins(options: UrOptions) -> str | None:
     return (f"nobody can win with {options.pieces} piece{'s' if options.pieces > 1 else ''} a side: a win needs "
             f"all {forts} forts held at once, so every game is a draw under any play (value 0) and no action "
             "is better than another")
-
-
-def _legal(options: UrOptions, pos: Position, roll: int) -> list[str]:
-    mine, theirs = pos.mover_relative()
-    return [a.describe(options.board) for a in actions(options, mine, theirs, options.dice.rolls[roll])]
 
 
 @click.group(epilog=example("solver ur best-move start --roll gold+gold --pieces 2"))
@@ -381,23 +375,23 @@ def best_move(position: str, roll: str, pieces: int, board_file: str | None, dic
     options = _opts(pieces, board_file, dice_file)
     pos = parse(position, options)
     r = _roll_index(options, roll)
-    draw = _nobody_wins(options)
-    if draw is not None:  # known without a table
-        legal = _legal(options, pos, r)
-        if as_json:
-            click.echo(json.dumps({"position": format_position(pos, options.board), "to_move": pos.to_move,
-                                   "roll": options.dice.rolls[r].name, "value": 0.0, "winnable": False,
-                                   "note": draw, "best": None,
-                                   "actions": [{"action": a, "value": 0.0} for a in legal]}))
-            return
-        click.echo(f"{pos.to_move} to move, roll {options.dice.rolls[r].name}: {len(legal)} legal "
-                   f"action{'s' if len(legal) != 1 else ''}, all worth the same (0)")
-        click.echo(draw)
-        return
     table = _table(options, table_dir, cache, as_json)
     ranked = choices(options, table, pos, r)
     best = ranked[0]
     board = options.board
+    draw = _nobody_wins(options)
+    if draw is not None:  # every value is 0: no action is best, and the answer says why
+        if as_json:
+            click.echo(json.dumps({"position": format_position(pos, board), "to_move": pos.to_move,
+                                   "roll": options.dice.rolls[r].name, "value": best.value, "winnable": False,
+                                   "note": draw, "best": None,
+                                   "actions": [{"action": c.action.describe(board), "value": c.value}
+                                               for c in ranked]}))
+            return
+        click.echo(f"{pos.to_move} to move, roll {options.dice.rolls[r].name}: {len(ranked)} legal "
+                   f"action{'s' if len(ranked) != 1 else ''}, all worth the same ({best.value:g})")
+        click.echo(draw)
+        return
     if as_json:
         click.echo(json.dumps({
             "position": format_position(pos, board),
@@ -431,21 +425,23 @@ def analyze(position: str, pieces: int, board_file: str | None, dice_file: str |
         return royal_cli.analyze_cmd(rules, position, table_dir, as_json)
     options = _opts(pieces, board_file, dice_file)
     pos = parse(position, options)
-    draw = _nobody_wins(options)
-    if draw is not None:  # known without a table
-        if as_json:
-            click.echo(json.dumps({"position": format_position(pos, options.board), "to_move": pos.to_move,
-                                   "value": 0.0, "winnable": False, "note": draw,
-                                   "rolls": [{"roll": roll.name, "probability": roll.probability, "value": 0.0,
-                                              "best": None, "actions": len(_legal(options, pos, i))}
-                                             for i, roll in enumerate(options.dice.rolls)]}))
-            return
-        click.echo(f"{format_position(pos, options.board)}: a draw whatever is rolled or played (value 0)")
-        click.echo(draw)
-        return
     table = _table(options, table_dir, cache, as_json)
     mine, theirs = pos.mover_relative()
     value = state_value(options, table, mine, theirs)
+    draw = _nobody_wins(options)
+    if draw is not None:  # every value is 0: no action is best, and the answer says why
+        if as_json:
+            click.echo(json.dumps({"position": format_position(pos, options.board), "to_move": pos.to_move,
+                                   "value": value, "winnable": False, "note": draw,
+                                   "rolls": [{"roll": roll.name, "probability": roll.probability,
+                                              "value": choices(options, table, pos, i)[0].value, "best": None,
+                                              "actions": len(choices(options, table, pos, i))}
+                                             for i, roll in enumerate(options.dice.rolls)]}))
+            return
+        click.echo(f"{format_position(pos, options.board)}: a draw whatever is rolled or played "
+                   f"(value {value:g})")
+        click.echo(draw)
+        return
     rows = []
     for i, roll in enumerate(options.dice.rolls):
         best = choices(options, table, pos, i)[0]
