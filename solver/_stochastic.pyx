@@ -367,18 +367,20 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
 
 
 def evaluate(StochasticGame game, const int32_t[:, ::1] policy, real[::1] V, int threads=1,
-             double discount=1.0):
+             double discount=1.0, int64_t start=0, int64_t stop=-1):
     """One sweep of the fixed policy's equations V = c + A V, in place; returns the largest change.
 
     A handful of lookups a state instead of generating every action. The arithmetic is the full
     sweep's (float32, the rolls summed in the same order), so where the policy is the greedy one
-    both sweeps have the same fixed point."""
+    both sweeps have the same fixed point. ``start``/``stop``: only those ranks (a distributed
+    worker's range; its policy rows elsewhere are never read)."""
     game.ready()
     if V.shape[0] != game.total or policy.shape[0] != game.total or policy.shape[1] != game.nrolls:
         raise ValueError("value or policy array does not fit the state space")
     cdef real g = <real> discount
     if not 0.0 < g <= 1.0:
         raise ValueError("discount must be in (0, 1]")
+    stop = check_range(game, V.shape[0], start, stop, discount)
     cdef int nt = max(1, threads), t, r, tid, R = game.nrolls
     cdef real* worst = <real*> malloc(nt * 16 * sizeof(real))
     cdef int64_t s
@@ -388,7 +390,7 @@ def evaluate(StochasticGame game, const int32_t[:, ::1] policy, real[::1] V, int
     for t in range(nt):
         worst[t * 16] = 0.0
     with nogil:
-        for s in prange(game.total, schedule="static", chunksize=65536, num_threads=nt):
+        for s in prange(start, stop, schedule="static", chunksize=65536, num_threads=nt):
             tid = threadid()
             acc = 0.0
             for r in range(R):
@@ -433,7 +435,7 @@ def policy_apply(StochasticGame game, const int32_t[:, ::1] policy, const double
 
 
 def endless_pass(StochasticGame game, const real[::1] V, uint8_t[::1] good, double eps, int threads=1,
-                 bint first=False):
+                 bint first=False, int64_t start=0, int64_t stop=-1):
     """One in-place pass of the attractor of the finished games; returns the states it added.
 
     ``good`` marks the states from which the game can be brought to an end (with positive
@@ -441,10 +443,12 @@ def endless_pass(StochasticGame game, const real[::1] V, uint8_t[::1] good, doub
     use only actions within ``eps`` of its best, since any other gives value up; the side behind
     may use every action, since endless play (0) is better for it. ``first`` also marks the
     finished states and those worth at most ``eps`` either way. Repeat until a pass adds nothing:
-    states left unmarked with |V| > eps claim an advantage only endless play could keep."""
+    states left unmarked with |V| > eps claim an advantage only endless play could keep.
+    ``start``/``stop``: mark only those ranks (a distributed worker's range)."""
     game.ready()
     if V.shape[0] != game.total or good.shape[0] != game.total:
         raise ValueError("value or mark array does not fit the state space")
+    stop = check_range(game, V.shape[0], start, stop, 1.0)
     cdef int nt = max(1, threads), t, tid
     cdef int64_t* added = <int64_t*> malloc(nt * 8 * sizeof(int64_t))
     cdef Outcomes* outs = new_outcomes(nt)
@@ -456,7 +460,7 @@ def endless_pass(StochasticGame game, const real[::1] V, uint8_t[::1] good, doub
         added[t * 8] = 0
     try:
         with nogil:
-            for s in prange(game.total, schedule="dynamic", chunksize=4096, num_threads=nt):
+            for s in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
                 if Gd[s]:
                     continue
                 tid = threadid()

@@ -87,6 +87,7 @@ def solve_values(
     log: Callable[[str], None] | None = None,
     dtype: str = "float32",
     tiers: list[tuple[int, int]] | None = None,
+    engine: Any = None,
 ) -> Solved:
     """Solve ``game`` in the folder ``root`` (checkpoints go there; a stopped run with the same
     ``header`` resumes); returns the values and the run's figures. Every choice is checked, and
@@ -108,6 +109,11 @@ def solve_values(
     range it left). Each range is swept alone until converged, then the next; a checkpoint
     follows every finished range, and a stopped run resumes at the range it was in. Tiers use
     plain sweeps (``method="sweeps"``). Without tiers the whole space is swept together.
+
+    ``engine``: where the sweeps run instead of this process's threads, e.g.
+    ``solver.distributed.RayEngine`` (each sweep split by rank range across Ray actors). It keeps
+    the walk's policy itself, so none is allocated here; it regenerates (no stored graph), and
+    takes the ``walk`` and ``sweeps`` methods without tiers.
     """
     if dtype not in DTYPES:
         raise InputError(f"unknown value type {dtype!r}; expected one of {', '.join(DTYPES)}")
@@ -117,7 +123,10 @@ def solve_values(
                          f"sweep can flip values by an ulp for ever) and below 1; got {tolerance:g}")
     n = game.state_count
     nrolls = game.roll_count
-    method = choose_method(method, n, nrolls)
+    method = choose_method(method, n, nrolls, policy_here=engine is None)
+    if engine is not None and (tiers is not None or method == "policy"):
+        raise InputError(f"the {getattr(engine, 'name', 'given')} engine runs the walk and plain sweeps "
+                         "without tiers; use method 'walk' or 'sweeps'")
     if tiers is not None:
         tiers = check_tiers(tiers, n)
         if method != "sweeps":
@@ -128,14 +137,15 @@ def solve_values(
     else:
         use_graph = want_graph(game, graph,
                                other_bytes=n * nrolls * _POLICY_BYTES_PER_ROLL if method != "sweeps" else 0)
+    use_graph = use_graph and engine is None
     threads = threads or default_threads()
     prepare_table_dir(root)  # after the choices: a run refused leaves nothing behind
     if log:
         log(estimate(game, method, use_graph, threads, dtype=dtype, tiers=tiers))
     values, sweeps, started, products, stage, cheap, tier = _resume(
         root, header, n, method, log, dtype, tiers is not None)
-    policy = np.empty((n, nrolls), dtype=np.int32) if method in ("policy", "walk") else None
-    engine: Any = Regenerated(game)
+    policy = np.empty((n if engine is None else 0, nrolls), dtype=np.int32) if method in ("policy", "walk") else None
+    engine = Regenerated(game) if engine is None else engine
     built = 0.0  # seconds spent building the stored graph (not in the sweeps' "so far")
     graph_bytes = 0  # the largest tier's stored graph, with tiers
     if use_graph and tiers is None:
@@ -207,6 +217,7 @@ def solve_values(
         "endless_check": check.summary(),
         "endless_repairs": repairs,
         "value_dtype": dtype,
+        "backend": getattr(engine, "name", "cpu"),
         "tiers": len(tiers) if tiers is not None else 0,
         "bytes_per_state": {"values": values.itemsize, "policy": 4 * nrolls if policy is not None else 0,
                             "graph": round(max(engine.nbytes, graph_bytes) / n, 1)},
@@ -488,8 +499,9 @@ def check_eps(tolerance: float) -> float:
     return max(CHECK_EPS_FACTOR * tolerance, 1e-6)
 
 
-def choose_method(method: str, n: int, nrolls: int) -> str:
-    """``method``, checked; ``policy`` only when its arrays fit in half the machine's memory."""
+def choose_method(method: str, n: int, nrolls: int, policy_here: bool = True) -> str:
+    """``method``, checked; ``policy`` only when its arrays fit in half the machine's memory
+    (``policy_here`` False: a distributed engine keeps the policy in its workers)."""
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}; expected one of {', '.join(METHODS)}")
     need = n * nrolls * _POLICY_BYTES_PER_ROLL + (n * _KRYLOV_BYTES if method == "policy" else 0)
@@ -497,7 +509,7 @@ def choose_method(method: str, n: int, nrolls: int) -> str:
         memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
         memory = 0
-    if method in ("policy", "walk") and need > memory / 2:
+    if policy_here and method in ("policy", "walk") and need > memory / 2:
         raise InputError(f"the {method} method needs about {need / 2**30:.1f} GiB, more than half of this "
                          f"machine's memory; use --method sweeps")
     return method
@@ -580,9 +592,10 @@ def _sweep(K: Any, values: np.ndarray, threads: int, label: str, show: bool | No
     """One sweep over ranks start..stop-1 (default: every state), in chunks for the progress bar."""
     end = values.shape[0] if stop is None else stop
     worst = 0.0
+    chunk = getattr(K, "chunk", _CHUNK)  # a distributed engine sweeps whole: a call is a round trip
     with progress(end - start, label, enabled=show) as bar:
-        for a in range(start, end, _CHUNK):
-            b = min(end, a + _CHUNK)
+        for a in range(start, end, chunk):
+            b = min(end, a + chunk)
             worst = max(worst, K.sweep(values, threads=threads, start=a, stop=b, policy=policy,
                                        discount=discount))
             bar.update(b - a)

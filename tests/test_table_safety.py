@@ -114,12 +114,12 @@ def test_ur_query_never_writes_where_table_points(tmp_path) -> None:
     d = tmp_path / "d"
     _precious(d)
     r = _cli("ur", "best-move", "start", "--roll", "gold+gold", "--pieces", "2", "--table", str(d))
-    _one_line(r)
+    _one_line(r, 1)  # a missing table is unusable data (exit 1), not bad input
     assert "solver ur solve --pieces 2 --out" in r.output
     _intact(d)
     missing = tmp_path / "nonexistent" / "dir"
     r = _cli("ur", "best-move", "start", "--roll", "gold+gold", "--pieces", "3", "--table", str(missing))
-    _one_line(r)
+    _one_line(r, 1)
     assert not (tmp_path / "nonexistent").exists()
 
 

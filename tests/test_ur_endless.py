@@ -220,5 +220,5 @@ def test_cli_check_never_solves_a_missing_table(tmp_path) -> None:
 
 def test_queries_never_start_a_large_solve_for_a_missing_table(tmp_path) -> None:
     result = CliRunner().invoke(cli, ["ur", "analyze", "start", "--pieces", "4", "--table", str(tmp_path / "none")])
-    assert result.exit_code == 2 and "no solved table for pieces=4" in result.output
+    assert result.exit_code == 1 and "no solved table for pieces=4" in result.output
     assert not (tmp_path / "none").exists()

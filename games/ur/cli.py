@@ -7,6 +7,7 @@ fort rules (the default) or one of RoyalUr's rule sets, whose side lives in ``ga
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any, Callable
@@ -27,14 +28,18 @@ from gamesolver.games.ur.solve import (
     default_threads,
     endless_check,
     load_table,
+    ray_engine,
     solve,
     state_value,
+    stored_state_count,
     tier_counts,
 )
 from gamesolver.solver.bounds import certify
-from gamesolver.solver.errors import InputError
+from gamesolver.solver.errors import InputError, MissingTableError
+from gamesolver.solver.stochastic import TYPICAL_SWEEPS
 from gamesolver.solver.report import example
 
+BACKENDS = ("cpu", "ray", "gpu")  # gpu: named only to say that it does not exist in this version
 AUTO_BUILD_MAX_PIECES = 3  # queries solve missing tables up to this size on their own (seconds)
 
 
@@ -86,27 +91,24 @@ _cache_option = click.option("--cache", type=click.Path(file_okay=False), defaul
                              help="Table cache directory (default: $SOLVER_CACHE_DIR or ~/.cache/gamesolver).")
 
 
-def missing_table_message(options: UrOptions, where: Path, given: bool) -> str:
-    """Why a query does not build the table at ``where`` itself (``given``: named by --table)."""
-    out = f" --out {where}" if given else ""
-    return (f"no solved table for pieces={options.pieces} at {where}; build it first with "
-            f"'solver ur solve --pieces {options.pieces}{out}'"
-            + (" (large)" if options.pieces > AUTO_BUILD_MAX_PIECES else ""))
-
-
-def _table(options: UrOptions, table_dir: str | None, cache: str | None = None) -> Any:
+def _table(options: UrOptions, table_dir: str | None, cache: str | None = None, as_json: bool = False) -> Any:
     """The table a query reads. A query never writes where ``--table`` points, and a large solve
     never starts as its side effect: only a small table missing from the cache is built."""
     where = Path(table_dir) if table_dir is not None else default_table_dir(options, cache)
     if table_dir is not None or options.pieces > AUTO_BUILD_MAX_PIECES:
         if not (where / "header.json").is_file():
-            raise InputError(missing_table_message(options, where, table_dir is not None))
+            _missing_table(options, where, table_dir is not None, as_json)
     return load_table(options, where, log=_log)
 
 
 def best_move_answer(options: UrOptions, pos: Position, roll: int, ranked: list[Any]) -> dict[str, Any]:
     """``best-move --json`` from the ranked ``choices`` for ``roll`` (the server answers the same)."""
     board = options.board
+    if _nobody_wins(options) is not None:  # every value is 0: no action is best, and the answer says why
+        return {"position": format_position(pos, board), "to_move": pos.to_move,
+                "roll": options.dice.rolls[roll].name, "value": ranked[0].value, "winnable": False,
+                "note": _nobody_wins(options), "best": None,
+                "actions": [{"action": c.action.describe(board), "value": c.value} for c in ranked]}
     return {
         "position": format_position(pos, board),
         "to_move": pos.to_move,
@@ -120,6 +122,14 @@ def best_move_answer(options: UrOptions, pos: Position, roll: int, ranked: list[
 def analyze_answer(options: UrOptions, table: Any, pos: Position) -> dict[str, Any]:
     """``analyze --json``: the value before rolling and each roll's best action."""
     mine, theirs = pos.mover_relative()
+    draw = _nobody_wins(options)
+    if draw is not None:  # every value is 0: no action is best, and the answer says why
+        return {"position": format_position(pos, options.board), "to_move": pos.to_move,
+                "value": state_value(options, table, mine, theirs), "winnable": False, "note": draw,
+                "rolls": [{"roll": roll.name, "probability": roll.probability,
+                           "value": choices(options, table, pos, i)[0].value, "best": None,
+                           "actions": len(choices(options, table, pos, i))}
+                          for i, roll in enumerate(options.dice.rolls)]}
     rows = []
     for i, roll in enumerate(options.dice.rolls):
         best = choices(options, table, pos, i)[0]
@@ -129,6 +139,55 @@ def analyze_answer(options: UrOptions, table: Any, pos: Position) -> dict[str, A
     return {"position": format_position(pos, options.board), "to_move": pos.to_move,
             "value": state_value(options, table, mine, theirs), "rolls": rows,
             **({"bound": bound} if bound is not None else {})}
+
+
+CLUSTER_CORES = 64  # the cluster the missing-table message prices a solve on (e.g. 4 nodes of 16)
+
+
+def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple[str, dict[str, Any]]:
+    """Why a query cannot answer without the table at ``where`` and what building it would take:
+    one sweep rate measured now on this machine, times the sweeps such solves need
+    (``solver.projection``), here and on a Ray cluster, and the commands that build it; and the
+    same as JSON fields. ``named``: the folder came from --table."""
+    from gamesolver.solver.projection import RAY_WORKER_EFFICIENCY, Projection, duration, seconds_per_state, span
+
+    k = options.pieces
+    cores = default_threads()
+    # the unmirrored generator: the mirrored one indexes every placement first (minutes for K = 7)
+    plain = kernel(dataclasses.replace(options, mirror=False))
+    p = Projection(stored_state_count(options), seconds_per_state(plain), plain.roll_count)
+    here, cluster = p.solve_seconds(cores), p.solve_seconds(CLUSTER_CORES, RAY_WORKER_EFFICIENCY)
+    out = f" --out {where}" if named else ""
+    commands = [f"solver ur solve --pieces {k}{out}",
+                f"solver ur solve --pieces {k}{out} --backend ray --address HEAD:6379"]
+    text = (f"no solved table for pieces={k} at {where}. Building it means sweeping {p.states:,} states "
+            f"some {TYPICAL_SWEEPS[0]}-{TYPICAL_SWEEPS[1]} times: one sweep takes about "
+            f"{duration(p.sweep_seconds(cores))} on this machine ({cores} cores, {p.per_state * 1e6:.1f} us a "
+            f"state and core, measured just now), the whole solve about {span(here)} here and about "
+            f"{span(cluster)} on a Ray cluster of {CLUSTER_CORES} worker cores; values "
+            f"{p.value_bytes / 2**30:.2f} GiB. Build it with '{commands[0]}', or on a cluster with "
+            f"'{commands[1]}' (docs/ur.md says how to start one)")
+    return text, {"missing_table": str(where), "pieces": k, "commands": commands,
+                  "projection": p.as_dict(cores, CLUSTER_CORES)}
+
+
+def _missing_table(options: UrOptions, where: Path, named: bool, as_json: bool) -> None:
+    """Exit 1 with ``missing_table_message``; with ``as_json`` as a JSON object."""
+    text, fields = missing_table_message(options, where, named)
+    if as_json:
+        click.echo(json.dumps({"error": text, **fields}))
+        raise SystemExit(1)
+    raise MissingTableError(text)
+
+
+def _nobody_wins(options: UrOptions) -> str | None:
+    """Why no game can be won with these options (too few pieces to hold every fort), or None."""
+    forts = len(options.board.forts)
+    if options.pieces >= forts:
+        return None
+    return (f"nobody can win with {options.pieces} piece{'s' if options.pieces > 1 else ''} a side: a win needs "
+            f"all {forts} forts held at once, so every game is a draw under any play (value 0) and no action "
+            "is better than another")
 
 
 @click.group(epilog=example("solver ur best-move start --roll gold+gold --pieces 2"))
@@ -196,21 +255,33 @@ _graph_option = click.option(
                    "iteration from zero; policy (experimental): Krylov evaluations of the greedy policy. "
                    "Every method ends with the endless check and its repair (see docs/ur.md).")
 @_graph_option
+@click.option("--backend", type=click.Choice(BACKENDS), default="cpu", show_default=True,
+              help="cpu: this process's threads; ray: each sweep split by rank range across the workers of "
+                   "a Ray cluster (pip install \"gamesolver[ray]\"; docs/ur.md shows how to start one).")
+@click.option("--address", default=None,
+              help="With --backend ray: the cluster to join (e.g. 10.0.0.1:6379, or 'auto' for the one "
+                   "'ray start' began here); default: a local Ray on this machine.")
+@click.option("--workers", type=int, default=None,
+              help="With --backend ray: Ray actors, each sweeping one rank range with --threads threads "
+                   "(default: one per node, with the smallest node's CPUs as threads).")
 @click.option("--certify", "certified", is_flag=True,
               help="Also prove an interval around every value and record it in the table (analyze shows it).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (the progress log stays on stderr).")
 @_rules_option
 def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: str | None, cache: str | None,
-              tolerance: float | None, threads: int | None, method: str, graph: str, certified: bool, as_json: bool,
+              tolerance: float | None, threads: int | None, method: str, graph: str, backend: str,
+              address: str | None, workers: int | None, certified: bool, as_json: bool,
               rules_name: str) -> None:
     """Solve every state by value iteration and write the table (resumes a stopped run)."""
     if threads is not None and threads < 1:
         raise InputError("--threads must be at least 1")
+    _check_backend(backend, address, workers, method)
     rules = _royal(rules_name, pieces)
     if rules is not None:
         from gamesolver.games.ur import royal_cli
 
-        _fort_only(rules, board=board_file, dice=dice_file, cache=cache)
+        _fort_only(rules, board=board_file, dice=dice_file, cache=cache,
+                   backend=None if backend == "cpu" else backend)
         if click.get_current_context().get_parameter_source("method") != click.core.ParameterSource.DEFAULT:
             raise InputError("--method applies to the fort rules; RoyalUr's rule sets are solved by plain "
                              "float64 sweeps, tier group after tier group")
@@ -224,8 +295,13 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
         raise InputError("--out and --cache both say where the table goes; give one of them")
     if out is None and cache is not None:
         out = str(default_table_dir(options, cache))
-    table = solve(options, out, tolerance=tolerance, threads=threads, method=method, graph=graph, log=_log,
-                  certified=certified)
+    if backend == "ray":
+        with ray_engine(options, address=address, workers=workers, threads=threads, log=_log) as engine:
+            table = solve(options, out, tolerance=tolerance, method=method, log=_log, engine=engine,
+                          certified=certified)
+    else:
+        table = solve(options, out, tolerance=tolerance, threads=threads, method=method, graph=graph, log=_log,
+                      certified=certified)
     start = state_value(options, table, frozenset(), frozenset())
     m = table.meta
     if as_json:
@@ -246,6 +322,27 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
     click.echo(f"value of start for the first player: {start:+.6f}"
                + (f" ± {bound:.2g} (proven)" if bound is not None else ""))
     click.echo(f"table: {table.path}")
+
+
+def _check_backend(backend: str, address: str | None, workers: int | None, method: str) -> None:
+    """The backend options, checked before anything starts (Ray's start-up takes seconds)."""
+    if backend == "gpu":
+        raise InputError("no GPU backend exists in this version of gamesolver; use --backend cpu (this "
+                         "machine's threads) or --backend ray (a Ray cluster)")
+    if backend != "ray":
+        for name, value in (("address", address), ("workers", workers)):
+            if value is not None:
+                raise InputError(f"--{name} applies to --backend ray")
+        return
+    if workers is not None and workers < 1:
+        raise InputError("--workers must be at least 1")
+    if method == "policy":
+        raise InputError("--backend ray runs the walk and plain sweeps; --method policy is not distributed")
+    if click.get_current_context().get_parameter_source("graph") != click.core.ParameterSource.DEFAULT:
+        raise InputError("--graph applies to --backend cpu; the ray workers generate the outcomes in every sweep")
+    from gamesolver.solver.distributed import import_ray
+
+    import_ray()  # without Ray: one line naming the extra
 
 
 @ur.command("check", epilog=example("solver ur check --pieces 3 --table ur-k3"))
@@ -350,10 +447,16 @@ def best_move(position: str, roll: str, pieces: int, board_file: str | None, dic
     options = _opts(pieces, board_file, dice_file)
     pos = parse(position, options)
     r = _roll_index(options, roll)
-    table = _table(options, table_dir, cache)
+    table = _table(options, table_dir, cache, as_json)
     ranked = choices(options, table, pos, r)
     best = ranked[0]
     board = options.board
+    draw = _nobody_wins(options)
+    if draw is not None and not as_json:  # every value is 0: no action is best, and the answer says why
+        click.echo(f"{pos.to_move} to move, roll {options.dice.rolls[r].name}: {len(ranked)} legal "
+                   f"action{'s' if len(ranked) != 1 else ''}, all worth the same ({best.value:g})")
+        click.echo(draw)
+        return
     if as_json:
         click.echo(json.dumps(best_move_answer(options, pos, r, ranked)))
         return
@@ -380,8 +483,12 @@ def analyze(position: str, pieces: int, board_file: str | None, dice_file: str |
         return royal_cli.analyze_cmd(rules, position, table_dir, as_json)
     options = _opts(pieces, board_file, dice_file)
     pos = parse(position, options)
-    table = _table(options, table_dir, cache)
+    table = _table(options, table_dir, cache, as_json)
     answer = analyze_answer(options, table, pos)
+    if answer.get("winnable") is False and not as_json:
+        click.echo(f"{answer['position']}: a draw whatever is rolled or played (value {answer['value']:g})")
+        click.echo(answer["note"])
+        return
     if as_json:
         click.echo(json.dumps(answer))
         return

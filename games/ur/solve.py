@@ -7,7 +7,10 @@ are the game's values.
 """
 from __future__ import annotations
 
+import dataclasses
+import functools
 import os
+from math import comb
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +45,31 @@ def tier_counts(options: UrOptions, full: bool = True) -> dict[tuple[int, int], 
     return {(a, b): int(off[a, b + 1] - off[a, b]) for a in range(k + 1) for b in range(k + 1)}
 
 
+def stored_state_count(options: UrOptions) -> int:
+    """The states a table stores, counted without building the generator's mirror index: with
+    the mirror, each pair of mirror images once, so (placements + placements the mirror fixes) / 2.
+    A placement is fixed when both sides' tile sets are: each takes whole twin pairs and tiles on
+    the axis."""
+    game = kernel(dataclasses.replace(options, mirror=False))
+    full = int(game.full_state_count)
+    perm = options.board.mirror if options.uses_mirror else None
+    if perm is None:
+        return full
+    pairs = sum(1 for t, u in enumerate(perm) if t < u)
+    axis = sum(1 for t, u in enumerate(perm) if t == u)
+    k = options.pieces
+    fixed = 0
+    for p1 in range(pairs + 1):
+        for f1 in range(axis + 1):
+            if 2 * p1 + f1 > k:
+                continue
+            for p2 in range(pairs - p1 + 1):
+                for f2 in range(axis - f1 + 1):
+                    if 2 * p2 + f2 <= k:
+                        fixed += comb(pairs, p1) * comb(pairs - p1, p2) * comb(axis, f1) * comb(axis - f1, f2)
+    return (full + fixed) // 2
+
+
 def default_table_dir(options: UrOptions, cache: str | None = None) -> Path:
     h = options.header()
     mirror = "m" if options.uses_mirror else ""
@@ -61,16 +89,17 @@ def solve(
     show_progress: bool | None = None,
     log: Any = None,
     certified: bool = False,
+    engine: Any = None,
 ) -> Table:
     """Solve and write the table at ``out`` (default: the cache); resumes from the checkpoint a
-    stopped run left there. ``method`` and ``graph``: see ``solver.stochastic.solve_values``.
-    ``certified``: also prove an interval around every value (``solver.bounds.certify``) and
-    record its figures in the header's ``certified``."""
+    stopped run left there. ``method``, ``graph`` and ``engine`` (e.g. ``ray_engine``): see
+    ``solver.stochastic.solve_values``. ``certified``: also prove an interval around every value
+    (``solver.bounds.certify``) and record its figures in the header's ``certified``."""
     root = Path(out) if out is not None else default_table_dir(options)
     game = kernel(options)
     header = options.header()
     solved = solve_values(game, root, header, tolerance=tolerance, threads=threads, max_sweeps=max_sweeps,
-                          method=method, graph=graph, show_progress=show_progress, log=log)
+                          method=method, graph=graph, show_progress=show_progress, log=log, engine=engine)
     meta = {**solved.meta, "board_file": options.board.source}
     if certified:
         cert = certify(game, solved.values, tolerance, threads or default_threads(), show_progress=show_progress,
@@ -89,6 +118,17 @@ def solve(
         seconds=solved.seconds,
     )
     return open_table(table)
+
+
+def ray_engine(options: UrOptions, *, address: str | None = None, workers: int | None = None,
+               threads: int | None = None, log: Any = None, **init: Any) -> Any:
+    """A ``solver.distributed.RayEngine`` for these options: every actor builds the fort rules'
+    generator from the options (the game's C state does not pickle). Close it (or use ``with``)
+    to end the actors. ``init``: further ``ray.init`` arguments (a local cluster's ``num_cpus``)."""
+    from gamesolver.solver.distributed import RayEngine
+
+    return RayEngine(functools.partial(kernel, options), kernel(options), workers=workers, threads=threads,
+                     address=address, log=log, init_options=init or None)
 
 
 def load_table(

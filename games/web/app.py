@@ -150,7 +150,7 @@ class Server:
 
             return Source(f"ur-fort-k{rules.pieces}", f"Ur, fort rules, {rules.pieces} pieces",
                           lambda: load_table(rules, where, build=False), build if small else None,
-                          missing_table_message(rules, where, False))
+                          "" if small else missing_table_message(rules, where, False)[0])
         from gamesolver.games.ur import royal_cli
         from gamesolver.games.ur.royal_table import default_table_dir as royal_dir, load_royal_table, royal_solve
 
