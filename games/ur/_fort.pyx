@@ -350,9 +350,9 @@ cdef class FortGame(StochasticGame):
         return self.off[a][b] + self.colex(M) * self.binom[self.n - a][b] + self.colex(self.squeeze(O, M))
 
     cdef inline void unrank_full(self, int64_t r, uint32_t* M, uint32_t* O) noexcept nogil:
-        cdef int a = 0, b = 0, i, t, j
+        cdef int a = 0, b = 0, i, t
         cdef int64_t width, rm, ro
-        cdef uint32_t m = 0, o = 0, freeset
+        cdef uint32_t m = 0, o = 0, freeset, low
         while a < self.k and self.off[a][self.k + 1] <= r:
             a += 1
         while b < self.k and self.off[a][b + 1] <= r:
@@ -373,12 +373,13 @@ cdef class FortGame(StochasticGame):
             while self.binom[t][i] > ro:
                 t -= 1
             ro -= self.binom[t][i]
-            # the t-th free tile (counting from 0) among tiles not in m
-            freeset = ~m
-            for j in range(t):
-                freeset &= freeset - 1
-            o |= (<uint32_t> 1) << __builtin_ctz(freeset)
+            o |= (<uint32_t> 1) << t  # numbered among the tiles free of m, spread out below
             t -= 1
+        freeset = m  # undo ``squeeze``: a gap at each of m's tiles, lowest first
+        while freeset:
+            low = (freeset & (0 - freeset)) - 1
+            o = (o & low) | ((o & ~low) << 1)
+            freeset &= freeset - 1
         M[0] = m
         O[0] = o
 
@@ -572,6 +573,7 @@ cdef class FortGame(StochasticGame):
             free += 1 - <int> ((O >> t) & 1)
         p.sqM = self.squeeze(M, O)
         p.flipO = 0
+        p.fM = p.fO = p.sqfM = 0
         if not self.mirrored:
             return
         p.fM = self.flip(M)
