@@ -14,6 +14,7 @@ pieces one step each), 3 three-step moves while dominating Heaven, 4 + r roll r'
 and last the pass, written only when some roll has nothing legal.
 """
 import numpy as np
+cimport cython
 cimport numpy as cnp
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, malloc, free
@@ -89,6 +90,7 @@ ctypedef struct Parent:
     uint32_t sqfO[MAXN]         # tile t -> bit of its mirror twin's place among the tiles free of fO
 
 
+@cython.final  # no subclass: the move generator's methods are called directly, not through a table
 cdef class FortGame(StochasticGame):
     """Board geometry, dice and piece count in C form."""
 
