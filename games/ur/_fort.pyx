@@ -38,33 +38,50 @@ cdef extern from *:
     int __builtin_ctzll(unsigned long long) nogil
 
 # Without -mpopcnt, GCC turns __builtin_popcount on x86 into a call to libgcc's __popcountdi2,
-# which was a fifth of the sweep's instructions; the inline bit-twiddling count is a few
-# instructions and needs no CPU flag, and where the compiler has the instruction it is used.
+# which was a fifth of the sweep's instructions. Where the CPU has the instruction (every x86-64
+# since about 2008; checked at run time, so the module still runs without it) a tiny function
+# compiled for it is called; otherwise the count is a few inline shifts and adds.
 cdef extern from *:
     """
-    static inline int fort_pop32(uint32_t x) {
-    #if defined(__POPCNT__) || !(defined(__x86_64__) || defined(__i386__))
-        return __builtin_popcount(x);
+    #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__POPCNT__)
+    #define FORT_POPCNT_DISPATCH 1
+    static int fort_has_popcnt = 0;
+    __attribute__((target("popcnt"), noinline)) static int fort_pop32_hw(uint32_t x) { return __builtin_popcount(x); }
+    __attribute__((target("popcnt"), noinline)) static int fort_pop64_hw(uint64_t x) { return __builtin_popcountll(x); }
+    static void fort_detect_cpu(void) { __builtin_cpu_init(); fort_has_popcnt = __builtin_cpu_supports("popcnt") != 0; }
     #else
+    static void fort_detect_cpu(void) {}
+    #endif
+    static inline int fort_pop32(uint32_t x) {
+    #ifdef FORT_POPCNT_DISPATCH
+        if (fort_has_popcnt)
+            return fort_pop32_hw(x);
         x = x - ((x >> 1) & 0x55555555u);
         x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
         x = (x + (x >> 4)) & 0x0F0F0F0Fu;
         return (int)((x * 0x01010101u) >> 24);
+    #else
+        return __builtin_popcount(x);
     #endif
     }
     static inline int fort_pop64(uint64_t x) {
-    #if defined(__POPCNT__) || !(defined(__x86_64__) || defined(__i386__))
-        return __builtin_popcountll(x);
-    #else
+    #ifdef FORT_POPCNT_DISPATCH
+        if (fort_has_popcnt)
+            return fort_pop64_hw(x);
         x = x - ((x >> 1) & 0x5555555555555555ull);
         x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
         x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
         return (int)((x * 0x0101010101010101ull) >> 56);
+    #else
+        return __builtin_popcountll(x);
     #endif
     }
     """
     int fort_pop32(uint32_t) nogil
     int fort_pop64(uint64_t) nogil
+    void fort_detect_cpu() nogil
+
+fort_detect_cpu()
 
 ctypedef struct Buf:
     uint32_t m[BUF]
