@@ -579,55 +579,67 @@ cdef class FortGame(StochasticGame):
         return <int32_t> (-self.rank1(O, M) - 1)
 
     cdef inline void parent(self, Parent* p, uint32_t M, uint32_t O) noexcept nogil:
-        """Fill ``p`` for the outcomes of state (M, O): a few dozen table reads, once a state."""
+        """Fill ``p`` for the outcomes of state (M, O), once a state. With the mirror, such a
+        successor is ranked in the orientation where O's key is the smaller, the same for all of
+        them unless O is its own mirror image; only the parts that orientation reads are made."""
         cdef int t, free = 0
         cdef uint32_t place[MAXN]
         p.M = M
         p.O = O
         p.a = fort_pop32(M)
         p.b = fort_pop32(O)
-        p.colO = self.colex(O)
-        for t in range(self.n):
-            p.sqO[t] = (<uint32_t> 1) << free
-            free += 1 - <int> ((O >> t) & 1)
-        p.sqM = self.squeeze(M, O)
         p.flipO = 0
-        p.fM = p.fO = p.sqfM = 0
-        if not self.mirrored:
-            return
-        p.fM = self.flip(M)
-        p.fO = self.flip(O)
-        p.colfO = self.colex(p.fO)
-        p.sqfM = self.squeeze(p.fM, p.fO)
-        free = 0
-        for t in range(self.n):
-            place[t] = (<uint32_t> 1) << free
-            free += 1 - <int> ((p.fO >> t) & 1)
-        for t in range(self.n):
-            p.sqfO[t] = place[self.mir[t]]
-        p.flipO = 1 if p.fO < O else (0 if O < p.fO else -1)
+        if self.mirrored:
+            p.fM = self.flip(M)
+            p.fO = self.flip(O)
+            p.flipO = 1 if p.fO < O else (0 if O < p.fO else -1)
+        if p.flipO != 1:
+            p.colO = self.colex(O)
+            for t in range(self.n):
+                p.sqO[t] = (<uint32_t> 1) << free
+                free += 1 - <int> ((O >> t) & 1)
+            p.sqM = self.squeeze(M, O)
+        if p.flipO != 0:
+            p.colfO = self.colex(p.fO)
+            p.sqfM = self.squeeze(p.fM, p.fO)
+            free = 0
+            for t in range(self.n):
+                place[t] = (<uint32_t> 1) << free
+                free += 1 - <int> ((p.fO >> t) & 1)
+            for t in range(self.n):
+                p.sqfO[t] = place[self.mir[t]]
 
     cdef inline int32_t out_code(self, const Parent* p, uint32_t M2, uint32_t O2, int flag) noexcept nogil:
         """``code`` for an outcome of the state in ``p``; the same number, cheaper where the turn
         passes and nothing was captured (``parent`` says how)."""
         cdef uint32_t d, sq, fsq, fm
-        cdef int t, a2, flipped
+        cdef int t, a2
         cdef int64_t r
         if (M2 & self.forts) == self.forts:
             return SG_WIN
         if flag == 1 or O2 != p.O:
             return self.code(M2, O2, flag)
         d = M2 ^ p.M
-        sq = p.sqM
         a2 = p.a
-        if not self.mirrored:
+        if p.flipO == 0:
+            sq = p.sqM
             while d:
                 t = __builtin_ctz(d)
                 d &= d - 1
                 sq ^= p.sqO[t]
                 a2 += 2 * <int> ((M2 >> t) & 1) - 1
-            return <int32_t> (-(self.off[p.b][a2] + p.colO * self.binom[self.n - p.b][a2] + self.colex(sq)) - 1)
+            r = self.off[p.b][a2] + p.colO * self.binom[self.n - p.b][a2] + self.colex(sq)
+            return <int32_t> (-self.compact(r) - 1)
         fsq = p.sqfM
+        if p.flipO == 1:
+            while d:
+                t = __builtin_ctz(d)
+                d &= d - 1
+                fsq ^= p.sqfO[t]
+                a2 += 2 * <int> ((M2 >> t) & 1) - 1
+            r = self.off[p.b][a2] + p.colfO * self.binom[self.n - p.b][a2] + self.colex(fsq)
+            return <int32_t> (-self.compact(r) - 1)
+        sq = p.sqM  # O is its own mirror image: M' decides, as in ``key``
         fm = p.fM
         while d:
             t = __builtin_ctz(d)
@@ -636,8 +648,7 @@ cdef class FortGame(StochasticGame):
             fsq ^= p.sqfO[t]
             fm ^= self.mirbit[t]
             a2 += 2 * <int> ((M2 >> t) & 1) - 1
-        flipped = p.flipO if p.flipO >= 0 else fm < M2  # O symmetric: M' decides, as in ``key``
-        if flipped:
+        if fm < M2:
             r = self.off[p.b][a2] + p.colfO * self.binom[self.n - p.b][a2] + self.colex(fsq)
         else:
             r = self.off[p.b][a2] + p.colO * self.binom[self.n - p.b][a2] + self.colex(sq)
