@@ -6,11 +6,15 @@ from math import comb
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gamesolver.games.ur import kernel
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.games.ur.solve import tier_counts
-from tests.test_ur_reference import all_states, state_total
+from gamesolver.solver._stochastic import LOSS, WIN
+from tests.test_engine import symmetric_options
+from tests.test_ur_reference import all_states, mini_options, state_total
 
 
 def masks(states, n=20):
@@ -141,3 +145,60 @@ def test_rank_rejects_states_outside_the_encoding() -> None:
         K.rank([0b111], [0])  # three pieces with k = 2
     with pytest.raises(ValueError):
         K.unrank([K.state_count])
+
+
+def plain_rank(n: int, k: int, mine: int, theirs: int) -> int:
+    """The numbering without the mirror, spelled out: tiers (a, b) in order, then colex of the
+    mover's tiles, then colex of the other side's tiles counted among the tiles the mover leaves free."""
+    m = [t for t in range(n) if mine >> t & 1]
+    free = [t for t in range(n) if not mine >> t & 1]
+    o = [free.index(t) for t in range(n) if theirs >> t & 1]
+    before = sum(comb(n, x) * comb(n - x, y) for x in range(k + 1) for y in range(k + 1)
+                 if (x, y) < (len(m), len(o)) and x + y <= n)
+    colex = sum(comb(t, i + 1) for i, t in enumerate(m))
+    return before + colex * comb(n - len(m), len(o)) + sum(comb(t, i + 1) for i, t in enumerate(o))
+
+
+@settings(max_examples=40, deadline=None)
+@given(k=st.sampled_from([1, 3, 4, 7]), seed=st.integers(0, 2**32 - 1))
+def test_rank_equals_the_plain_numbering(k: int, seed: int) -> None:
+    K = kernel(UrOptions(pieces=k, mirror=False))
+    rng = np.random.default_rng(seed)
+    perm = rng.permutation(20)
+    a, b = rng.integers(0, k + 1, 2)
+    m = sum(1 << int(t) for t in perm[:a])
+    o = sum(1 << int(t) for t in perm[a:a + b])
+    assert int(K.rank([m], [o])[0]) == plain_rank(20, k, m, o)
+
+
+@pytest.fixture(scope="module")
+def games(tmp_path_factory):
+    d = tmp_path_factory.mktemp("codes")
+    return {"real3": UrOptions(pieces=3), "real4": UrOptions(pieces=4), "real4-full": UrOptions(pieces=4, mirror=False),
+            "symmetric3": symmetric_options(d, 3, mirror=True), "mini4": mini_options(d, 4)}
+
+
+@settings(max_examples=60, deadline=None)
+@given(which=st.sampled_from(["real3", "real4", "real4-full", "symmetric3", "mini4"]), where=st.floats(0, 1))
+def test_outcome_codes_equal_each_successor_ranked_from_scratch(games, which: str, where: float) -> None:
+    # The move generator ranks most successors from its parent's partial sums; here every
+    # successor of every roll is ranked on its own through ``rank`` (mirror included).
+    o = games[which]
+    K = kernel(o)
+    r = min(int(where * K.state_count), K.state_count - 1)
+    (m,), (t,) = K.unrank([r])
+    m, t = int(m), int(t)
+    forts = o.board.mask(o.board.forts)
+    if (m & forts) == forts or (t & forts) == forts:
+        assert K.roll_outcomes(r, 0) == {WIN if (m & forts) == forts else LOSS}
+        return
+    for roll in range(K.roll_count):
+        want = set()
+        for m2, t2, flag in K.successors(m, t, roll):
+            if (m2 & forts) == forts:
+                want.add(WIN)
+            elif flag == 1:
+                want.add(int(K.rank([m2], [t2])[0]))
+            else:
+                want.add(-int(K.rank([t2], [m2])[0]) - 1)
+        assert K.roll_outcomes(r, roll) == want

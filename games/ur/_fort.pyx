@@ -14,6 +14,7 @@ pieces one step each), 3 three-step moves while dominating Heaven, 4 + r roll r'
 and last the pass, written only when some roll has nothing legal.
 """
 import numpy as np
+cimport cython
 cimport numpy as cnp
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, malloc, free
@@ -32,10 +33,55 @@ DEF MAXK = 8
 DEF BUF = 2048  # outcomes of one group of one state; K = 7 has at most a few hundred
 
 cdef extern from *:
-    int __builtin_popcount(unsigned int) nogil
     int __builtin_ctz(unsigned int) nogil
-    int __builtin_popcountll(unsigned long long) nogil
+    int __builtin_clz(unsigned int) nogil
     int __builtin_ctzll(unsigned long long) nogil
+
+# Without -mpopcnt, GCC turns __builtin_popcount on x86 into a call to libgcc's __popcountdi2,
+# which was a fifth of the sweep's instructions. Where the CPU has the instruction (every x86-64
+# since about 2008; checked at run time, so the module still runs without it) a tiny function
+# compiled for it is called; otherwise the count is a few inline shifts and adds.
+cdef extern from *:
+    """
+    #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__POPCNT__)
+    #define FORT_POPCNT_DISPATCH 1
+    static int fort_has_popcnt = 0;
+    __attribute__((target("popcnt"), noinline)) static int fort_pop32_hw(uint32_t x) { return __builtin_popcount(x); }
+    __attribute__((target("popcnt"), noinline)) static int fort_pop64_hw(uint64_t x) { return __builtin_popcountll(x); }
+    static void fort_detect_cpu(void) { __builtin_cpu_init(); fort_has_popcnt = __builtin_cpu_supports("popcnt") != 0; }
+    #else
+    static void fort_detect_cpu(void) {}
+    #endif
+    static inline int fort_pop32(uint32_t x) {
+    #ifdef FORT_POPCNT_DISPATCH
+        if (fort_has_popcnt)
+            return fort_pop32_hw(x);
+        x = x - ((x >> 1) & 0x55555555u);
+        x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+        x = (x + (x >> 4)) & 0x0F0F0F0Fu;
+        return (int)((x * 0x01010101u) >> 24);
+    #else
+        return __builtin_popcount(x);
+    #endif
+    }
+    static inline int fort_pop64(uint64_t x) {
+    #ifdef FORT_POPCNT_DISPATCH
+        if (fort_has_popcnt)
+            return fort_pop64_hw(x);
+        x = x - ((x >> 1) & 0x5555555555555555ull);
+        x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+        x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+        return (int)((x * 0x0101010101010101ull) >> 56);
+    #else
+        return __builtin_popcountll(x);
+    #endif
+    }
+    """
+    int fort_pop32(uint32_t) nogil
+    int fort_pop64(uint64_t) nogil
+    void fort_detect_cpu() nogil
+
+fort_detect_cpu()
 
 ctypedef struct Buf:
     uint32_t m[BUF]
@@ -43,7 +89,25 @@ ctypedef struct Buf:
     uint8_t f[BUF]
     int n
 
+ctypedef struct Word:  # 64 full ranks of the mirror's index: which are canonical, and how many before
+    uint64_t bits
+    int64_t before
 
+ctypedef struct Parent:
+    # What every outcome of one state shares, so that an outcome where the turn passes and
+    # nothing is captured (the other side's pieces unchanged) is ranked from a few table reads:
+    # the successor (O, M') has O's colex part as is, and M' squeezed onto the tiles free of O
+    # differs from M squeezed only in the bits of the tiles that moved.
+    uint32_t M, O, fM, fO       # the state and its mirror image
+    int a, b                    # pieces of the mover, of the other side
+    int flipO                   # 1: fO < O, so every such successor is ranked mirrored; 0: O < fO; -1: equal
+    uint32_t sqM, sqfM          # M squeezed onto the tiles free of O; fM onto those free of fO
+    int64_t colO, colfO         # colex(O), colex(fO)
+    uint32_t sqO[MAXN]          # tile t -> bit of its place among the tiles free of O
+    uint32_t sqfO[MAXN]         # tile t -> bit of its mirror twin's place among the tiles free of fO
+
+
+@cython.final  # no subclass: the move generator's methods are called directly, not through a table
 cdef class FortGame(StochasticGame):
     """Board geometry, dice and piece count in C form."""
 
@@ -65,18 +129,22 @@ cdef class FortGame(StochasticGame):
     cdef object mirror_perm
     cdef int index_threads
     cdef uint32_t flip_byte[4][256]
-    cdef uint64_t* bits  # bit r: full rank r is canonical (the smaller of the pair by mask key)
-    cdef int64_t* before  # per 64-bit word: canonical states before it
+    cdef int mir[MAXN]  # tile t -> its mirror twin
+    cdef uint32_t mirbit[MAXN]  # tile t -> the bit of its mirror twin
+    # bit r of words[r >> 6].bits: full rank r is canonical (the smaller of the pair by mask key);
+    # the count before it sits in the same 16 bytes, so compacting a rank reads one cache line
+    cdef Word* words
     cdef int64_t* sample  # full rank of canonical index 64 j
+    # colex by bytes: colex(S) = sum over bytes c of cx[c][byte c of S][pieces of S below byte c]
+    cdef uint32_t cx[4][256][MAXK + 1]
+    cdef uint8_t pc8[256]
 
     def __cinit__(self):
-        self.bits = NULL
-        self.before = NULL
+        self.words = NULL
         self.sample = NULL
 
     def __dealloc__(self):
-        free(self.bits)
-        free(self.before)
+        free(self.words)
         free(self.sample)
 
     def __init__(self, int n, int k, neighbours, uint32_t forts, uint32_t earth, uint32_t heaven,
@@ -128,6 +196,7 @@ cdef class FortGame(StochasticGame):
                     self.total += self.binom[n][a] * self.binom[n - a][b]
             self.off[a][k + 1] = self.total
         self.full = self.total
+        self.colex_tables()
         self.mirrored = mirror is not None
         self.indexed = not self.mirrored
         self.mirror_perm = mirror
@@ -168,13 +237,15 @@ cdef class FortGame(StochasticGame):
                     if b >> i & 1 and byte * 8 + i < self.n:
                         m |= (<uint32_t> 1) << mirror[byte * 8 + i]
                 self.flip_byte[byte][b] = m
+        for i in range(self.n):
+            self.mir[i] = mirror[i]
+            self.mirbit[i] = (<uint32_t> 1) << mirror[i]
         cdef int64_t words = (self.full >> 6) + 1, w, r, j, seen = 0
         cdef int nt = max(1, threads)
         cdef uint64_t x, packed
         cdef uint32_t M = 0, O = 0
-        self.bits = <uint64_t*> calloc(words, sizeof(uint64_t))
-        self.before = <int64_t*> malloc(words * sizeof(int64_t))
-        if self.bits == NULL or self.before == NULL:
+        self.words = <Word*> calloc(words, sizeof(Word))
+        if self.words == NULL:
             raise MemoryError()
         with nogil:
             for w in prange(words, schedule="static", num_threads=nt):
@@ -187,19 +258,19 @@ cdef class FortGame(StochasticGame):
                         O = <uint32_t> (packed >> 32)
                         if self.key(M, O) <= self.key(self.flip(M), self.flip(O)):
                             x = x | ((<uint64_t> 1) << j)
-                self.bits[w] = x
+                self.words[w].bits = x
         for w in range(words):
-            self.before[w] = seen
-            seen += __builtin_popcountll(self.bits[w])
+            self.words[w].before = seen
+            seen += fort_pop64(self.words[w].bits)
         self.total = seen
         self.sample = <int64_t*> malloc(((seen >> 6) + 1) * sizeof(int64_t))
         if self.sample == NULL:
             raise MemoryError()
         for w in range(words):  # the full rank of every 64th canonical state
-            j = (self.before[w] + 63) >> 6 << 6  # the first multiple of 64 at or after before[w]
-            x = self.bits[w]
-            while j < self.before[w] + __builtin_popcountll(self.bits[w]):
-                self.sample[j >> 6] = w * 64 + self.nth_bit(x, j - self.before[w])
+            j = (self.words[w].before + 63) >> 6 << 6  # the first multiple of 64 at or after before
+            x = self.words[w].bits
+            while j < self.words[w].before + fort_pop64(x):
+                self.sample[j >> 6] = w * 64 + self.nth_bit(x, j - self.words[w].before)
                 j += 64
 
     cdef inline uint64_t unrank_full_packed(self, int64_t r) noexcept nogil:
@@ -225,18 +296,19 @@ cdef class FortGame(StochasticGame):
         """The index of full rank ``r`` among the canonical states below it."""
         if not self.mirrored:
             return r
-        return self.before[r >> 6] + __builtin_popcountll(self.bits[r >> 6] & (((<uint64_t> 1) << (r & 63)) - 1))
+        cdef Word* w = &self.words[r >> 6]
+        return w.before + fort_pop64(w.bits & (((<uint64_t> 1) << (r & 63)) - 1))
 
     cdef inline int64_t select(self, int64_t i) noexcept nogil:
         """The full rank of canonical state number ``i``."""
         cdef int64_t r = self.sample[i >> 6], w = r >> 6, left = i & 63
-        cdef uint64_t x = self.bits[w] & ~(((<uint64_t> 1) << (r & 63)) - 1)
-        cdef int c = __builtin_popcountll(x)
+        cdef uint64_t x = self.words[w].bits & ~(((<uint64_t> 1) << (r & 63)) - 1)
+        cdef int c = fort_pop64(x)
         while left >= c:
             left -= c
             w += 1
-            x = self.bits[w]
-            c = __builtin_popcountll(x)
+            x = self.words[w].bits
+            c = fort_pop64(x)
         return w * 64 + self.nth_bit(x, left)
 
     cdef inline int64_t rank1(self, uint32_t M, uint32_t O) noexcept nogil:
@@ -255,30 +327,51 @@ cdef class FortGame(StochasticGame):
 
     # ---- ranking -------------------------------------------------------------------------
 
+    cdef void colex_tables(self) noexcept:
+        cdef int c, byte, i, j, t
+        cdef uint32_t v
+        for byte in range(256):
+            self.pc8[byte] = fort_pop32(byte)
+        for c in range(4):
+            for byte in range(256):
+                for i in range(MAXK + 1):
+                    v = 0
+                    j = i
+                    for t in range(8):
+                        if byte >> t & 1:
+                            j += 1
+                            if 8 * c + t < self.n:
+                                v += <uint32_t> self.binom[8 * c + t][j]
+                    self.cx[c][byte][i] = v
+
+    cdef inline int64_t colex(self, uint32_t S) noexcept nogil:
+        """sum_i C(t_i, i + 1) over the sorted tiles t_0 < t_1 < ... of ``S`` (at most MAXK)."""
+        cdef uint32_t b0 = S & 255, b1 = (S >> 8) & 255, b2 = (S >> 16) & 255, b3 = S >> 24
+        cdef int i1 = self.pc8[b0]
+        cdef int i2 = i1 + self.pc8[b1]
+        cdef int64_t r = <int64_t> self.cx[0][b0][0] + self.cx[1][b1][i1] + self.cx[2][b2][i2]
+        if b3:
+            r += self.cx[3][b3][i2 + self.pc8[b2]]
+        return r
+
+    cdef inline uint32_t squeeze(self, uint32_t Y, uint32_t X) noexcept nogil:
+        """``Y`` renumbered on the tiles outside ``X`` (disjoint from Y): each tile of X, highest
+        first, is cut out and the bits above it move down one."""
+        cdef uint32_t low
+        while X:
+            low = ((<uint32_t> 1) << (31 - __builtin_clz(X))) - 1
+            Y = (Y & low) | ((Y >> 1) & ~low)
+            X &= low
+        return Y
+
     cdef inline int64_t rank_full(self, uint32_t M, uint32_t O) noexcept nogil:
-        cdef int a = __builtin_popcount(M), b = __builtin_popcount(O), i, t
-        cdef int64_t rm = 0, ro = 0
-        cdef uint32_t s = M
-        i = 0
-        while s:
-            t = __builtin_ctz(s)
-            i += 1
-            rm += self.binom[t][i]
-            s &= s - 1
-        s = O
-        i = 0
-        while s:
-            t = __builtin_ctz(s)
-            i += 1
-            # squeeze: index of tile t among the tiles not in M
-            ro += self.binom[t - __builtin_popcount(M & ((<uint32_t> 1 << t) - 1))][i]
-            s &= s - 1
-        return self.off[a][b] + rm * self.binom[self.n - a][b] + ro
+        cdef int a = fort_pop32(M), b = fort_pop32(O)
+        return self.off[a][b] + self.colex(M) * self.binom[self.n - a][b] + self.colex(self.squeeze(O, M))
 
     cdef inline void unrank_full(self, int64_t r, uint32_t* M, uint32_t* O) noexcept nogil:
-        cdef int a = 0, b = 0, i, t, j
+        cdef int a = 0, b = 0, i, t
         cdef int64_t width, rm, ro
-        cdef uint32_t m = 0, o = 0, freeset
+        cdef uint32_t m = 0, o = 0, freeset, low
         while a < self.k and self.off[a][self.k + 1] <= r:
             a += 1
         while b < self.k and self.off[a][b + 1] <= r:
@@ -299,12 +392,13 @@ cdef class FortGame(StochasticGame):
             while self.binom[t][i] > ro:
                 t -= 1
             ro -= self.binom[t][i]
-            # the t-th free tile (counting from 0) among tiles not in m
-            freeset = ~m
-            for j in range(t):
-                freeset &= freeset - 1
-            o |= (<uint32_t> 1) << __builtin_ctz(freeset)
+            o |= (<uint32_t> 1) << t  # numbered among the tiles free of m, spread out below
             t -= 1
+        freeset = m  # undo ``squeeze``: a gap at each of m's tiles, lowest first
+        while freeset:
+            low = (freeset & (0 - freeset)) - 1
+            o = (o & low) | ((o & ~low) << 1)
+            freeset &= freeset - 1
         M[0] = m
         O[0] = o
 
@@ -442,13 +536,13 @@ cdef class FortGame(StochasticGame):
         return out
 
     cdef inline int entry_legal(self, uint32_t M, uint32_t O) noexcept nogil:
-        if __builtin_popcount(M) >= self.k or (M & self.entry):
+        if fort_pop32(M) >= self.k or (M & self.entry):
             return 0
         # an opponent's lone piece on the entry may not be captured by a spawn
-        return not ((O & self.entry) and __builtin_popcount(O) == 1)
+        return not ((O & self.entry) and fort_pop32(O) == 1)
 
     cdef int roll_spawn_tiles(self, uint32_t M, uint32_t O, int r, uint32_t* tiles) noexcept nogil:
-        if __builtin_popcount(M) >= self.k:
+        if fort_pop32(M) >= self.k:
             tiles[0] = 0
             return 0
         tiles[0] = self.roll_spawn[r] | (self.adjacent(M) if self.roll_adjacent[r] else 0)
@@ -484,12 +578,88 @@ cdef class FortGame(StochasticGame):
             return <int32_t> self.rank1(M, O)
         return <int32_t> (-self.rank1(O, M) - 1)
 
-    cdef inline int flush(self, Buf* buf, Outcomes* out) noexcept nogil:
+    cdef inline void parent(self, Parent* p, uint32_t M, uint32_t O) noexcept nogil:
+        """Fill ``p`` for the outcomes of state (M, O), once a state. With the mirror, such a
+        successor is ranked in the orientation where O's key is the smaller, the same for all of
+        them unless O is its own mirror image; only the parts that orientation reads are made."""
+        cdef int t, free = 0
+        cdef uint32_t place[MAXN]
+        p.M = M
+        p.O = O
+        p.a = fort_pop32(M)
+        p.b = fort_pop32(O)
+        p.flipO = 0
+        if self.mirrored:
+            p.fM = self.flip(M)
+            p.fO = self.flip(O)
+            p.flipO = 1 if p.fO < O else (0 if O < p.fO else -1)
+        if p.flipO != 1:
+            p.colO = self.colex(O)
+            for t in range(self.n):
+                p.sqO[t] = (<uint32_t> 1) << free
+                free += 1 - <int> ((O >> t) & 1)
+            p.sqM = self.squeeze(M, O)
+        if p.flipO != 0:
+            p.colfO = self.colex(p.fO)
+            p.sqfM = self.squeeze(p.fM, p.fO)
+            free = 0
+            for t in range(self.n):
+                place[t] = (<uint32_t> 1) << free
+                free += 1 - <int> ((p.fO >> t) & 1)
+            for t in range(self.n):
+                p.sqfO[t] = place[self.mir[t]]
+
+    cdef inline int32_t out_code(self, const Parent* p, uint32_t M2, uint32_t O2, int flag) noexcept nogil:
+        """``code`` for an outcome of the state in ``p``; the same number, cheaper where the turn
+        passes and nothing was captured (``parent`` says how)."""
+        cdef uint32_t d, sq, fsq, fm
+        cdef int t, a2
+        cdef int64_t r
+        if (M2 & self.forts) == self.forts:
+            return SG_WIN
+        if flag == 1 or O2 != p.O:
+            return self.code(M2, O2, flag)
+        d = M2 ^ p.M
+        a2 = p.a
+        if p.flipO == 0:
+            sq = p.sqM
+            while d:
+                t = __builtin_ctz(d)
+                d &= d - 1
+                sq ^= p.sqO[t]
+                a2 += 2 * <int> ((M2 >> t) & 1) - 1
+            r = self.off[p.b][a2] + p.colO * self.binom[self.n - p.b][a2] + self.colex(sq)
+            return <int32_t> (-self.compact(r) - 1)
+        fsq = p.sqfM
+        if p.flipO == 1:
+            while d:
+                t = __builtin_ctz(d)
+                d &= d - 1
+                fsq ^= p.sqfO[t]
+                a2 += 2 * <int> ((M2 >> t) & 1) - 1
+            r = self.off[p.b][a2] + p.colfO * self.binom[self.n - p.b][a2] + self.colex(fsq)
+            return <int32_t> (-self.compact(r) - 1)
+        sq = p.sqM  # O is its own mirror image: M' decides, as in ``key``
+        fm = p.fM
+        while d:
+            t = __builtin_ctz(d)
+            d &= d - 1
+            sq ^= p.sqO[t]
+            fsq ^= p.sqfO[t]
+            fm ^= self.mirbit[t]
+            a2 += 2 * <int> ((M2 >> t) & 1) - 1
+        if fm < M2:
+            r = self.off[p.b][a2] + p.colfO * self.binom[self.n - p.b][a2] + self.colex(fsq)
+        else:
+            r = self.off[p.b][a2] + p.colO * self.binom[self.n - p.b][a2] + self.colex(sq)
+        return <int32_t> (-self.compact(r) - 1)
+
+    cdef inline int flush(self, const Parent* p, Buf* buf, Outcomes* out) noexcept nogil:
         """Append the outcomes in ``buf`` to ``out`` as codes; returns how many."""
         cdef int i
         for i in range(buf.n):
             if out.n < SG_MAX_OUTCOMES:
-                out.codes[out.n] = self.code(buf.m[i], buf.o[i], buf.f[i])
+                out.codes[out.n] = self.out_code(p, buf.m[i], buf.o[i], buf.f[i])
                 out.n += 1
         return buf.n
 
@@ -501,6 +671,7 @@ cdef class FortGame(StochasticGame):
         cdef int G = self.ngroups, g, r, t, has
         cdef uint32_t tiles, adj = 0
         cdef Buf buf
+        cdef Parent p
         out.n = 0
         for g in range(G):
             out.counts[g] = 0
@@ -509,36 +680,37 @@ cdef class FortGame(StochasticGame):
             out.counts[G - 1] = 1
             out.n = 1
             return 1
+        self.parent(&p, M, O)
         if self.entry_legal(M, O):
-            out.codes[0] = self.code(M | self.entry, O & ~self.entry, 0)
+            out.codes[0] = self.out_code(&p, M | self.entry, O & ~self.entry, 0)
             out.counts[0] = 1
             out.n = 1
         buf.n = 0
         self.one_piece(&buf, M, O, 1, 1)
-        out.counts[1] = self.flush(&buf, out)
+        out.counts[1] = self.flush(&p, &buf, out)
         buf.n = 0
         self.one_piece(&buf, M, O, 2, 2)
         self.two_pieces(&buf, M, O)
-        out.counts[2] = self.flush(&buf, out)
+        out.counts[2] = self.flush(&p, &buf, out)
         if self.hmax > 2 and (M & self.heaven) == self.heaven:
             buf.n = 0
             self.one_piece(&buf, M, O, 3, self.hmax)
-            out.counts[3] = self.flush(&buf, out)
-        if __builtin_popcount(M) < self.k:
+            out.counts[3] = self.flush(&p, &buf, out)
+        if p.a < self.k:
             adj = self.adjacent(M)
             for r in range(self.nrolls):
                 tiles = (self.roll_spawn[r] | (adj if self.roll_adjacent[r] else 0)) & ~(M | O)
                 while tiles:
                     t = __builtin_ctz(tiles)
                     tiles &= tiles - 1
-                    out.codes[out.n] = self.code(M | ((<uint32_t> 1) << t), O, 0)
+                    out.codes[out.n] = self.out_code(&p, M | ((<uint32_t> 1) << t), O, 0)
                     out.n += 1
                     out.counts[4 + r] += 1
         for r in range(self.nrolls):
             has = out.counts[0] or out.counts[4 + r] or (self.roll_steps[r] >= 1 and out.counts[1]) or (
                 self.roll_steps[r] >= 2 and (out.counts[2] or (self.roll_heaven[r] > 2 and out.counts[3])))
             if not has:
-                out.codes[out.n] = self.code(M, O, 0)
+                out.codes[out.n] = self.out_code(&p, M, O, 0)
                 out.n += 1
                 out.counts[G - 1] = 1
                 break
