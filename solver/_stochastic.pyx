@@ -776,11 +776,16 @@ cdef int rank_state(StochasticGame game, const int32_t* c, const count_t* cnt, c
 
 
 def rank_pass(StochasticGame game, const real[::1] V, double eps, int32_t[::1] RP, int32_t[::1] RQ,
-              int32_t[::1] counter, int threads=1, int32_t[:, ::1] policy=None):
+              int32_t[::1] counter, int threads=1, int32_t[:, ::1] policy=None, bint backwards=False,
+              const int64_t[::1] offsets=None, const uint8_t[:, ::1] counts=None, const int32_t[::1] codes=None):
     """One pass of the ranking above, in place; returns how many nodes it removed. ``counter``
     (one entry, 0 before the first pass) holds the last rank given. ``V``: the values that say
     which actions are near-best (within ``eps``); with ``policy`` the certified side's action is
-    the policy's instead."""
+    the policy's instead. ``backwards`` visits the states from the top; ``offsets``, ``counts``,
+    ``codes``: a stored graph to read the outcomes from instead of generating them."""
+    cdef bint stored = codes is not None
+    if stored:
+        check_graph(game, offsets, counts, codes)
     game.ready()
     if V.shape[0] != game.total or RP.shape[0] != game.total or RQ.shape[0] != game.total:
         raise ValueError("value or rank array does not fit the state space")
@@ -792,21 +797,31 @@ def rank_pass(StochasticGame game, const real[::1] V, double eps, int32_t[::1] R
     cdef int64_t* removed = <int64_t*> malloc(nt * 8 * sizeof(int64_t))
     cdef Outcomes* outs = new_outcomes(nt)
     cdef int32_t* bufs = <int32_t*> malloc(nt * SG_MAX_OUTCOMES * sizeof(int32_t))
-    cdef int64_t s, total = 0
+    cdef int64_t s, i, total = 0, n = game.total
     cdef const real* Vp = &V[0]
     cdef int32_t* A = &RP[0]
     cdef int32_t* B = &RQ[0]
+    cdef const int32_t* C = &codes[0] if stored else NULL
+    cdef const uint8_t* N = &counts[0, 0] if stored else NULL
+    cdef const int64_t* F = &offsets[0] if stored else NULL
+    cdef int G = game.ngroups
     for t in range(nt):
         removed[t * 8] = 0
     try:
         with nogil:
-            for s in prange(game.total, schedule="dynamic", chunksize=4096, num_threads=nt):
+            for i in prange(n, schedule="dynamic", chunksize=4096, num_threads=nt):
+                s = (n - 1 - i) if backwards else i
                 if A[s] and B[s]:
                     continue
                 tid = threadid()
-                game.generate(s, &outs[tid])
-                removed[tid * 8] += rank_state(game, outs[tid].codes, outs[tid].counts, Vp, eps, s, A, B, ctr,
-                                               (P + s * R) if P != NULL else NULL, bufs + tid * SG_MAX_OUTCOMES)
+                if stored:
+                    removed[tid * 8] += rank_state(game, C + F[s], N + s * G, Vp, eps, s, A, B, ctr,
+                                                   (P + s * R) if P != NULL else NULL, bufs + tid * SG_MAX_OUTCOMES)
+                else:
+                    game.generate(s, &outs[tid])
+                    removed[tid * 8] += rank_state(game, outs[tid].codes, outs[tid].counts, Vp, eps, s, A, B, ctr,
+                                                   (P + s * R) if P != NULL else NULL,
+                                                   bufs + tid * SG_MAX_OUTCOMES)
         for t in range(nt):
             total += removed[t * 8]
         return total
@@ -816,67 +831,79 @@ def rank_pass(StochasticGame game, const real[::1] V, double eps, int32_t[::1] R
         free(removed)
 
 
+cdef void policy_state(StochasticGame game, const int32_t* c, const count_t* cnt, const real* V, double eps,
+                       const int32_t* A, const int32_t* B, int64_t s, int32_t* out, int32_t* buf) noexcept nogil:
+    """``attractor_policy`` for one state: its code per roll into ``out``."""
+    cdef int G = game.ngroups, r, i, n, g
+    cdef const int32_t* start[32]
+    cdef const int32_t* p = c
+    cdef int32_t code, leave
+    cdef double best, w, lbest
+    for g in range(G):
+        start[g] = p
+        p += cnt[g]
+    for r in range(game.nrolls):
+        n = roll_codes(game, c, cnt, r, start, buf)
+        if n == 0:
+            out[r] = SG_NOCODE
+            continue
+        best = -2.0
+        code = buf[0]
+        for i in range(n):
+            w = value_term(buf[i], V)
+            if w > best:
+                best = w
+                code = buf[i]
+        if A[s] > 0:
+            lbest = -3.0
+            leave = SG_NOCODE
+            for i in range(n):
+                w = value_term(buf[i], V)
+                if w >= best - eps and leaves_before(buf[i], A, B, A[s]) and w > lbest:
+                    lbest = w
+                    leave = buf[i]
+            if lbest > -2.5:
+                code = leave
+        out[r] = code
+
+
 def attractor_policy(StochasticGame game, const real[::1] V, double eps, const int32_t[::1] RP,
-                     const int32_t[::1] RQ, int32_t[:, ::1] policy, int threads=1):
+                     const int32_t[::1] RQ, int32_t[:, ::1] policy, int threads=1,
+                     const int64_t[::1] offsets=None, const uint8_t[:, ::1] counts=None, const int32_t[::1] codes=None):
     """The certified side's strategy from the ranks: for each state and roll, at a removed node
     the best of the near-best actions that end the game or lead to a smaller rank (where the roll
-    has one), else the best action by ``V``."""
+    has one), else the best action by ``V``. ``offsets``, ``counts``, ``codes``: a stored graph."""
     game.ready()
     if V.shape[0] != game.total or RP.shape[0] != game.total or RQ.shape[0] != game.total:
         raise ValueError("value or rank array does not fit the state space")
+    cdef bint stored = codes is not None
+    if stored:
+        check_graph(game, offsets, counts, codes)
     cdef int32_t* P = policy_rows(game, policy)
-    cdef int nt = max(1, threads), tid, R = game.nrolls, G = game.ngroups, r, i, n, g
+    cdef int nt = max(1, threads), tid, R = game.nrolls, G = game.ngroups
     cdef Outcomes* outs = new_outcomes(nt)
     cdef int32_t* bufs = <int32_t*> malloc(nt * SG_MAX_OUTCOMES * sizeof(int32_t))
     cdef int64_t s
     cdef const real* Vp = &V[0]
     cdef const int32_t* A = &RP[0]
     cdef const int32_t* B = &RQ[0]
-    # per thread: an array declared here would be shared between prange's threads
-    cdef const int32_t** starts = <const int32_t**> malloc(nt * 32 * sizeof(int32_t*))
-    cdef const int32_t** start
-    cdef const int32_t* p
-    cdef int32_t* buf
-    cdef int32_t code, leave
-    cdef double best, w, lbest
+    cdef const int32_t* C = &codes[0] if stored else NULL
+    cdef const uint8_t* N = &counts[0, 0] if stored else NULL
+    cdef const int64_t* F = &offsets[0] if stored else NULL
     try:
         with nogil:
             for s in prange(game.total, schedule="dynamic", chunksize=4096, num_threads=nt):
                 tid = threadid()
-                game.generate(s, &outs[tid])
-                buf = bufs + tid * SG_MAX_OUTCOMES
-                start = starts + tid * 32
-                p = outs[tid].codes
-                for g in range(G):
-                    start[g] = p
-                    p = p + outs[tid].counts[g]
-                for r in range(R):
-                    n = roll_codes(game, outs[tid].codes, outs[tid].counts, r, start, buf)
-                    if n == 0:
-                        P[s * R + r] = SG_NOCODE
-                        continue
-                    best = -2.0
-                    code = buf[0]
-                    for i in range(n):
-                        w = value_term(buf[i], Vp)
-                        if w > best:
-                            best = w
-                            code = buf[i]
-                    if A[s] > 0:
-                        lbest = -3.0
-                        leave = SG_NOCODE
-                        for i in range(n):
-                            w = value_term(buf[i], Vp)
-                            if w >= best - eps and leaves_before(buf[i], A, B, A[s]) and w > lbest:
-                                lbest = w
-                                leave = buf[i]
-                        if lbest > -2.5:
-                            code = leave
-                    P[s * R + r] = code
+                if stored:
+                    policy_state(game, C + F[s], N + s * G, Vp, eps, A, B, s, P + s * R,
+                                 bufs + tid * SG_MAX_OUTCOMES)
+                else:
+                    game.generate(s, &outs[tid])
+                    policy_state(game, outs[tid].codes, outs[tid].counts, Vp, eps, A, B, s, P + s * R,
+                                 bufs + tid * SG_MAX_OUTCOMES)
     finally:
         free(outs)
         free(bufs)
-        free(starts)
 
 
 # ---- the stored outcome graph ----------------------------------------------------------------

@@ -74,7 +74,7 @@ def _outward(values: np.ndarray, d: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _ranks(game: Any, values: np.ndarray, eps: float, threads: int, policy: np.ndarray | None,
-           show_progress: bool | None, label: str) -> tuple[np.ndarray, np.ndarray, int]:
+           show_progress: bool | None, label: str, stored: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, int]:
     """The rank at which each node (state, side) leaves the set where play can last for ever
     (``_stochastic.rank_pass``), 0 for the nodes that never do; and the passes it took."""
     n = game.state_count
@@ -85,7 +85,8 @@ def _ranks(game: Any, values: np.ndarray, eps: float, threads: int, policy: np.n
     with progress(2 * n, label, enabled=show_progress) as bar:
         while True:
             passes += 1
-            removed = kernels.rank_pass(game, values, eps, RP, RQ, counter, threads=threads, policy=policy)
+            removed = kernels.rank_pass(game, values, eps, RP, RQ, counter, threads=threads, policy=policy,
+                                        backwards=passes % 2 == 0, **stored)
             bar.update(removed)
             if not removed:
                 return RP, RQ, passes
@@ -100,6 +101,9 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
     ``graph``: a ``StoredGraph`` of the game, to sweep from memory instead of generating."""
     t0 = time.perf_counter()
 
+    stored = ({"offsets": graph.offsets, "counts": graph.counts, "codes": graph.codes}
+              if graph is not None and graph.stored else {})
+
     def sweep(L: np.ndarray, U: np.ndarray, **kw: Any) -> tuple[float, float]:
         if graph is not None and graph.stored:
             return kernels.graph_bounds_sweep(game, graph.offsets, graph.counts, graph.codes, L, U,
@@ -113,8 +117,8 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
     # the one that brings the game nearest its end, where a roll offers one.
     R = game.roll_count
     policy = np.empty((n, R), dtype=np.int32)
-    ranks = _ranks(game, values, tolerance, threads, None, show_progress, "bounds: the strategy")
-    kernels.attractor_policy(game, values, tolerance, ranks[0], ranks[1], policy, threads=threads)
+    ranks = _ranks(game, values, tolerance, threads, None, show_progress, "bounds: the strategy", stored)
+    kernels.attractor_policy(game, values, tolerance, ranks[0], ranks[1], policy, threads=threads, **stored)
     del ranks
     L, U = _outward(values, tolerance / 2)
     loose = 0
@@ -147,7 +151,7 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
             if moved < tolerance / 1000:
                 break
     RP, RQ, passes = _ranks(game, values, tolerance, threads, policy, show_progress,
-                            "bounds: where play can last for ever")
+                            "bounds: where play can last for ever", stored)
     ZP, ZQ = RP == 0, RQ == 0
     trapped = int(ZP.sum(dtype=np.int64) + ZQ.sum(dtype=np.int64))
     m = 0.0
