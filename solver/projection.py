@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from gamesolver.solver.limits import duration_text
 from gamesolver.solver.stochastic import TYPICAL_SWEEPS
 
 # The walk's cheap policy sweeps between its full sweeps cost about a quarter of the full sweeps'
@@ -79,14 +80,8 @@ def project(game: Any) -> Projection:
 
 
 def duration(seconds: float) -> str:
-    """A length of time as a reader wants it: seconds, minutes, hours or days."""
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 2 * 3600:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 2 * 86400:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86400:.1f} days"
+    """A length of time as a reader wants it (``limits.duration_text`` without its "about")."""
+    return duration_text(seconds).removeprefix("about ")
 
 
 def span(pair: tuple[float, float]) -> str:
