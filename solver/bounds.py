@@ -2,32 +2,34 @@
 
 A small Bellman residual does not bound the error of a game that mixes slowly (on Ur's fort
 rules with four pieces, values that move less than 1e-5 a sweep were 7e-5 off). ``certify``
-turns solved values into proven bounds, in three steps, each a full pass over the states:
+turns solved values into proven bounds:
 
-1. **A consistent pair.** Start from L = V - d and U = V + d and loosen them (lower L, raise U to
-   their backups where those are looser) until a sweep moves nothing. Then every state has
-   L <= backup(L) and U >= backup(U): L is a "sub-solution" for the mover's pessimistic count,
-   U a "super-solution" for the optimistic one. Then tighten (raise L, lower U to their
-   backups): a consistent pair stays consistent.
-2. **Why a consistent pair bounds the value, and by how much.** Let the side to move keep to a
-   strategy that never does worse than L promises (for each roll an action whose pessimistic
-   value is as good as the backup needs). Whatever the opponent does, L at the current position
-   is then at most the expected L (or the result, once the game has ended) one move later, and
-   by induction after any number of moves. Play either ends, or stays for ever in a part of the
-   game where it can go on indefinitely (an end component, in the language of Markov decision
-   processes: with probability 1 the positions seen infinitely often form one). There the game
-   is worth 0 (endless play counts 0) while L may claim up to ``m``, the largest L over every
-   such part. So the true value is at least L - max(0, m); the same argument for the opponent
-   bounds it above by U + max(0, m'). The parts where play can last for ever are over-estimated
-   by the largest set of positions from which the opponent, the dice and the strategy above can
-   keep play going for ever (``_stochastic.trap_pass``, repeated to a fixed point).
-3. **Rounding.** Backups are summed in float64 and rounded outward before they are stored
-   (``_stochastic.bounds_sweep``), so float32 storage never moves a bound across the value. The
-   roll probabilities are the game's float32 ones (exact for dice in sixteenths, as Ur's).
+1. **A strategy** for the side to move: for each roll, among the actions within the tolerance of
+   the best by the values, one that brings the game nearest its end. Ranking passes
+   (``_stochastic.rank_pass``) number every (position, side to move) by when play can be made to
+   leave the positions where it could last for ever; the strategy
+   (``_stochastic.attractor_policy``) takes a near-best action towards a smaller rank where the
+   roll offers one. (The greedy strategy, best by the bounds alone, can cycle on near-ties where
+   it is ahead, and then nothing proves it ever cashes its lead.)
+2. **A consistent pair.** Start from L = V - d and U = V + d and loosen them (L to what the
+   strategy guarantees from L and U, U to the optimistic backup, where those are looser) until a
+   sweep moves nothing; then tighten them while sweeps still move them. A consistent pair stays
+   consistent when tightened.
+3. **Why that bounds the value.** Let the side to move keep to the strategy. Whatever the
+   opponent does, L at the current position is at most the expected L (or the result, once the
+   game has ended) one move later, and so after any number of moves. Play either ends or
+   settles for ever in an end component (a set the opponent and the dice can keep it in while
+   the strategy is kept): there the game is worth 0 while L claims at most m, the largest L
+   over such places. So the value is at least L - max(0, m), and by the same argument for the
+   opponent at most U + max(0, m). The ranking passes run again with the strategy fixed: what
+   they never remove holds every end component.
+4. **Rounding.** Each backup is summed with its exact rounding errors (``_stochastic.bounds_sweep``)
+   and rounded outward only when a step was inexact, so float32 storage never moves a bound
+   across the value. The roll probabilities are the game's float32 ones (exact for dice in
+   sixteenths, as Ur's).
 
-The result is exact arithmetic on the game as the move generator states it: no tolerance is
-assumed anywhere. What it cannot do is make bad values look good: the bound it reports is the
-distance from the given values to the proven interval's ends.
+What it cannot do is make bad values look good: the bound it reports is the largest distance
+from the given values to the ends of their proven intervals.
 """
 from __future__ import annotations
 
