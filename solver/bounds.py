@@ -96,11 +96,14 @@ def _ranks(game: Any, values: np.ndarray, eps: float, threads: int, policy: np.n
 
 def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
             show_progress: bool | None = False, log: Callable[[str], None] | None = None,
-            tighten_sweeps: int = _TIGHTEN_SWEEPS, graph: Any = None) -> Certificate:
+            tighten_sweeps: int = _TIGHTEN_SWEEPS, graph: Any = None,
+            loosen_sweeps: int = _LOOSEN_SWEEPS) -> Certificate:
     """Proven bounds around ``values`` (float32 or float64, one per state of ``game``, a
     ``StochasticGame``). Tightening stops when the widest interval is below ``tolerance``, when
     a sweep moves no bound by more than a thousandth of it, or after ``tighten_sweeps``.
-    ``graph``: a ``StoredGraph`` of the game, to sweep from memory instead of generating."""
+    ``graph``: a ``StoredGraph`` of the game, to sweep from memory instead of generating.
+    ``loosen_sweeps``: how long to look for a consistent pair near the values before starting
+    from -1 and +1 (sound, but loose)."""
     t0 = time.perf_counter()
 
     stored = ({"offsets": graph.offsets, "counts": graph.counts, "codes": graph.codes}
@@ -124,14 +127,15 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
     del ranks
     L, U = _outward(values, tolerance / 2)
     loose = 0
-    with progress(_LOOSEN_SWEEPS, "bounds: consistent pair", enabled=show_progress) as bar:
+    with progress(loosen_sweeps, "bounds: consistent pair", enabled=show_progress) as bar:
         while True:
             loose += 1
             gap, moved = sweep(L, U, loosen=True, policy=policy)
             bar.update(1)
+            bar.note(f"bounds: consistent pair, largest move {moved:.2g}")
             if moved == 0:
                 break
-            if loose >= _LOOSEN_SWEEPS:
+            if loose >= loosen_sweeps:
                 # Where play never ends, an error can spread for ever without dying out; -1 and +1
                 # are always a consistent pair, and tightening starts from them instead.
                 if log:

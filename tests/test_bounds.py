@@ -176,3 +176,23 @@ def test_solve_certify_records_the_bound_and_analyze_shows_it(tmp_path) -> None:
     assert f"± {cert['bound']:.2g} (proven)" in res.output
     res = CliRunner().invoke(cli, ["ur", "analyze", "start", *common, "--table", str(out), "--json"])
     assert json.loads(res.stdout)["bound"] == cert["bound"]
+
+
+def test_a_short_search_falls_back_to_the_trivial_pair_and_says_so(tmp_path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from gamesolver.solver.cli import cli
+
+    o = mini_options(tmp_path, 4)
+    common = ["--pieces", "4", "--board", o.board_file]
+    out = tmp_path / "t"
+    assert CliRunner().invoke(cli, ["ur", "solve", *common, "--out", str(out), "--tolerance", "1e-6"]).exit_code == 0
+    res = CliRunner().invoke(cli, ["ur", "check", *common, "--table", str(out), "--bounds", "--bounds-sweeps", "1",
+                                   "--json"])
+    assert res.exit_code == 0, res.output
+    got = json.loads(res.stdout)["bounds"]
+    assert got["loosen_sweeps"] == 1 and got["bound"] > 0.5  # from -1 and +1 after one sweep: loose, still true
+    res = CliRunner().invoke(cli, ["ur", "check", *common, "--table", str(out), "--bounds", "--bounds-sweeps", "0"])
+    assert res.exit_code == 2 and "--bounds-sweeps must be at least 1" in res.output

@@ -355,9 +355,13 @@ def _check_backend(backend: str, address: str | None, workers: int | None, metho
 @_graph_option
 @click.option("--bounds", "with_bounds", is_flag=True,
               help="Also prove an interval around every value (certified bounds; as long as a solve).")
+@click.option("--bounds-sweeps", type=int, default=300, show_default=True,
+              help="With --bounds: sweeps to look for a consistent pair near the values (then it starts "
+                   "from -1 and +1: sound, but loose) and, as many again at most, to tighten it.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_dir: str | None, cache: str | None,
-              eps: float | None, threads: int | None, graph: str, with_bounds: bool, as_json: bool) -> None:
+              eps: float | None, threads: int | None, graph: str, with_bounds: bool, bounds_sweeps: int,
+              as_json: bool) -> None:
     """Check a solved table against endless play (exit 1 when it fails).
 
     Passes when the table solves the Bellman equations and, from every state where a side is
@@ -367,6 +371,8 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
     options = _opts(pieces, board_file, dice_file)
     if eps is not None and not 0 < eps < 1:
         raise InputError("--eps must be between 0 and 1")
+    if bounds_sweeps < 1:
+        raise InputError(f"--bounds-sweeps must be at least 1; got {bounds_sweeps}")
     if threads is not None and threads < 1:
         raise InputError("--threads must be at least 1")
     where = table_dir if table_dir is not None else default_table_dir(options, cache)
@@ -383,7 +389,7 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
     bounds = None
     if with_bounds:
         cert = certify(K, values, tolerance, n_threads, show_progress=None, log=None if as_json else _log,
-                       graph=engine)
+                       graph=engine, loosen_sweeps=bounds_sweeps, tighten_sweeps=bounds_sweeps)
         start_rank = int(K.rank([0], [0])[0])
         bounds = {**cert.summary(), "start": [float(cert.lower[start_rank]), float(cert.upper[start_rank])]}
     examples = []
