@@ -572,24 +572,23 @@ cdef void bounds_backup(StochasticGame game, const int32_t* c, const count_t* cn
     cdef double bh[32]
     cdef double a, b, vl, vh
     cdef Sum sl, sh
-    cdef int32_t cc
-    cdef int64_t t
     cdef uint32_t mask
     if finished(G, c, cnt):
         lo[0] = hi[0] = 1.0 if c[0] == SG_WIN else -1.0
         return
     sl.s = sl.e = sl.a = 0.0
     sh.s = sh.e = sh.a = 0.0
-    for k in range(G):
+    for k in range(G):  # each group's best, counted optimistically (and pessimistically without a policy)
         vl = -2.0
         vh = -2.0
         for i in range(cnt[k]):
-            a = low_term(c[i], L, U)
-            b = low_term(c[i], U, L)  # the optimistic count: the same with the bounds' roles swapped
-            if a > vl:
-                vl = a
+            b = low_term(c[i], U, L)  # the optimistic count: the pessimistic one with the bounds' roles swapped
             if b > vh:
                 vh = b
+            if pol == NULL:
+                a = low_term(c[i], L, U)
+                if a > vl:
+                    vl = a
         bl[k] = vl
         bh[k] = vh
         c += cnt[k]
@@ -604,7 +603,7 @@ cdef void bounds_backup(StochasticGame game, const int32_t* c, const count_t* cn
                 vl = bl[k]
             if bh[k] > vh:
                 vh = bh[k]
-        if vl < -1.5:  # the pass, or (no pass either) the game ending 0
+        if vh < -1.5:  # the pass, or (no pass either) the game ending 0
             vl = bl[G - 1] if bl[G - 1] > -1.5 else 0.0
             vh = bh[G - 1] if bh[G - 1] > -1.5 else 0.0
         if pol != NULL:

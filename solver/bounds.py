@@ -54,7 +54,7 @@ class Certificate:
     upper: np.ndarray = field(repr=False)
     bound: float  # the largest distance from the given values to either end of their interval
     gap: float  # the widest interval
-    endless_margin: float  # what endless play could still be worth to a side (step 2's m)
+    endless_margin: float  # what endless play could still be worth to a side (step 3's m)
     trapped: int  # nodes (state, side) where play can last for ever
     loosen_sweeps: int
     tighten_sweeps: int
@@ -105,13 +105,12 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
     ``loosen_sweeps``: how long to look for a consistent pair near the values before starting
     from -1 and +1 (sound, but loose)."""
     t0 = time.perf_counter()
-
     stored = ({"offsets": graph.offsets, "counts": graph.counts, "codes": graph.codes}
               if graph is not None and graph.stored else {})
 
     def sweep(L: np.ndarray, U: np.ndarray, **kw: Any) -> tuple[float, float]:
-        if graph is not None and graph.stored:
-            return kernels.graph_bounds_sweep(game, graph.offsets, graph.counts, graph.codes, L, U,
+        if stored:
+            return kernels.graph_bounds_sweep(game, stored["offsets"], stored["counts"], stored["codes"], L, U,
                                               threads=threads, **kw)
         return kernels.bounds_sweep(game, L, U, threads=threads, **kw)
 

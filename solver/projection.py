@@ -75,10 +75,6 @@ class Projection:
                 "typical_sweeps": list(TYPICAL_SWEEPS)}
 
 
-def project(game: Any) -> Projection:
-    return Projection(int(game.state_count), seconds_per_state(game), int(game.roll_count))
-
-
 def duration(seconds: float) -> str:
     """A length of time as a reader wants it (``limits.duration_text`` without its "about")."""
     return duration_text(seconds).removeprefix("about ")
