@@ -99,6 +99,7 @@ class StoredGraph(Regenerated):
                                               threads=threads, first=first))
 
 
+_STORE_SHARE = 0.85  # --graph store: graph, values and policy in at most this part of the memory
 GRAPH_DIR = "graph"  # beside a checkpoint: the stored graph a stopped run built
 _GRAPH_ARRAYS = ("offsets", "counts", "codes")
 
@@ -107,18 +108,48 @@ def save_graph(g: StoredGraph, root: Path, key: dict[str, Any]) -> None:
     """Keep the stored graph beside a run's checkpoint (under temporary names, then renamed), so
     that a resumed run maps it instead of building it again; ``key`` says what it was built for.
     A failure to write (a full disk) only costs the rebuild: the graph is not needed to resume."""
-    folder = root / GRAPH_DIR
     tmp = root / (GRAPH_DIR + ".tmp")
     try:
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
         for name in _GRAPH_ARRAYS:
             np.save(tmp / f"{name}.npy", getattr(g, name), allow_pickle=False)
-        (tmp / "key.json").write_text(json.dumps(key))
-        shutil.rmtree(folder, ignore_errors=True)
-        os.replace(tmp, folder)
+        _publish_graph(tmp, root, key)
     except OSError:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _publish_graph(tmp: Path, root: Path, key: dict[str, Any]) -> None:
+    (tmp / "key.json").write_text(json.dumps(key))
+    folder = root / GRAPH_DIR
+    shutil.rmtree(folder, ignore_errors=True)
+    os.replace(tmp, folder)
+
+
+def build_mapped_graph(K: Any, root: Path, key: dict[str, Any], threads: int = 1,
+                       show_progress: bool | None = False) -> StoredGraph:
+    """``build_graph`` writing the codes straight into a file beside the checkpoint, then mapped:
+    the page cache holds them, so a graph that fills most of the memory (K = 5 of the fort rules:
+    15 GiB) is never a private allocation, a resumed run maps the same file, and under pressure
+    its pages go back to disk instead of the process being killed. A disk that cannot take it
+    falls back to the graph in memory."""
+    tmp = root / (GRAPH_DIR + ".tmp")
+    try:
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+        g = build_graph(K, threads, show_progress, folder=tmp)
+        for name in ("offsets", "counts"):
+            np.save(tmp / f"{name}.npy", getattr(g, name), allow_pickle=False)
+        g.codes.flush()
+        del g
+        _publish_graph(tmp, root, key)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        return build_graph(K, threads, show_progress)
+    mapped = load_graph(K, root, key)
+    if mapped is None:  # written but unreadable: nothing to lose by building it in memory
+        return build_graph(K, threads, show_progress)
+    return mapped
 
 
 def load_graph(game: Any, root: Path, key: dict[str, Any]) -> StoredGraph | None:
@@ -156,10 +187,12 @@ def memory_bytes() -> int:
 
 
 def want_graph(K: Any, choice: str, other_bytes: int = 0, share: float = 1.0) -> bool:
-    """Whether to store the graph: ``store`` always (an error when it cannot fit), ``regenerate``
-    never, ``auto`` when it and ``other_bytes`` fit in half of this machine's memory. ``share``:
-    the part of the states whose codes are held at once (one tier's); the per-state offsets and
-    counts are held for every state."""
+    """Whether to store the graph: ``store`` always (an error when it cannot fit in this
+    machine's memory), ``regenerate`` never, ``auto`` when it and ``other_bytes`` fit in half of
+    the memory. A solve maps the graph from a file (``build_mapped_graph``), so ``store`` may
+    fill most of the memory: the page cache holds it. ``share``: the part of the states whose
+    codes are held at once (one tier's); the per-state offsets and counts are held for every
+    state."""
     if choice not in GRAPH_CHOICES:
         raise InputError(f"unknown graph choice {choice!r}; expected one of {', '.join(GRAPH_CHOICES)}")
     if choice == "regenerate":
@@ -167,15 +200,18 @@ def want_graph(K: Any, choice: str, other_bytes: int = 0, share: float = 1.0) ->
     whole = estimate_bytes(K)
     index = K.state_count * (8 + K.ngroups)
     need = index + int(max(0, whole - index) * share) + other_bytes
-    fits = need <= memory_bytes() / 2
-    if choice == "store" and not fits:
-        raise InputError(f"the stored graph needs about {need / 2**30:.1f} GiB, more than half of this "
-                         f"machine's memory; use graph='regenerate' (the CLI's --graph regenerate)")
-    return fits
+    memory = memory_bytes()
+    if choice == "store" and need > memory * _STORE_SHARE:
+        raise InputError(f"the stored graph needs about {need / 2**30:.1f} GiB with the rest of the solve, more "
+                         f"than {_STORE_SHARE:.0%} of this machine's {memory / 2**30:.1f} GiB; use graph="
+                         "'regenerate' (the CLI's --graph regenerate)")
+    return choice == "store" or need <= memory / 2
 
 
-def build_graph(K: Any, threads: int = 1, show_progress: bool | None = False) -> StoredGraph:
-    """Generate and rank every state's outcomes once (two passes: count, then fill)."""
+def build_graph(K: Any, threads: int = 1, show_progress: bool | None = False,
+                folder: Path | None = None) -> StoredGraph:
+    """Generate and rank every state's outcomes once (two passes: count, then fill). With
+    ``folder`` the codes are written into ``folder/codes.npy``, memory-mapped."""
     n = K.state_count
     G = K.ngroups
     counts = np.zeros((n, G), dtype=np.uint8)
@@ -192,7 +228,9 @@ def build_graph(K: Any, threads: int = 1, show_progress: bool | None = False) ->
         raise InputError(f"a state has {largest} outcomes in one group, more than the stored graph "
                          "holds (255); use graph='regenerate' (the CLI's --graph regenerate)")
     np.cumsum(counts.sum(axis=1, dtype=np.int64), out=offsets[1:])
-    codes = np.empty(max(1, int(offsets[-1])), dtype=np.int32)
+    size = max(1, int(offsets[-1]))
+    codes = (np.empty(size, dtype=np.int32) if folder is None else
+             np.lib.format.open_memmap(folder / "codes.npy", mode="w+", dtype=np.int32, shape=(size,)))
     with progress(n, "graph: ranking outcomes", enabled=show_progress) as bar:
         for start in range(0, n, _CHUNK):
             stop = min(n, start + _CHUNK)

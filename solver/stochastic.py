@@ -28,7 +28,7 @@ from gamesolver.solver.errors import InputError, TableWriteError
 from gamesolver.solver.krylov import bicgstab
 from gamesolver.solver import _stochastic as kernels
 from gamesolver.solver.outcomes import (
-    Regenerated, StoredGraph, build_graph, estimate_bytes, load_graph, save_graph, want_graph,
+    Regenerated, StoredGraph, build_mapped_graph, estimate_bytes, load_graph, want_graph,
 )
 from gamesolver.solver.progress import progress
 from gamesolver.solver.table import CHECKPOINT_FORMAT, prepare_table_dir
@@ -151,10 +151,9 @@ def solve_values(
     if use_graph and tiers is None:
         t0 = time.perf_counter()
         kept = load_graph(game, root, header) if sweeps else None
-        engine = kept or build_graph(game, threads, show_progress)
+        # written beside the checkpoint as it is built, and mapped: a resumed run maps it again
+        engine = kept or build_mapped_graph(game, root, header, threads, show_progress)
         built = time.perf_counter() - t0
-        if kept is None:
-            save_graph(engine, root, header)  # a resumed run maps it instead of building it again
         if log:
             how = "mapped from the stopped run" if kept is not None else "built"
             log(f"stored graph: {engine.codes.size:,} outcomes, {engine.nbytes / 2**30:.2f} GiB ({how} in "

@@ -10,7 +10,9 @@ from hypothesis import strategies as st
 
 from gamesolver.games.ur import kernel
 from gamesolver.solver import _stochastic as kernels
-from gamesolver.solver.outcomes import StoredGraph, build_graph, estimate_bytes, want_graph
+from gamesolver.solver.outcomes import (
+    StoredGraph, build_graph, build_mapped_graph, estimate_bytes, load_graph, want_graph,
+)
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.games.ur.solve import solve
 from gamesolver.solver.cli import cli
@@ -147,6 +149,29 @@ def test_a_graph_that_does_not_fit_is_refused_before_anything_is_written(tmp_pat
     result = CliRunner().invoke(cli, ["ur", "solve", "--pieces", "2", "--graph", "store", "--out", str(out)])
     assert result.exit_code == 2 and "--graph regenerate" in result.output and "Traceback" not in result.output
     assert not out.exists()
+
+
+def test_a_graph_built_into_a_file_is_mapped_and_equals_the_one_in_memory(boards, tmp_path) -> None:
+    _, K, g = boards["mini4"]
+    key = {"what": "mini4"}
+    mapped = build_mapped_graph(K, tmp_path, key, threads=2)
+    assert isinstance(mapped.codes, np.memmap)  # the page cache holds it, not the process
+    for name in ("offsets", "counts", "codes"):
+        assert np.array_equal(getattr(mapped, name), getattr(g, name))
+    assert not (tmp_path / "graph.tmp").exists()
+    again = load_graph(K, tmp_path, key)  # what a resumed run maps
+    assert again is not None and np.array_equal(again.codes, g.codes)
+    assert load_graph(K, tmp_path, {"what": "else"}) is None
+
+
+def test_store_may_use_most_of_the_memory_auto_only_half(monkeypatch) -> None:
+    K = kernel(UrOptions(pieces=2))
+    need = estimate_bytes(K)
+    monkeypatch.setattr("gamesolver.solver.outcomes.memory_bytes", lambda: int(need * 1.5))
+    assert want_graph(K, "auto") is False and want_graph(K, "store") is True
+    monkeypatch.setattr("gamesolver.solver.outcomes.memory_bytes", lambda: int(need * 1.1))
+    with pytest.raises(InputError, match="more than 85% of this machine's"):
+        want_graph(K, "store")
 
 
 def test_kernel_rejects_a_graph_of_another_size(boards) -> None:
