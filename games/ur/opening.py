@@ -246,9 +246,14 @@ def shipped_name(options: UrOptions) -> str:
     return f"k{options.pieces}-{h['board_sha256'][:10]}-{h['dice_sha256'][:10]}.npz"
 
 
+def shipped_path(options: UrOptions) -> Path:
+    """Where the opening file for these options (board, dice, pieces) would be shipped."""
+    return data.path(*SHIPPED, shipped_name(options))
+
+
 def shipped(options: UrOptions) -> OpeningFile | None:
-    """The opening file shipped for these options (board, dice, pieces), or None."""
-    file = data.path(*SHIPPED, shipped_name(options))
+    """The opening file shipped for these options, or None."""
+    file = shipped_path(options)
     if not file.is_file():
         return None
     return load(file, options)
