@@ -208,3 +208,19 @@ def test_shipped_file_answers_when_no_table_exists(tables, tmp_path, monkeypatch
     r = run("analyze", "start", *common)
     assert r.exit_code == 0 and "opening file" not in r.output
     assert format_position(Position(frozenset(), frozenset()), options.board) in r.output
+
+
+def test_python_api_answers_from_an_opening_file(tables, tmp_path) -> None:
+    from gamesolver.games import ur
+    from gamesolver.solver.errors import MissingTableError
+
+    options, where = tables["random values, mirrored 9-tile board"]
+    table = ur.open_table(where, options=options)
+    file = opening.write(tmp_path / "o.npz", *opening.build(options, table.table, 2))
+    book = ur.open_opening(file, options=options)
+    assert book.value("start") == table.value("start")
+    assert book.actions("X:B1 O:- O", "gold+silver") == table.actions("X:B1 O:- O", "gold+silver")
+    with pytest.raises(opening.OutsideOpening):
+        book.value("X:A1,C1,B2 O:A3,C3 X")
+    with pytest.raises(MissingTableError):
+        ur.open_opening(options=options)  # nothing is shipped for a test board

@@ -106,6 +106,24 @@ def open_table(path: Where | None = None, *, pieces: int | None = None, options:
         ) from None
 
 
+def open_opening(path: Where | None = None, *, pieces: int | None = None,
+                 options: UrOptions | None = None) -> UrTable:
+    """Answer from an opening file (``path``; default: the one shipped for these options): the
+    values of the positions within a few turns of the start, taken from a solved table. A position
+    outside it raises ``games.ur.opening.OutsideOpening`` (a KeyError); no file shipped for these
+    options is a MissingTableError."""
+    from gamesolver.games.ur import opening
+
+    opts = _options(options, pieces)
+    if path is not None:
+        return UrTable(opening.load(path, opts), opts)
+    book = opening.shipped(opts)
+    if book is None:
+        raise MissingTableError(f"no opening file is shipped for {opts.pieces} pieces on this board; make one "
+                                f"from a solved table with 'solver ur opening build'")
+    return UrTable(book, opts)
+
+
 def solve_table(pieces: int | None = None, *, options: UrOptions | None = None, out: Where | None = None,
           cache: Where | None = None, **settings: Any) -> UrTable:
     """Solve (or resume solving) and write the table, then open it; ``settings`` go to the solver
