@@ -98,7 +98,7 @@ def open_table(path: Where | None = None, *, pieces: int | None = None, options:
     opts = _options(options, pieces)
     where = Path(path) if path is not None else default_table_dir(opts, None if cache is None else str(cache))
     try:
-        return UrTable(load_table(opts, where, build=False), opts)
+        return UrTable(load_table(opts, where, build=False, scattered=True), opts)
     except MissingTableError:
         raise MissingTableError(
             f"no Ur table for {opts.pieces} pieces at {where}; "

@@ -91,14 +91,16 @@ _cache_option = click.option("--cache", type=click.Path(file_okay=False), defaul
                              help="Table cache directory (default: $SOLVER_CACHE_DIR or ~/.cache/gamesolver).")
 
 
-def _table(options: UrOptions, table_dir: str | None, cache: str | None = None, as_json: bool = False) -> Any:
+def _table(options: UrOptions, table_dir: str | None, cache: str | None = None, as_json: bool = False,
+           scattered: bool = False) -> Any:
     """The table a query reads. A query never writes where ``--table`` points, and a large solve
-    never starts as its side effect: only a small table missing from the cache is built."""
+    never starts as its side effect: only a small table missing from the cache is built.
+    ``scattered``: the caller reads a few values, not the whole table (``solve.read_scattered``)."""
     where = Path(table_dir) if table_dir is not None else default_table_dir(options, cache)
     if table_dir is not None or options.pieces > AUTO_BUILD_MAX_PIECES:
         if not (where / "header.json").is_file():
             _missing_table(options, where, table_dir is not None, as_json)
-    return load_table(options, where, log=_log, cache=cache)
+    return load_table(options, where, log=_log, cache=cache, scattered=scattered)
 
 
 _opening_option = click.option(
@@ -123,7 +125,7 @@ def _source(options: UrOptions, table_dir: str | None, cache: str | None, as_jso
         book = opening.shipped(options)
         if book is not None:
             return book, book
-    return _table(options, table_dir, cache, as_json), None
+    return _table(options, table_dir, cache, as_json, scattered=True), None
 
 
 def _outside_opening(options: UrOptions, book: Any, cache: str | None, as_json: bool) -> None:
