@@ -654,7 +654,7 @@ def export_cmd(pieces: int, board_file: str | None, dice_file: str | None, table
         click.echo(f"{count:,} positions written to {out}", err=True)
 
 
-@ur.group("opening")
+@ur.group("opening", epilog=example("solver ur opening build --pieces 4 --turns 5 --out k4.npz"))
 def opening_group() -> None:
     """Opening files: the values near the start, for answering without the full table."""
 
