@@ -201,3 +201,23 @@ def test_a_table_from_before_the_stored_index_gets_it_from_the_cache(tmp_path) -
     _fresh_kernel()
     assert attach_index(options, table, cache) == "cache"
     assert not any(p.name.startswith("mirror") for p in where.iterdir())  # the table is left as it was
+
+
+def test_check_compares_the_whole_stored_index_with_a_new_one(tmp_path) -> None:
+    from gamesolver.games.ur.solve import index_arrays
+
+    options = UrOptions(pieces=2)  # every value is 0 here, so a table of zeros passes the check
+    good = index_arrays(options)
+    words = good["mirror_words"].copy()
+    nw = len(words)
+    spot = {0, nw - 1} | {(i * 0x9E3779B97F4A7C15) % 2**64 % nw for i in range(2, 2 + 16)}
+    w = next(w for w in range(nw // 2, nw) if w not in spot and w + 1 not in spot and words[w, 0])
+    words[w, 0] = 0  # a word the open's spot checks do not look at (its count no longer adds up)
+    for name, arrays, said, code in (("good", good, "matches", 0), ("bad", {**good, "mirror_words": words}, "differs", 1)):
+        where = _table_with_index(options, tmp_path / name, arrays["mirror_words"], arrays["mirror_sample"])
+        _fresh_kernel()
+        r = run("check", "--pieces", "2", "--table", str(where), "--json")
+        assert r.exit_code == code, r.output
+        assert json.loads(r.stdout)["mirror_index"] == said
+    r = run("check", "--pieces", "2", "--table", str(where))
+    assert "DIFFERS" in r.output and r.exit_code == 1

@@ -31,6 +31,7 @@ from gamesolver.games.ur.solve import (
     ray_engine,
     solve,
     state_value,
+    stored_index_matches,
     stored_state_count,
     tier_counts,
 )
@@ -406,7 +407,8 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
 
     Passes when the table solves the Bellman equations and, from every state where a side is
     ahead, that side's best actions can bring the game to an end; values that only endless
-    play could keep are not the game's values.
+    play could keep are not the game's values. It also recomputes every checksum and compares the
+    mirror index stored with the table with one built now.
     """
     options = _opts(pieces, board_file, dice_file)
     if eps is not None and not 0 < eps < 1:
@@ -426,7 +428,8 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
     engine = build_graph(K, n_threads, show_progress=None) if want_graph(K, graph) else Regenerated(K)
     residual = float(engine.sweep(values.copy(), threads=n_threads, write=False))
     result = endless_check(engine, values, eps, n_threads, show_progress=None)
-    ok = result.passed and residual < tolerance
+    index = {None: "not stored", True: "matches", False: "differs"}[stored_index_matches(options, table)]
+    ok = result.passed and residual < tolerance and index != "differs"
     bounds = None
     if with_bounds:
         cert = certify(K, values, tolerance, n_threads, show_progress=None, log=None if as_json else _log,
@@ -443,7 +446,8 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
     if as_json:
         click.echo(json.dumps({"table": str(table.path), "states": table.state_count, "tolerance": tolerance,
                                "residual": residual, "eps": eps, "passes": result.passes,
-                               "flagged": result.flagged, "examples": examples, "passed": ok,
+                               "flagged": result.flagged, "examples": examples, "mirror_index": index,
+                               "passed": ok,
                                **({"bounds": bounds} if bounds else {})}))
     else:
         click.echo(f"table {table.path}: {table.state_count:,} states, tolerance {tolerance:g}")
@@ -457,6 +461,11 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
                        f"their side can keep only by never ending the game (worth 0); for example")
             for e in examples:
                 click.echo(f"    {e['position']}  {e['value']:+.6f}")
+        if index == "matches":
+            click.echo("  mirror index stored with the table: equal to one built now")
+        elif index == "differs":
+            click.echo("  mirror index stored with the table: DIFFERS from one built now (delete the table and "
+                       "solve again)")
         if bounds:
             lo, hi = bounds["start"]
             click.echo(f"  proven: every value lies within {bounds['bound']:.2g} of the table's (the start: "

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from gamesolver.games.ur import kernel
 from gamesolver.games.ur.engine import Action, actions, terminal_value
 from gamesolver.games.ur.notation import Position
@@ -196,6 +198,18 @@ def ray_engine(options: UrOptions, *, address: str | None = None, workers: int |
 
     return RayEngine(functools.partial(kernel, options), kernel(options), workers=workers, threads=threads,
                      address=address, log=log, init_options=init or None)
+
+
+def stored_index_matches(options: UrOptions, table: Table) -> bool | None:
+    """Whether the mirror index stored with the table equals one built now for the options (every
+    word, not the spot checks of an open); None when the table stores none. Costs a build of the
+    index: seconds for K = 4, minutes for K = 7."""
+    if not options.uses_mirror or INDEX_ARRAYS[0] not in table.arrays:
+        return None
+    from gamesolver.games.ur import kernel as cached_kernel
+
+    words, sample = cached_kernel.__wrapped__(options).index_arrays()  # a generator of its own
+    return bool(np.array_equal(words, table[INDEX_ARRAYS[0]]) and np.array_equal(sample, table[INDEX_ARRAYS[1]]))
 
 
 def read_scattered(table: Table) -> None:
