@@ -75,6 +75,15 @@ def _fresh_kernel() -> None:
     cached.cache_clear()  # the next kernel(options) has no index yet
 
 
+@pytest.fixture
+def fresh_kernels():
+    """These tests hand generators broken indexes on purpose: none may outlive the test in the
+    process-wide cache of generators."""
+    _fresh_kernel()
+    yield
+    _fresh_kernel()
+
+
 def _positions(options: UrOptions, count: int, seed: int):
     from gamesolver.games.ur.notation import Position
 
@@ -85,7 +94,7 @@ def _positions(options: UrOptions, count: int, seed: int):
         yield Position.from_relative(tiles[0], tiles[1], "X")
 
 
-def test_answers_from_the_stored_index_equal_a_rebuilt_index(tmp_path) -> None:
+def test_answers_from_the_stored_index_equal_a_rebuilt_index(tmp_path, fresh_kernels) -> None:
     from gamesolver.games.ur.solve import attach_index, choices, load_table
     from gamesolver.solver.table import open_table
     from tests.test_engine import symmetric_options
@@ -123,7 +132,7 @@ def _table_with_index(options: UrOptions, where, words, sample):
                        arrays={"value": np.zeros(n, dtype=np.float32), "mirror_words": words, "mirror_sample": sample})
 
 
-def test_a_tampered_or_foreign_index_is_refused_in_one_line(tmp_path) -> None:
+def test_a_tampered_or_foreign_index_is_refused_in_one_line(tmp_path, fresh_kernels) -> None:
     from gamesolver.games.ur.solve import index_arrays, load_table
     from gamesolver.solver.errors import CorruptTableError
     from tests.test_engine import symmetric_options
@@ -179,7 +188,7 @@ def test_checksums_are_recomputed_only_when_the_files_change(tmp_path, monkeypat
     assert len(calls) == 3
 
 
-def test_a_table_from_before_the_stored_index_gets_it_from_the_cache(tmp_path) -> None:
+def test_a_table_from_before_the_stored_index_gets_it_from_the_cache(tmp_path, fresh_kernels) -> None:
     from gamesolver.games.ur.solve import (ENCODING, ENCODING_VERSION, GAME, RULE, attach_index, index_cache_dir,
                                            load_table)
     from gamesolver.solver.table import write_table
@@ -203,7 +212,7 @@ def test_a_table_from_before_the_stored_index_gets_it_from_the_cache(tmp_path) -
     assert not any(p.name.startswith("mirror") for p in where.iterdir())  # the table is left as it was
 
 
-def test_check_compares_the_whole_stored_index_with_a_new_one(tmp_path) -> None:
+def test_check_compares_the_whole_stored_index_with_a_new_one(tmp_path, fresh_kernels) -> None:
     from gamesolver.games.ur.solve import index_arrays
 
     options = UrOptions(pieces=2)  # every value is 0 here, so a table of zeros passes the check
