@@ -13,6 +13,7 @@ refused, so a mistyped ``--out`` never deletes a user's files.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -27,7 +28,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from gamesolver.solver.errors import CorruptTableError, InputError, MissingTableError, TableMismatchError, TableWriteError
+from gamesolver.solver.errors import (CorruptTableError, InputError, MissingTableError, OutputWriteError,
+                                     TableMismatchError, TableWriteError)
 
 FORMAT_NAME = "gamesolver-table"
 FORMAT_VERSION = 1
@@ -257,16 +259,62 @@ def _replace_dir(new: Path, final: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
+VERIFY_ONCE = "once"
+
+
+def _file_marks(root: Path, header: Mapping[str, Any]) -> dict[str, list[int]]:
+    """What says a table's files are the ones that were checked: size, change time and inode of
+    the header and of every array file (a copy, an edit or a new table changes one of them)."""
+    marks = {}
+    for file in [HEADER_FILE] + [str(info["file"]) for info in header["arrays"].values()]:
+        st = os.stat(root / file)
+        marks[file] = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev]
+    return marks
+
+
+def _verified_marker(root: Path) -> Path:
+    from gamesolver.solver.paths import cache_dir
+
+    key = hashlib.sha256(str(root.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return cache_dir() / "verified" / f"{key}.json"
+
+
+def _verified_before(root: Path, header: Mapping[str, Any]) -> bool:
+    try:
+        with open(_verified_marker(root), encoding="utf-8") as f:
+            seen = json.load(f)
+        return bool(seen.get("path") == str(root.resolve()) and seen.get("files") == _file_marks(root, header))
+    except (OSError, ValueError, AttributeError, TypeError, KeyError):
+        return False
+
+
+def _record_verified(root: Path, header: Mapping[str, Any]) -> None:
+    """Remember that the table's checksums passed; where the cache cannot be written, nothing is
+    remembered and the next open checks again."""
+    from gamesolver.solver.atomic import atomic_path
+
+    marker = _verified_marker(root)
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(marker) as tmp, open(tmp, "w", encoding="utf-8") as f:
+            json.dump({"path": str(root.resolve()), "files": _file_marks(root, header)}, f)
+    except (OSError, InputError, OutputWriteError):
+        pass
+
+
 def open_table(
     path: str | os.PathLike[str],
     *,
     expect: Mapping[str, Any] | None = None,
-    verify: bool = True,
+    verify: bool | str = True,
 ) -> Table:
     """Open the table at ``path``; refuse it if it is corrupt or does not match ``expect``.
 
     ``expect`` may name ``game``, ``rule``, ``encoding``, ``encoding_version``, ``state_count``
-    and ``options`` (a mapping compared key by key). ``verify`` recomputes the checksums.
+    and ``options`` (a mapping compared key by key). ``verify``: True recomputes the checksums
+    at every open; ``"once"`` only when this table's files (size, change time, inode) differ from
+    those of the last open whose checksums passed, as recorded in the cache's ``verified/``
+    folder; False never. Shapes and file lengths are checked at every open.
     """
     root = Path(path)
     head = root / HEADER_FILE
@@ -304,22 +352,26 @@ def open_table(
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise CorruptTableError(f"table {root}: cannot read arrays ({exc})") from None
     table = Table(root, header, arrays)
-    if verify:
+    if verify == VERIFY_ONCE:
+        if not _verified_before(root, header):
+            table.verify()
+            _record_verified(root, header)
+    elif verify:
         table.verify()
     return table
 
 
 def open_or_build(path: str | os.PathLike[str], expect: Mapping[str, Any],
-                  build: Callable[[], Any] | None = None) -> Table:
+                  build: Callable[[], Any] | None = None, verify: bool | str = True) -> Table:
     """Open the table at ``path`` (see ``open_table``); when there is none, call ``build`` (which
     writes it there) and open what it wrote. Without ``build`` a missing table is an error."""
     try:
-        return open_table(path, expect=expect)
+        return open_table(path, expect=expect, verify=verify)
     except MissingTableError:
         if build is None:
             raise
     build()
-    return open_table(path, expect=expect)
+    return open_table(path, expect=expect, verify=verify)
 
 
 def _check_expected(root: Path, header: Mapping[str, Any], expect: Mapping[str, Any]) -> None:

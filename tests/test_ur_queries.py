@@ -3,7 +3,9 @@ here and on a cluster, and the commands), and games nobody can win (fewer pieces
 from __future__ import annotations
 
 import json
+import os
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -63,3 +65,168 @@ def test_too_few_pieces_to_win_is_said_plainly(tmp_path, k: int) -> None:
 def test_four_pieces_can_win_so_the_table_answers(tmp_path) -> None:
     r = run("analyze", "start", "--pieces", "4", "--table", str(tmp_path / "none"), "--json")
     assert r.exit_code == 1 and "winnable" not in r.stdout
+
+
+# ---- opening a table fast: the mirror index stored with the values, checksums checked once ----
+
+def _fresh_kernel() -> None:
+    from gamesolver.games.ur import kernel as cached
+
+    cached.cache_clear()  # the next kernel(options) has no index yet
+
+
+@pytest.fixture
+def fresh_kernels():
+    """These tests hand generators broken indexes on purpose: none may outlive the test in the
+    process-wide cache of generators."""
+    _fresh_kernel()
+    yield
+    _fresh_kernel()
+
+
+def _positions(options: UrOptions, count: int, seed: int):
+    from gamesolver.games.ur.notation import Position
+
+    k = kernel(options)
+    ms, ts = k.unrank(np.random.default_rng(seed).integers(0, k.state_count, count))
+    for m, t in zip(ms.tolist(), ts.tolist()):
+        tiles = [frozenset(i for i in range(options.board.size) if mask >> i & 1) for mask in (m, t)]
+        yield Position.from_relative(tiles[0], tiles[1], "X")
+
+
+def test_answers_from_the_stored_index_equal_a_rebuilt_index(tmp_path, fresh_kernels) -> None:
+    from gamesolver.games.ur.solve import attach_index, choices, load_table
+    from gamesolver.solver.table import open_table
+    from tests.test_engine import symmetric_options
+    from tests.test_ur_opening import random_table
+
+    options = symmetric_options(tmp_path, 4, mirror=True)
+    where = random_table(options, tmp_path / "t", 5)
+    _fresh_kernel()
+    table = load_table(options, where, build=False, cache=str(tmp_path / "c"))
+    assert attach_index(options, table) == "kernel"  # load_table gave it the table's index already
+    _fresh_kernel()
+    assert attach_index(options, table) == "table"
+    mapped = kernel(options)
+    rebuilt = kernel.__wrapped__(options)  # a generator of its own, which builds its index
+    every = np.arange(rebuilt.state_count)
+    assert mapped.state_count == rebuilt.state_count == table.state_count
+    assert all(np.array_equal(a, b) for a, b in zip(mapped.unrank(every), rebuilt.unrank(every)))
+    ms, ts = rebuilt.unrank(every)
+    assert np.array_equal(mapped.rank(ms, ts), every) and np.array_equal(mapped.tier_offsets(), rebuilt.tier_offsets())
+    positions = list(_positions(options, 40, 1))
+    answers = [[choices(options, table, p, r) for r in range(6)] for p in positions]
+    _fresh_kernel()
+    plain = open_table(where)  # as before: the first rank builds the index
+    assert [[choices(options, plain, p, r) for r in range(6)] for p in positions] == answers
+    assert not (tmp_path / "c").exists()  # the table had its index: nothing cached
+
+
+def _table_with_index(options: UrOptions, where, words, sample):
+    from gamesolver.games.ur.solve import ENCODING, ENCODING_VERSION, GAME, RULE
+    from gamesolver.solver.table import write_table
+
+    n = stored_state_count(options)
+    return write_table(where, game=GAME, rule=RULE, encoding=ENCODING, encoding_version=ENCODING_VERSION,
+                       state_count=n, options=options.header(),
+                       arrays={"value": np.zeros(n, dtype=np.float32), "mirror_words": words, "mirror_sample": sample})
+
+
+def test_a_tampered_or_foreign_index_is_refused_in_one_line(tmp_path, fresh_kernels) -> None:
+    from gamesolver.games.ur.solve import index_arrays, load_table
+    from gamesolver.solver.errors import CorruptTableError
+    from tests.test_engine import symmetric_options
+
+    options = symmetric_options(tmp_path, 4, mirror=True)
+    good = index_arrays(options)
+    words, sample = good["mirror_words"].copy(), good["mirror_sample"]
+    words[0, 0] ^= 1  # consistent checksums: the index itself must be found wrong
+    other = index_arrays(symmetric_options(tmp_path, 3, mirror=True))
+    cases = {"tampered": (words, sample, "mirror index word 0 differs"),
+             "other pieces": (other["mirror_words"], other["mirror_sample"], "mirror index words: expected")}
+    for name, (w, s, said) in cases.items():
+        where = _table_with_index(options, tmp_path / name, w, s)
+        _fresh_kernel()
+        with pytest.raises(CorruptTableError) as err:
+            load_table(options, where, build=False)
+        assert said in str(err.value) and "\n" not in str(err.value), name
+        _fresh_kernel()
+        r = run("analyze", "start", "--pieces", "4", "--board", options.board_file, "--table", str(where))
+        assert r.exit_code == 1 and "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
+        assert said in r.output
+    # a change to the file after it was checked: its checksum is computed again, and fails
+    where = _table_with_index(options, tmp_path / "changed", good["mirror_words"], sample)
+    _fresh_kernel()
+    load_table(options, where, build=False)
+    mapped = np.load(where / "mirror_words.npy", mmap_mode="r+")
+    mapped[len(mapped) // 2, 0] ^= 1 << 5
+    mapped.flush()
+    del mapped
+    _fresh_kernel()
+    with pytest.raises(CorruptTableError) as err:
+        load_table(options, where, build=False)
+    assert "mirror_words" in str(err.value) and "checksum" in str(err.value)
+
+
+def test_checksums_are_recomputed_only_when_the_files_change(tmp_path, monkeypatch) -> None:
+    from gamesolver.games.ur.solve import load_table
+    from gamesolver.solver import table as tables
+    from tests.test_ur_opening import random_table
+
+    options = UrOptions(pieces=2)
+    where = random_table(options, tmp_path / "t", 7)
+    calls = []
+    real = tables.Table.verify
+    monkeypatch.setattr(tables.Table, "verify", lambda self: calls.append(self.path) or real(self))
+    load_table(options, where, build=False)
+    load_table(options, where, build=False)
+    assert len(calls) == 1
+    value = where / "value.npy"
+    os.utime(value, ns=(value.stat().st_atime_ns, value.stat().st_mtime_ns + 10**9))
+    load_table(options, where, build=False)
+    load_table(options, where, build=False, verify=True)  # 'check' asks for it every time
+    assert len(calls) == 3
+
+
+def test_a_table_from_before_the_stored_index_gets_it_from_the_cache(tmp_path, fresh_kernels) -> None:
+    from gamesolver.games.ur.solve import (ENCODING, ENCODING_VERSION, GAME, RULE, attach_index, index_cache_dir,
+                                           load_table)
+    from gamesolver.solver.table import write_table
+
+    options = UrOptions(pieces=2)
+    n = stored_state_count(options)
+    where = write_table(tmp_path / "old", game=GAME, rule=RULE, encoding=ENCODING, encoding_version=ENCODING_VERSION,
+                        state_count=n, options=options.header(), arrays={"value": np.zeros(n, dtype=np.float32)})
+    cache = str(tmp_path / "c")
+    _fresh_kernel()
+    table = load_table(options, where, build=False, cache=cache)
+    assert (index_cache_dir(options, cache) / "header.json").is_file()
+    _fresh_kernel()
+    assert attach_index(options, table, cache) == "cache"
+    words = index_cache_dir(options, cache) / "mirror_words.npy"
+    words.write_bytes(words.read_bytes()[:200])  # a damaged cache entry is built again, never used
+    _fresh_kernel()
+    assert attach_index(options, table, cache) == "built"
+    _fresh_kernel()
+    assert attach_index(options, table, cache) == "cache"
+    assert not any(p.name.startswith("mirror") for p in where.iterdir())  # the table is left as it was
+
+
+def test_check_compares_the_whole_stored_index_with_a_new_one(tmp_path, fresh_kernels) -> None:
+    from gamesolver.games.ur.solve import index_arrays
+
+    options = UrOptions(pieces=2)  # every value is 0 here, so a table of zeros passes the check
+    good = index_arrays(options)
+    words = good["mirror_words"].copy()
+    nw = len(words)
+    spot = {0, nw - 1} | {(i * 0x9E3779B97F4A7C15) % 2**64 % nw for i in range(2, 2 + 16)}
+    w = next(w for w in range(nw // 2, nw) if w not in spot and w + 1 not in spot and words[w, 0])
+    words[w, 0] = 0  # a word the open's spot checks do not look at (its count no longer adds up)
+    for name, arrays, said, code in (("good", good, "matches", 0), ("bad", {**good, "mirror_words": words}, "differs", 1)):
+        where = _table_with_index(options, tmp_path / name, arrays["mirror_words"], arrays["mirror_sample"])
+        _fresh_kernel()
+        r = run("check", "--pieces", "2", "--table", str(where), "--json")
+        assert r.exit_code == code, r.output
+        assert json.loads(r.stdout)["mirror_index"] == said
+    r = run("check", "--pieces", "2", "--table", str(where))
+    assert "DIFFERS" in r.output and r.exit_code == 1

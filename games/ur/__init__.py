@@ -14,12 +14,12 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 
-from gamesolver.games.ur.api import UrAction, UrTable, open_table, parse, solve_table
+from gamesolver.games.ur.api import UrAction, UrTable, open_opening, open_table, parse, solve_table
 from gamesolver.games.ur.notation import Position, format_position
 from gamesolver.games.ur.rules import Board, Dice, UrOptions, load_board, load_dice
 
 __all__ = ["Board", "Dice", "Position", "UrAction", "UrOptions", "UrTable", "format_position", "kernel", "load_board",
-           "load_dice", "open_table", "parse", "royal_solve", "solve_table"]
+           "load_dice", "open_opening", "open_table", "parse", "royal_solve", "solve_table"]
 
 
 @lru_cache(maxsize=8)

@@ -18,6 +18,7 @@ cimport cython
 cimport numpy as cnp
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, malloc, free
+from libc.string cimport memcpy
 from cython.parallel cimport prange
 
 from gamesolver.solver._stochastic cimport (
@@ -135,6 +136,8 @@ cdef class FortGame(StochasticGame):
     # the count before it sits in the same 16 bytes, so compacting a rank reads one cache line
     cdef Word* words
     cdef int64_t* sample  # full rank of canonical index 64 j
+    cdef bint owns_index  # words and sample were allocated here, not lent by ``use_index``
+    cdef object index_source  # the arrays ``use_index`` lent (a table's memory maps), kept alive
     # colex by bytes: colex(S) = sum over bytes c of cx[c][byte c of S][pieces of S below byte c]
     cdef uint32_t cx[4][256][MAXK + 1]
     cdef uint8_t pc8[256]
@@ -142,10 +145,12 @@ cdef class FortGame(StochasticGame):
     def __cinit__(self):
         self.words = NULL
         self.sample = NULL
+        self.owns_index = True
 
     def __dealloc__(self):
-        free(self.words)
-        free(self.sample)
+        if self.owns_index:
+            free(self.words)
+            free(self.sample)
 
     def __init__(self, int n, int k, neighbours, uint32_t forts, uint32_t earth, uint32_t heaven,
                  uint32_t ishtar, uint32_t entry, rolls, mirror=None, int threads=1):
@@ -203,6 +208,8 @@ cdef class FortGame(StochasticGame):
         self.index_threads = threads
         if self.mirrored and (len(mirror) != self.n or sorted(mirror) != list(range(self.n))):
             raise ValueError("mirror must be a permutation of the tiles")
+        if self.mirrored:
+            self.mirror_tables(mirror)
 
     cdef void ready(self) except *:
         if not self.indexed:
@@ -227,7 +234,7 @@ cdef class FortGame(StochasticGame):
 
     # ---- the mirror ------------------------------------------------------------------------
 
-    cdef void index_mirror(self, mirror, int threads) except *:
+    cdef void mirror_tables(self, mirror) except *:
         cdef int i, b, byte
         cdef uint32_t m
         for byte in range(4):
@@ -240,6 +247,8 @@ cdef class FortGame(StochasticGame):
         for i in range(self.n):
             self.mir[i] = mirror[i]
             self.mirbit[i] = (<uint32_t> 1) << mirror[i]
+
+    cdef void index_mirror(self, mirror, int threads) except *:
         cdef int64_t words = (self.full >> 6) + 1, w, r, j, seen = 0
         cdef int nt = max(1, threads)
         cdef uint64_t x, packed
@@ -272,6 +281,92 @@ cdef class FortGame(StochasticGame):
             while j < self.words[w].before + fort_pop64(x):
                 self.sample[j >> 6] = w * 64 + self.nth_bit(x, j - self.words[w].before)
                 j += 64
+
+    cdef uint64_t canonical_bits(self, int64_t w) noexcept nogil:
+        """Bits of word ``w`` of the mirror's index, computed from the ranks (as ``index_mirror`` does)."""
+        cdef uint64_t x = 0, packed
+        cdef int64_t r
+        cdef int j
+        cdef uint32_t M, O
+        for j in range(64):
+            r = w * 64 + j
+            if r < self.full:
+                packed = self.unrank_full_packed(r)
+                M = <uint32_t> packed
+                O = <uint32_t> (packed >> 32)
+                if self.key(M, O) <= self.key(self.flip(M), self.flip(O)):
+                    x = x | ((<uint64_t> 1) << j)
+        return x
+
+    def index_arrays(self):
+        """The mirror's index as arrays to store beside a table's values and hand back to
+        ``use_index``: ``words`` uint64 (full ranks / 64 + 1, 2), per 64 full ranks the bits of
+        the canonical ones and the count of canonical ranks before them; ``sample`` int64, the
+        full rank of canonical state 64 j for every j."""
+        if not self.mirrored:
+            raise ValueError("this game numbers every state: it has no mirror index")
+        self.ready()
+        cdef int64_t nw = (self.full >> 6) + 1, ns = (self.total + 63) >> 6
+        words = np.empty((nw, 2), dtype=np.uint64)
+        sample = np.empty(ns, dtype=np.int64)
+        cdef uint64_t[:, ::1] wv = words
+        cdef int64_t[::1] sv = sample
+        memcpy(&wv[0, 0], self.words, nw * sizeof(Word))
+        if ns:
+            memcpy(&sv[0], self.sample, ns * sizeof(int64_t))
+        return words, sample
+
+    def use_index(self, words, sample, int64_t expected_total, int spot_checks=64):
+        """Use the mirror's index in ``words`` and ``sample`` (as ``index_arrays`` made them, e.g.
+        memory-mapped from a table) instead of building it; the arrays are kept, not copied, so a
+        query reads only the pages it needs. Refused (ValueError, nothing changed) when their
+        shapes do not fit this board and piece count, their counts do not end at
+        ``expected_total``, or words and samples recomputed here at ``spot_checks`` places spread
+        over the index differ: an index made for another board or other rules is not used.
+        Returns False when the index was already there (nothing taken)."""
+        if not self.mirrored:
+            raise ValueError("this game numbers every state: it has no mirror index")
+        if self.indexed:
+            return False
+        cdef int64_t nw = (self.full >> 6) + 1, ns = (expected_total + 63) >> 6
+        if not isinstance(words, np.ndarray) or words.dtype != np.uint64 or words.shape != (nw, 2):
+            raise ValueError(f"mirror index words: expected uint64 ({nw}, 2), got "
+                             f"{getattr(words, 'dtype', type(words).__name__)} {getattr(words, 'shape', '')}")
+        if not isinstance(sample, np.ndarray) or sample.dtype != np.int64 or sample.shape != (ns,):
+            raise ValueError(f"mirror index samples: expected int64 ({ns},), got "
+                             f"{getattr(sample, 'dtype', type(sample).__name__)} {getattr(sample, 'shape', '')}")
+        if not words.flags.c_contiguous or not sample.flags.c_contiguous:
+            raise ValueError("mirror index arrays must be C-contiguous")
+        cdef const uint64_t[:, ::1] wv = words
+        cdef const int64_t[::1] sv = sample
+        cdef Word* W = <Word*> &wv[0, 0]
+        cdef int64_t* S = <int64_t*> &sv[0] if ns else NULL
+        cdef int64_t i, w, j, r, c
+        cdef uint64_t tail = ~(((<uint64_t> 1) << (self.full & 63)) - 1)
+        if W[nw - 1].before + fort_pop64(W[nw - 1].bits) != expected_total or (W[nw - 1].bits & tail):
+            raise ValueError(f"mirror index counts {W[nw - 1].before + fort_pop64(W[nw - 1].bits)} states, "
+                             f"expected {expected_total}")
+        for i in range(spot_checks + 2):
+            # the first and last word, and others spread by a fixed stride (a multiplicative hash)
+            w = 0 if i == 0 else (nw - 1 if i == 1 else <int64_t> ((<uint64_t> i * 0x9E3779B97F4A7C15ULL) % <uint64_t> nw))
+            if W[w].bits != self.canonical_bits(w) or W[w].before < 0 or (
+                    w + 1 < nw and W[w + 1].before != W[w].before + fort_pop64(W[w].bits)):
+                raise ValueError(f"mirror index word {w} differs from the board's (another board or rules?)")
+            if ns:
+                j = 0 if i == 0 else (ns - 1 if i == 1 else <int64_t> ((<uint64_t> i * 0x9E3779B97F4A7C15ULL) % <uint64_t> ns))
+                r = S[j]
+                if r < 0 or r >= self.full or not (W[r >> 6].bits >> (r & 63)) & 1:
+                    raise ValueError(f"mirror index sample {j} is not a canonical rank")
+                c = W[r >> 6].before + fort_pop64(W[r >> 6].bits & (((<uint64_t> 1) << (r & 63)) - 1))
+                if c != 64 * j:
+                    raise ValueError(f"mirror index sample {j} points at canonical state {c}, not {64 * j}")
+        self.words = W
+        self.sample = S
+        self.owns_index = False
+        self.index_source = (words, sample)
+        self.total = expected_total
+        self.indexed = True
+        return True
 
     cdef inline uint64_t unrank_full_packed(self, int64_t r) noexcept nogil:
         cdef uint32_t m = 0, o = 0

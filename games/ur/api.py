@@ -98,12 +98,30 @@ def open_table(path: Where | None = None, *, pieces: int | None = None, options:
     opts = _options(options, pieces)
     where = Path(path) if path is not None else default_table_dir(opts, None if cache is None else str(cache))
     try:
-        return UrTable(load_table(opts, where, build=False), opts)
+        return UrTable(load_table(opts, where, build=False, scattered=True), opts)
     except MissingTableError:
         raise MissingTableError(
             f"no Ur table for {opts.pieces} pieces at {where}; "
             f"make it with ur.solve_table(pieces={opts.pieces})"
         ) from None
+
+
+def open_opening(path: Where | None = None, *, pieces: int | None = None,
+                 options: UrOptions | None = None) -> UrTable:
+    """Answer from an opening file (``path``; default: the one shipped for these options): the
+    values of the positions within a few turns of the start, taken from a solved table. A position
+    outside it raises ``games.ur.opening.OutsideOpening`` (a KeyError); no file shipped for these
+    options is a MissingTableError."""
+    from gamesolver.games.ur import opening
+
+    opts = _options(options, pieces)
+    if path is not None:
+        return UrTable(opening.load(path, opts), opts)
+    book = opening.shipped(opts)
+    if book is None:
+        raise MissingTableError(f"no opening file is shipped for {opts.pieces} pieces on this board; make one "
+                                f"from a solved table with 'solver ur opening build'")
+    return UrTable(book, opts)
 
 
 def solve_table(pieces: int | None = None, *, options: UrOptions | None = None, out: Where | None = None,

@@ -31,6 +31,7 @@ from gamesolver.games.ur.solve import (
     ray_engine,
     solve,
     state_value,
+    stored_index_matches,
     stored_state_count,
     tier_counts,
 )
@@ -91,14 +92,54 @@ _cache_option = click.option("--cache", type=click.Path(file_okay=False), defaul
                              help="Table cache directory (default: $SOLVER_CACHE_DIR or ~/.cache/gamesolver).")
 
 
-def _table(options: UrOptions, table_dir: str | None, cache: str | None = None, as_json: bool = False) -> Any:
+def _table(options: UrOptions, table_dir: str | None, cache: str | None = None, as_json: bool = False,
+           scattered: bool = False) -> Any:
     """The table a query reads. A query never writes where ``--table`` points, and a large solve
-    never starts as its side effect: only a small table missing from the cache is built."""
+    never starts as its side effect: only a small table missing from the cache is built.
+    ``scattered``: the caller reads a few values, not the whole table (``solve.read_scattered``)."""
     where = Path(table_dir) if table_dir is not None else default_table_dir(options, cache)
     if table_dir is not None or options.pieces > AUTO_BUILD_MAX_PIECES:
         if not (where / "header.json").is_file():
             _missing_table(options, where, table_dir is not None, as_json)
-    return load_table(options, where, log=_log)
+    return load_table(options, where, log=_log, cache=cache, scattered=scattered)
+
+
+_opening_option = click.option(
+    "--opening", "opening_file", type=click.Path(dir_okay=False), default=None,
+    help="Answer from this opening file (solver ur opening build) instead of a table. Without --table "
+         "or --opening, a missing table falls back on the opening file shipped for these options, if any.")
+
+
+def _source(options: UrOptions, table_dir: str | None, cache: str | None, as_json: bool,
+            opening_file: str | None) -> tuple[Any, Any]:
+    """What a query reads, and the opening file it is (None for a table): ``--opening``; else the
+    table; else, when no table was named and the cache has none, the shipped opening file."""
+    from gamesolver.games.ur import opening
+
+    if opening_file is not None:
+        if table_dir is not None:
+            raise InputError("give --table or --opening, not both")
+        book = opening.load(opening_file, options)
+        return book, book
+    where = default_table_dir(options, cache)
+    if table_dir is None and options.pieces > AUTO_BUILD_MAX_PIECES and not (where / "header.json").is_file():
+        book = opening.shipped(options)
+        if book is not None:
+            return book, book
+    return _table(options, table_dir, cache, as_json, scattered=True), None
+
+
+def _outside_opening(options: UrOptions, book: Any, cache: str | None, as_json: bool) -> None:
+    """A position the opening file does not cover: the missing table's message (exit 1), which
+    also says what the file covers."""
+    where = default_table_dir(options, cache)
+    text, fields = missing_table_message(options, where, False)
+    note = (f"; the opening file {book.path} holds only the positions within {book.turns} turns of the start, "
+            f"and not this one")
+    if as_json:
+        click.echo(json.dumps({"error": text + note, **fields, "opening_file": str(book.path)}))
+        raise SystemExit(1)
+    raise MissingTableError(text + note)
 
 
 def best_move_answer(options: UrOptions, pos: Position, roll: int, ranked: list[Any]) -> dict[str, Any]:
@@ -367,7 +408,8 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
 
     Passes when the table solves the Bellman equations and, from every state where a side is
     ahead, that side's best actions can bring the game to an end; values that only endless
-    play could keep are not the game's values.
+    play could keep are not the game's values. It also recomputes every checksum and compares the
+    mirror index stored with the table with one built now.
     """
     options = _opts(pieces, board_file, dice_file)
     if eps is not None and not 0 < eps < 1:
@@ -377,7 +419,8 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
     if threads is not None and threads < 1:
         raise InputError("--threads must be at least 1")
     where = table_dir if table_dir is not None else default_table_dir(options, cache)
-    table = load_table(options, where, build=False)  # checking never solves: a missing table is an error
+    # checking never solves (a missing table is an error), and it recomputes every checksum
+    table = load_table(options, where, build=False, verify=True, cache=cache)
     K = kernel(options)
     values = np.ascontiguousarray(table["value"], dtype=np.float32)
     tolerance = float(table.meta.get("tolerance", DEFAULT_TOLERANCE))
@@ -386,7 +429,8 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
     engine = build_graph(K, n_threads, show_progress=None) if want_graph(K, graph) else Regenerated(K)
     residual = float(engine.sweep(values.copy(), threads=n_threads, write=False))
     result = endless_check(engine, values, eps, n_threads, show_progress=None)
-    ok = result.passed and residual < tolerance
+    index = {None: "not stored", True: "matches", False: "differs"}[stored_index_matches(options, table)]
+    ok = result.passed and residual < tolerance and index != "differs"
     bounds = None
     if with_bounds:
         cert = certify(K, values, tolerance, n_threads, show_progress=None, log=None if as_json else _log,
@@ -403,7 +447,8 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
     if as_json:
         click.echo(json.dumps({"table": str(table.path), "states": table.state_count, "tolerance": tolerance,
                                "residual": residual, "eps": eps, "passes": result.passes,
-                               "flagged": result.flagged, "examples": examples, "passed": ok,
+                               "flagged": result.flagged, "examples": examples, "mirror_index": index,
+                               "passed": ok,
                                **({"bounds": bounds} if bounds else {})}))
     else:
         click.echo(f"table {table.path}: {table.state_count:,} states, tolerance {tolerance:g}")
@@ -417,6 +462,11 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
                        f"their side can keep only by never ending the game (worth 0); for example")
             for e in examples:
                 click.echo(f"    {e['position']}  {e['value']:+.6f}")
+        if index == "matches":
+            click.echo("  mirror index stored with the table: equal to one built now")
+        elif index == "differs":
+            click.echo("  mirror index stored with the table: DIFFERS from one built now (delete the table and "
+                       "solve again)")
         if bounds:
             lo, hi = bounds["start"]
             click.echo(f"  proven: every value lies within {bounds['bound']:.2g} of the table's (the start: "
@@ -442,20 +492,27 @@ def _roll_index(options: UrOptions, roll: str) -> int:
 @_cache_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @_rules_option
+@_opening_option
 def best_move(position: str, roll: str, pieces: int, board_file: str | None, dice_file: str | None,
-              table_dir: str | None, cache: str | None, as_json: bool, rules_name: str) -> None:
+              table_dir: str | None, cache: str | None, as_json: bool, rules_name: str,
+              opening_file: str | None) -> None:
     """The best action for ROLL in POSITION (or 'start') and its value for the side to move."""
+    from gamesolver.games.ur.opening import OutsideOpening
+
     rules = _royal(rules_name, pieces)
     if rules is not None:
         from gamesolver.games.ur import royal_cli
 
-        _fort_only(rules, board=board_file, dice=dice_file, cache=cache)
+        _fort_only(rules, board=board_file, dice=dice_file, cache=cache, opening=opening_file)
         return royal_cli.best_move_cmd(rules, position, roll, table_dir, as_json)
     options = _opts(pieces, board_file, dice_file)
     pos = parse(position, options)
     r = _roll_index(options, roll)
-    table = _table(options, table_dir, cache, as_json)
-    ranked = choices(options, table, pos, r)
+    table, book = _source(options, table_dir, cache, as_json, opening_file)
+    try:
+        ranked = choices(options, table, pos, r)
+    except OutsideOpening:
+        return _outside_opening(options, book, cache, as_json)
     best = ranked[0]
     board = options.board
     draw = _nobody_wins(options)
@@ -465,10 +522,15 @@ def best_move(position: str, roll: str, pieces: int, board_file: str | None, dic
         click.echo(draw)
         return
     if as_json:
-        click.echo(json.dumps(best_move_answer(options, pos, r, ranked)))
+        answer = best_move_answer(options, pos, r, ranked)
+        if book is not None:
+            answer["source"] = book.source(opening_file is None)
+        click.echo(json.dumps(answer))
         return
     click.echo(f"{pos.to_move} to move, roll {options.dice.rolls[r].name}: {best.action.describe(board)}")
     click.echo(f"value for {pos.to_move}: {best.value:+.6f}  (P(win) - P(loss))")
+    if book is not None:
+        click.echo(f"({book.describe(opening_file is None)})")
 
 
 @ur.command(epilog=example('solver ur analyze "X:A1,B4 O:C7 X" --pieces 3'))
@@ -479,19 +541,27 @@ def best_move(position: str, roll: str, pieces: int, board_file: str | None, dic
 @_cache_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @_rules_option
+@_opening_option
 def analyze(position: str, pieces: int, board_file: str | None, dice_file: str | None, table_dir: str | None,
-            cache: str | None, as_json: bool, rules_name: str) -> None:
+            cache: str | None, as_json: bool, rules_name: str, opening_file: str | None) -> None:
     """The value of POSITION before the roll, and each roll's best action and value."""
+    from gamesolver.games.ur.opening import OutsideOpening
+
     rules = _royal(rules_name, pieces)
     if rules is not None:
         from gamesolver.games.ur import royal_cli
 
-        _fort_only(rules, board=board_file, dice=dice_file, cache=cache)
+        _fort_only(rules, board=board_file, dice=dice_file, cache=cache, opening=opening_file)
         return royal_cli.analyze_cmd(rules, position, table_dir, as_json)
     options = _opts(pieces, board_file, dice_file)
     pos = parse(position, options)
-    table = _table(options, table_dir, cache, as_json)
-    answer = analyze_answer(options, table, pos)
+    table, book = _source(options, table_dir, cache, as_json, opening_file)
+    try:
+        answer = analyze_answer(options, table, pos)
+    except OutsideOpening:
+        return _outside_opening(options, book, cache, as_json)
+    if book is not None:
+        answer["source"] = book.source(opening_file is None)
     if answer.get("winnable") is False and not as_json:
         click.echo(f"{answer['position']}: a draw whatever is rolled or played (value {answer['value']:g})")
         click.echo(answer["note"])
@@ -503,6 +573,8 @@ def analyze(position: str, pieces: int, board_file: str | None, dice_file: str |
     click.echo(f"{answer['position']}: value for {pos.to_move} before rolling {answer['value']:+.6f}{proven}")
     for row in answer["rolls"]:
         click.echo(f"  {row['roll']:<14} p={row['probability']:<7g} {row['value']:+.6f}  {row['best']}")
+    if book is not None:
+        click.echo(f"({book.describe(opening_file is None)})")
 
 
 def show_answer(options: UrOptions, pos: Position) -> dict[str, Any]:
@@ -590,3 +662,61 @@ def export_cmd(pieces: int, board_file: str | None, dice_file: str | None, table
         click.echo(json.dumps({"out": out, "format": fmt, "positions": count, "reachable_only": reachable}))
     else:
         click.echo(f"{count:,} positions written to {out}", err=True)
+
+
+@ur.group("opening", epilog=example("solver ur opening build --pieces 4 --turns 5 --out k4.npz"))
+def opening_group() -> None:
+    """Opening files: the values near the start, for answering without the full table."""
+
+
+@opening_group.command("build", epilog=example("solver ur opening build --pieces 4 --turns 5 --out k4.npz"))
+@_options_decorator()
+@click.option("--turns", type=int, required=True,
+              help="Keep every position reachable from the start within this many turns (1-8; an extra "
+                   "turn from a fort counts as one), and their successors' values.")
+@click.option("--out", type=click.Path(dir_okay=False), required=True, help="The file to write (.npz).")
+@click.option("--table", "table_dir", type=click.Path(file_okay=False), help="Table directory (default: the cache).")
+@_cache_option
+@click.option("--json", "as_json", is_flag=True, help="Print JSON: the file written and its counts.")
+def opening_build(pieces: int, board_file: str | None, dice_file: str | None, turns: int, out: str,
+                  table_dir: str | None, cache: str | None, as_json: bool) -> None:
+    """Write the opening file of a solved table (written whole or not at all)."""
+    from gamesolver.games.ur import opening
+
+    if not 1 <= turns <= opening.MAX_TURNS:
+        raise InputError(f"--turns must be from 1 to {opening.MAX_TURNS}; got {turns}")
+    options = _opts(pieces, board_file, dice_file)
+    table = _table(options, table_dir, cache, as_json)
+    arrays, header = opening.build(options, table, turns)
+    opening.write(out, arrays, header)
+    size = Path(out).stat().st_size
+    if as_json:
+        click.echo(json.dumps({"out": out, "bytes": size, "turns": turns,
+                               "positions_answered": header["positions_answered"],
+                               "positions_stored": header["positions_stored"],
+                               "table_values_sha256": header["table"]["values_sha256"]}))
+        return
+    click.echo(f"{out}: {header['positions_answered']:,} positions within {turns} turns of the start answered, "
+               f"{header['positions_stored']:,} values stored, {size:,} bytes; from table "
+               f"{header['table']['values_sha256'][:16]} at {table.path}")
+
+
+@opening_group.command("info", epilog=example("solver ur opening info k4.npz --pieces 4"))
+@click.argument("file", type=click.Path(dir_okay=False))
+@_options_decorator()
+@click.option("--json", "as_json", is_flag=True, help="Print the file's header as JSON.")
+def opening_info(file: str, pieces: int, board_file: str | None, dice_file: str | None, as_json: bool) -> None:
+    """What an opening file holds and which table it was built from (checked against the options)."""
+    from gamesolver.games.ur import opening
+
+    book = opening.load(file, _opts(pieces, board_file, dice_file))
+    if as_json:
+        click.echo(json.dumps(book.header))
+        return
+    h, t = book.header, book.header["table"]
+    click.echo(f"{file}: Ur (fort rules), pieces={h['options']['pieces']}, board {h['options']['board_sha256'][:16]}, "
+               f"dice {h['options']['dice_sha256'][:16]}")
+    click.echo(f"  {h['positions_answered']:,} positions within {h['turns']} turns of the start answered, "
+               f"{h['positions_stored']:,} values stored")
+    click.echo(f"  from table {t['values_sha256']} ({t['state_count']:,} states, tolerance {t.get('tolerance')}"
+               + (f", proven within {t['bound']:.2g}" if t.get("bound") is not None else "") + ")")

@@ -1,0 +1,259 @@
+"""Opening files: the solved values of the positions near the start, small enough to ship.
+
+An opening file holds, for every position reachable from the start within T turns (one turn: a
+roll and its action; an extra turn from a fort is a turn of its own) plus one, its value from a
+solved table. That is every value ``best-move`` and ``analyze`` read for a position within T
+turns (its own and each successor's), so they can answer there without the table, which for
+seven pieces is 2.4 GiB and takes a GPU or a cluster to build.
+
+The file is an ``.npz`` (no pickled objects): ``keys`` (uint64, sorted: the mover's tile mask
+in the high 32 bits, the other side's in the low 32, the smaller of the two mirror images when
+the board's mirror is used), ``values`` (float32, the table's numbers as stored), ``depth``
+(uint8, the fewest turns from the start) and ``header`` (JSON as bytes: rules and options with
+the board's and dice's digests, T, and the SHA-256 of the table's values with its tolerance and
+proven bound). Keys need no rank, so answering needs neither the table nor the mirror index.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import time
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gamesolver import data
+from gamesolver.games.ur import kernel
+from gamesolver.games.ur.rules import UrOptions
+from gamesolver.solver.errors import CorruptTableError, InputError, TableMismatchError
+
+FORMAT_NAME = "gamesolver-ur-opening"
+FORMAT_VERSION = 1
+MAX_TURNS = 8  # 1.3 million stored positions; each turn multiplies them by four or five
+SHIPPED = ("ur_opening",)  # package data folder of the shipped files (data.path)
+_CHUNK = 1 << 24
+
+
+class OutsideOpening(KeyError):
+    """A position whose value (or a successor's) the opening file does not hold."""
+
+
+def _flip_table(options: UrOptions) -> np.ndarray | None:
+    """Per byte of a tile mask, the mask of the mirror images of its tiles (None: no mirror)."""
+    perm = options.board.mirror if options.uses_mirror else None
+    if perm is None:
+        return None
+    out = np.zeros((4, 256), dtype=np.uint64)
+    for byte in range(4):
+        for b in range(256):
+            m = 0
+            for i in range(8):
+                if b >> i & 1 and byte * 8 + i < len(perm):
+                    m |= 1 << perm[byte * 8 + i]
+            out[byte, b] = m
+    return out
+
+
+def state_keys(options: UrOptions, mine: Any, theirs: Any, flips: np.ndarray | None = None) -> np.ndarray:
+    """The opening file's key of each mover-relative state (tile masks): with the mirror, the
+    smaller of the keys of the state and of its mirror image, as the move generator orders them."""
+    m = np.asarray(mine, dtype=np.uint64).reshape(-1)
+    o = np.asarray(theirs, dtype=np.uint64).reshape(-1)
+    keys = (m << np.uint64(32)) | o
+    table = flips if flips is not None else _flip_table(options)
+    if table is None:
+        return keys
+
+    def flip(x: np.ndarray) -> np.ndarray:
+        out = np.zeros_like(x)
+        for byte in range(4):
+            out |= table[byte][((x >> np.uint64(8 * byte)) & np.uint64(255)).astype(np.intp)]
+        return out
+
+    return np.minimum(keys, (flip(m) << np.uint64(32)) | flip(o))
+
+
+def reachable(options: UrOptions, turns: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every unfinished position reachable from the start within ``turns`` turns under any rolls
+    and actions: (keys sorted, depth, mine, theirs), one representative of each mirrored pair."""
+    game = kernel(dataclasses.replace(options, mirror=False))  # generating moves needs no index
+    forts = options.board.mask(options.board.forts)
+    flips = _flip_table(options)
+    start = int(state_keys(options, [0], [0], flips)[0])
+    seen: dict[int, tuple[int, int, int]] = {start: (0, 0, 0)}
+    frontier = [(0, 0)]
+    rolls = range(len(options.dice.rolls))
+    for depth in range(1, turns + 1):
+        found: dict[tuple[int, int], None] = {}
+        for mine, theirs in frontier:
+            for r in rolls:
+                for m2, o2, flag in game.successors(mine, theirs, r):
+                    if m2 & forts == forts:
+                        continue  # a win: its value is known without a table
+                    found[(m2, o2) if flag == 1 else (o2, m2)] = None
+        if not found:
+            break
+        cand = np.array(list(found), dtype=np.uint64).reshape(-1, 2)
+        keys = state_keys(options, cand[:, 0], cand[:, 1], flips)
+        frontier = []
+        for key, (m, o) in zip(keys.tolist(), cand.tolist()):
+            if key not in seen:
+                seen[key] = (depth, m, o)
+                frontier.append((m, o))
+    keys = np.array(sorted(seen), dtype=np.uint64)
+    rows = np.array([seen[k] for k in keys.tolist()], dtype=np.int64).reshape(-1, 3)
+    return keys, rows[:, 0].astype(np.uint8), rows[:, 1].astype(np.uint32), rows[:, 2].astype(np.uint32)
+
+
+def values_sha256(values: np.ndarray) -> str:
+    """SHA-256 of a table's value array in C order (chunked: a memory map stays lazy)."""
+    flat = np.ascontiguousarray(values).reshape(-1).view(np.uint8)
+    h = hashlib.sha256()
+    for start in range(0, flat.size, _CHUNK):
+        h.update(flat[start : start + _CHUNK])
+    return h.hexdigest()
+
+
+class OpeningFile:
+    """An opened opening file: answers ``stored_value`` for the positions it holds."""
+
+    def __init__(self, path: Path, header: dict[str, Any], keys: np.ndarray, values: np.ndarray,
+                 depth: np.ndarray, options: UrOptions) -> None:
+        self.path = path
+        self.header = header
+        self.keys = keys
+        self.values = values
+        self.depth = depth
+        self._flips = _flip_table(options)
+        self._options = options
+
+    @property
+    def turns(self) -> int:
+        return int(self.header["turns"])
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """The solved table's figures, as a table's ``meta`` gives them."""
+        t = self.header["table"]
+        return {"tolerance": t.get("tolerance"),
+                **({"certified": {"bound": t["bound"]}} if t.get("bound") is not None else {})}
+
+    def stored_value(self, mine: int, theirs: int) -> float:
+        """The value of the mover-relative state (tile masks); OutsideOpening when not held."""
+        key = state_keys(self._options, [mine], [theirs], self._flips)[0]
+        i = int(np.searchsorted(self.keys, key))
+        if i >= self.keys.size or self.keys[i] != key:
+            raise OutsideOpening(f"the opening file {self.path} does not hold this position")
+        return float(self.values[i])
+
+    def describe(self, shipped: bool) -> str:
+        """Where the answer came from, in one line."""
+        t = self.header["table"]
+        which = "the shipped opening file" if shipped else f"the opening file {self.path}"
+        bound = f", proven within {t['bound']:.2g}" if t.get("bound") is not None else ""
+        return (f"from {which} (positions within {self.turns} turns of the start), built from table "
+                f"{t['values_sha256'][:16]} (pieces={self.header['options']['pieces']}, tolerance "
+                f"{t.get('tolerance')}{bound})")
+
+    def source(self, shipped: bool) -> dict[str, Any]:
+        """The same as JSON fields."""
+        t = self.header["table"]
+        return {"kind": "opening-file", "shipped": shipped, "file": str(self.path), "turns": self.turns,
+                "table_values_sha256": t["values_sha256"], "tolerance": t.get("tolerance"),
+                **({"bound": t["bound"]} if t.get("bound") is not None else {})}
+
+
+def build(options: UrOptions, table: Any, turns: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The arrays and header of an opening file of ``turns`` turns from a solved table (opened
+    with ``games.ur.solve.load_table``, so that the generator has its mirror index)."""
+    if not 1 <= turns <= MAX_TURNS:
+        raise InputError(f"turns must be from 1 to {MAX_TURNS}, not {turns}")
+    keys, depth, mine, theirs = reachable(options, turns + 1)
+    ranks = kernel(options).rank(mine, theirs)
+    values = np.asarray(table["value"])[ranks].astype(np.float32)
+    from gamesolver.solver import __version__
+
+    meta = table.meta
+    header = {
+        "format": FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "game": "ur",
+        "rule": "fort",
+        "options": options.header(),
+        "turns": turns,
+        "positions_answered": int(np.count_nonzero(depth <= turns)),
+        "positions_stored": int(keys.size),
+        "table": {
+            "values_sha256": values_sha256(table["value"]),
+            "state_count": int(table.state_count),
+            "tolerance": meta.get("tolerance"),
+            "bound": (meta.get("certified") or {}).get("bound"),
+            "created": table.header.get("created", {}).get("at"),
+        },
+        "created": {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "by": f"gamesolver {__version__}"},
+    }
+    return {"keys": keys, "values": values, "depth": depth}, header
+
+
+def write(path: str | os.PathLike[str], arrays: dict[str, np.ndarray], header: dict[str, Any]) -> Path:
+    """Write an opening file whole or not at all."""
+    from gamesolver.solver.atomic import atomic_path
+
+    raw = np.frombuffer(json.dumps(header, sort_keys=True).encode("utf-8"), dtype=np.uint8)
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:  # a file object: savez adds no suffix
+        np.savez_compressed(f, header=raw, **arrays)
+    return Path(path)
+
+
+def load(path: str | os.PathLike[str], options: UrOptions) -> OpeningFile:
+    """Open an opening file and check that it was made for ``options``; a broken file is a
+    CorruptTableError, one made for other rules a TableMismatchError (both one line)."""
+    where = Path(path)
+    if not where.is_file():
+        raise InputError(f"no opening file at {where}")
+    try:
+        with np.load(where, allow_pickle=False) as z:
+            header = json.loads(bytes(z["header"]).decode("utf-8"))
+            keys, values, depth = z["keys"], z["values"], z["depth"]
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
+        raise CorruptTableError(f"opening file {where} is unreadable ({exc}); build it again with "
+                                f"'solver ur opening build'") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
+        raise CorruptTableError(f"opening file {where}: not a {FORMAT_NAME} file")
+    if header.get("format_version") != FORMAT_VERSION:
+        raise TableMismatchError(f"opening file {where}: format version {header.get('format_version')}, this "
+                                 f"program reads {FORMAT_VERSION}")
+    n = keys.shape[0] if keys.ndim == 1 else -1
+    if (keys.dtype != np.uint64 or values.dtype != np.float32 or depth.dtype != np.uint8 or n < 1
+            or values.shape != (n,) or depth.shape != (n,) or n != header.get("positions_stored")
+            or not bool(np.all(keys[1:] > keys[:-1]))):
+        raise CorruptTableError(f"opening file {where}: its arrays do not fit its header; build it again")
+    want = options.header()
+    have = header.get("options", {})
+    for key in ("pieces", "board_sha256", "dice_sha256", "mirror"):
+        if have.get(key) != want[key]:
+            raise TableMismatchError(f"opening file {where} was built with {key}={have.get(key)!r}, "
+                                     f"wanted {key}={want[key]!r}")
+    return OpeningFile(where, header, keys, values, depth, options)
+
+
+def shipped_name(options: UrOptions) -> str:
+    h = options.header()
+    return f"k{options.pieces}-{h['board_sha256'][:10]}-{h['dice_sha256'][:10]}.npz"
+
+
+def shipped_path(options: UrOptions) -> Path:
+    """Where the opening file for these options (board, dice, pieces) would be shipped."""
+    return data.path(*SHIPPED, shipped_name(options))
+
+
+def shipped(options: UrOptions) -> OpeningFile | None:
+    """The opening file shipped for these options, or None."""
+    file = shipped_path(options)
+    if not file.is_file():
+        return None
+    return load(file, options)
