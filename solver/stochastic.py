@@ -150,7 +150,12 @@ def solve_values(
     graph_bytes = 0  # the largest tier's stored graph, with tiers
     if use_graph and tiers is None:
         t0 = time.perf_counter()
-        kept = load_graph(game, root, header) if sweeps else None
+        kept = load_graph(game, root, header)
+        if kept is None and not sweeps:
+            # a sweep-0 checkpoint first: a run stopped while the graph is built (half an hour
+            # for K = 5) leaves a folder the next run takes up, mapping the graph if it was finished
+            _checkpoint(root, values, {"sweeps": 0, "products": 0, "policy_sweeps": 0, "stage": 0,
+                                       "method": method, "options": header, "tolerance": tolerance})
         # written beside the checkpoint as it is built, and mapped: a resumed run maps it again
         engine = kept or build_mapped_graph(game, root, header, threads, show_progress)
         built = time.perf_counter() - t0

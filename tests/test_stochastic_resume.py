@@ -32,6 +32,26 @@ def test_a_stopped_run_resumes_and_maps_its_graph(tmp_path) -> None:
     assert not (tmp_path / "t" / "graph").exists() and not (tmp_path / "t" / stochastic.CHECKPOINT).exists()
 
 
+def test_a_run_stopped_while_its_graph_is_built_is_taken_up_again(tmp_path, monkeypatch) -> None:
+    o = mini_options(tmp_path, 4)
+    root = tmp_path / "t"
+    real = stochastic.build_mapped_graph
+
+    def built_then_stopped(game, where, key, *args, **kw):
+        real(game, where, key, *args, **kw)  # the graph is finished and kept, then the run stops
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(stochastic, "build_mapped_graph", built_then_stopped)
+    with pytest.raises(KeyboardInterrupt):
+        solve(o, root, tolerance=1e-6, threads=2, graph="store")
+    assert (root / stochastic.CHECKPOINT_INFO).exists()  # the folder is recognisably a stopped solve
+    monkeypatch.setattr(stochastic, "build_mapped_graph", real)
+    said: list[str] = []
+    table = solve(o, root, tolerance=1e-6, threads=2, graph="store", log=said.append)
+    assert any("mapped from the stopped run" in s for s in said)
+    assert table.meta["graph"] == "stored" and np.abs(np.asarray(table["value"])).max() > 0.1
+
+
 def test_a_truncated_checkpoint_is_said_and_ignored(tmp_path) -> None:
     o = mini_options(tmp_path, 4)
     _stop_early(o, tmp_path / "t")
