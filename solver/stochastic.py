@@ -46,6 +46,7 @@ WALK_POLICY_SWEEPS = 30  # cheap sweeps of the greedy policy after each full swe
 WALK_POLISH_SWEEPS = 5  # the same in the walk's last, undiscounted stage
 WALK_STAGE_FACTOR = 10  # a discounted stage of the walk ends at a change of tolerance / this
 WALK_PROGRESS = 0.5  # ... or once 30 rounds have not halved its smallest change (see _Stall)
+WALK_ANDERSON = 4  # rounds of history for the walk's Anderson step (0: none); see _Anderson
 # bytes a state for the policy method: int32 codes per roll, plus eight float64 Krylov vectors
 # and two temporaries
 _POLICY_BYTES_PER_ROLL = 4
@@ -136,7 +137,7 @@ def solve_values(
         use_graph = want_graph(game, graph, share=max(b - a for a, b in tiers) / max(1, n))
     else:
         use_graph = want_graph(game, graph,
-                               other_bytes=n * nrolls * _POLICY_BYTES_PER_ROLL if method != "sweeps" else 0)
+                               other_bytes=extra_bytes(n, nrolls, method))
     use_graph = use_graph and engine is None
     threads = threads or default_threads()
     prepare_table_dir(root)  # after the choices: a run refused leaves nothing behind
@@ -240,6 +241,7 @@ def estimate(game: Any, method: str, stored: bool, threads: int, dtype: str = "f
     With tiers the stored graph holds one tier's codes at a time: the largest tier's are counted."""
     n, nrolls = game.state_count, game.roll_count
     policy = n * nrolls * _POLICY_BYTES_PER_ROLL if method != "sweeps" else 0
+    history = extra_bytes(n, nrolls, method) - policy if method == "walk" else 0
     graph = estimate_bytes(game) if stored else 0
     if graph and tiers:
         index = n * (8 + game.ngroups)
@@ -253,6 +255,7 @@ def estimate(game: Any, method: str, stored: bool, threads: int, dtype: str = "f
     lo, hi = TYPICAL_SWEEPS
     return (f"estimate: {n:,} states; memory {V.itemsize * n / 2**20:,.0f} MiB of values"
             + (f", {policy / 2**20:,.0f} MiB of policy" if policy else "")
+            + (f", {history / 2**20:,.0f} MiB of Anderson history" if history else "")
             + (f", {graph / 2**30:,.2f} GiB of stored graph" if graph else "")
             + f"; one full sweep about {sweep:,.1f} s here ({'stored graph' if stored else 'regenerating'}, "
             f"{threads} threads); {lo}-{hi} full sweeps would take {lo * sweep / 60:,.0f}-{hi * sweep / 60:,.0f} min "
@@ -415,9 +418,11 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
         d = stages[stage]
         g = float(np.float32(1.0 - d))
         stalled = _Stall(WALK_PROGRESS)
+        anderson = _Anderson(WALK_ANDERSON)
         while sweeps < max_sweeps:
             t0 = time.perf_counter()
             label = f"sweep {sweeps + 1} (1 - discount {d:g})" if d else f"sweep {sweeps + 1}"
+            before = values.copy() if WALK_ANDERSON else None
             last = _sweep(K, values, threads, label, show_progress, policy, g)
             sweeps += 1
             if last < tolerance and d == 0.0:
@@ -432,6 +437,8 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
                     cheap += 1
                     if K.evaluate(policy, values, threads=threads, discount=g) < tolerance / 10:
                         break
+                if before is not None:
+                    anderson(before, values)
             spent += time.perf_counter() - t0
             _checkpoint(root, values, _walk_info(header, tolerance, sweeps, cheap, stage + done, last))
             if log:
@@ -442,6 +449,70 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
             raise RuntimeError(f"no convergence to {tolerance} within {max_sweeps} sweeps")
         stage += 1
     raise AssertionError("unreachable: the last stage returns")
+
+
+class _Anderson:
+    """Anderson acceleration of the walk's rounds (type II, as in Walker & Ni, SIAM J. Numer.
+    Anal. 49, 2011): a round maps the values x it starts from to f(x) (a full sweep and the policy
+    sweeps); with the last few rounds' results f_i and changes g_i = f_i - x_i, the next round
+    starts from f_k - sum_j gamma_j (f_{j+1} - f_j), the gamma that make the same combination of
+    the changes smallest in least squares. The slow modes of a game that mixes slowly (play
+    that can last hundreds of moves) shrink by a near-constant factor a round, and the
+    combination extrapolates them. Measured on the fort rules with four pieces: the discounted
+    stages took 24, 16, 22 and 52 rounds where the walk without it took 17, 22, 54 and 103.
+
+    The history is float32 (two arrays a round, ``memory + 1`` rounds); the sums are float64,
+    taken a chunk at a time. A stage starts a new history, as its rounds solve another game.
+    """
+
+    _CHUNK = 1 << 20
+
+    def __init__(self, memory: int) -> None:
+        self.memory = memory
+        self.results: list[np.ndarray] = []
+        self.changes: list[np.ndarray] = []
+
+    def __call__(self, before: np.ndarray, values: np.ndarray) -> float:
+        """``before``: the values the round started from; ``values``: where it ended, replaced
+        in place by the extrapolated start of the next round. Returns the largest move."""
+        if not self.memory:
+            return 0.0
+        self.results.append(values.astype(np.float32, copy=True))
+        self.changes.append((values - before).astype(np.float32))
+        if len(self.results) > self.memory + 1:
+            del self.results[0], self.changes[0]
+        k = len(self.results) - 1
+        if k < 1:
+            return 0.0
+        n = values.shape[0]
+        A = np.zeros((k, k))
+        b = np.zeros(k)
+        for a in range(0, n, self._CHUNK):
+            z = min(n, a + self._CHUNK)
+            G = np.stack([c[a:z] for c in self.changes]).astype(np.float64)
+            dG = np.diff(G, axis=0)
+            A += dG @ dG.T
+            b += dG @ G[-1]
+        scale = float(np.trace(A))
+        if not scale > 0.0 or not np.isfinite(scale):
+            return 0.0
+        try:
+            gamma = np.linalg.solve(A + 1e-12 * scale * np.eye(k), b)
+        except np.linalg.LinAlgError:
+            return 0.0
+        if not np.all(np.isfinite(gamma)):
+            return 0.0
+        # f_k - sum_j gamma_j (f_{j+1} - f_j) = sum_i alpha_i f_i
+        alpha = -(np.concatenate(([0.0], gamma)) - np.concatenate((gamma, [0.0])))
+        alpha[-1] += 1.0
+        move = 0.0
+        for a in range(0, n, self._CHUNK):
+            z = min(n, a + self._CHUNK)
+            new = alpha @ np.stack([f[a:z] for f in self.results]).astype(np.float64)
+            np.clip(new, -1.0, 1.0, out=new)
+            move = max(move, float(np.abs(new - values[a:z]).max()))
+            values[a:z] = new
+        return move
 
 
 class _Stall:
@@ -503,12 +574,25 @@ def check_eps(tolerance: float) -> float:
     return max(CHECK_EPS_FACTOR * tolerance, 1e-6)
 
 
+def extra_bytes(n: int, nrolls: int, method: str) -> int:
+    """Memory a method needs beyond the values and a stored graph: the walk's and the policy
+    method's greedy policy, the walk's Anderson history, the policy method's Krylov vectors."""
+    if method == "sweeps":
+        return 0
+    need = n * nrolls * _POLICY_BYTES_PER_ROLL
+    if method == "walk":
+        need += n * 4 * 2 * (WALK_ANDERSON + 1) if WALK_ANDERSON else 0
+    else:
+        need += n * _KRYLOV_BYTES
+    return need
+
+
 def choose_method(method: str, n: int, nrolls: int, policy_here: bool = True) -> str:
     """``method``, checked; ``policy`` only when its arrays fit in half the machine's memory
     (``policy_here`` False: a distributed engine keeps the policy in its workers)."""
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}; expected one of {', '.join(METHODS)}")
-    need = n * nrolls * _POLICY_BYTES_PER_ROLL + (n * _KRYLOV_BYTES if method == "policy" else 0)
+    need = extra_bytes(n, nrolls, method)
     try:
         memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
