@@ -184,114 +184,16 @@ _CACHE: dict[tuple[Any, ...], Any] = {}
 def kernels(spec: Any, target: str = "cuda", threads_per_block: int = THREADS_PER_BLOCK) -> Any:
     """The engine's kernels for the game ``spec`` (see ``GpuEngine``), built once per target:
     ``cuda`` (the device, or the simulator when NUMBA_ENABLE_CUDASIM=1) or ``cpu`` (numba.njit)."""
-    key = (spec.build, spec.ngroups, spec.nrolls, spec.max_outcomes, spec.scratch_size, target, threads_per_block)
+    key = (spec.build, spec.ngroups, spec.nrolls, target) + (
+        (spec.max_outcomes, spec.scratch_size, threads_per_block) if target == "cuda" else ())
     if key not in _CACHE:
-        _CACHE[key] = (_cuda_kernels if target == "cuda" else _cpu_kernels)(spec, threads_per_block)
+        if target == "cuda":
+            import_cuda()
+            from gamesolver.solver.gpu_kernels import cuda_kernels as build
+        else:
+            build = _cpu_kernels
+        _CACHE[key] = build(spec, threads_per_block)
     return _CACHE[key]
-
-
-def device_jit(inline: bool = True) -> Callable[[Any], Any]:
-    """``cuda.jit(device=True)``, inlined where it is called (so that a kernel also compiles to
-    PTX where no GPU is present: ``cuda.compile_ptx``)."""
-    cuda = import_cuda()
-    return lambda f: cuda.jit(device=True, inline="always" if inline else "never")(f)
-
-
-def _cuda_kernels(spec: Any, tpb: int) -> Any:
-    cuda = import_cuda()
-    from numba import float32, int32, int64
-
-    if tpb & (tpb - 1) or not 1 <= tpb <= 1024:
-        raise ValueError("threads per block must be a power of two up to 1024")
-    dev = device_jit()
-    generate = spec.build(dev)
-    term, _, finished, backup, reaches = state_functions(dev, spec.ngroups, spec.nrolls)
-    G, R, MAXOUT, SCR, TPB = spec.ngroups, spec.nrolls, spec.max_outcomes, spec.scratch_size, tpb
-
-    @dev
-    def block_max(d, worst):
-        cache = cuda.shared.array(TPB, float32)
-        tid = cuda.threadIdx.x
-        cache[tid] = d
-        cuda.syncthreads()
-        h = TPB // 2
-        while h > 0:
-            if tid < h and cache[tid + h] > cache[tid]:
-                cache[tid] = cache[tid + h]
-            cuda.syncthreads()
-            h //= 2
-        if tid == 0:
-            cuda.atomic.max(worst, 0, cache[0])
-
-    @cuda.jit
-    def sweep(T, V, dst, start, stop, g, RP, RG, policy, record, write, worst, err):
-        codes = cuda.local.array(MAXOUT, int32)
-        counts = cuda.local.array(G, int64)
-        scratch = cuda.local.array(SCR, int64)
-        bestv = cuda.local.array(G, float32)
-        bestc = cuda.local.array(G, int64)
-        s = start + cuda.grid(1)
-        d = _F0
-        if s < stop:
-            if generate(T, s, codes, counts, scratch) < 0:
-                cuda.atomic.max(err, 0, 1)
-            else:
-                v = backup(codes, counts, V, g, RP, RG, bestv, bestc, policy, s, record)
-                d = v - V[s]
-                if d < 0:
-                    d = -d
-                if write:
-                    dst[s] = v
-        block_max(d, worst)
-
-    @cuda.jit
-    def evaluate(policy, V, start, stop, g, RP, worst):
-        s = start + cuda.grid(1)
-        d = _F0
-        if s < stop:
-            acc = _F0
-            for r in range(R):
-                acc = acc + RP[r] * term(policy[s, r], V, g)
-            d = acc - V[s]
-            if d < 0:
-                d = -d
-            V[s] = acc
-        block_max(d, worst)
-
-    @cuda.jit
-    def endless(T, V, good, eps, first, start, stop, RG, added, err):
-        codes = cuda.local.array(MAXOUT, int32)
-        counts = cuda.local.array(G, int64)
-        scratch = cuda.local.array(SCR, int64)
-        starts = cuda.local.array(G, int64)
-        cache = cuda.shared.array(TPB, int32)
-        tid = cuda.threadIdx.x
-        s = start + cuda.grid(1)
-        a = 0
-        if s < stop and good[s] == 0:
-            if generate(T, s, codes, counts, scratch) < 0:
-                cuda.atomic.max(err, 0, 1)
-            else:
-                v = V[s]
-                av = v if v >= 0 else -v
-                if first and (finished(codes, counts) or av <= eps):
-                    good[s] = 1
-                    a = 1
-                elif reaches(codes, counts, V, v, good, eps, RG, starts):
-                    good[s] = 1
-                    a = 1
-        cache[tid] = a
-        cuda.syncthreads()
-        h = TPB // 2
-        while h > 0:
-            if tid < h:
-                cache[tid] += cache[tid + h]
-            cuda.syncthreads()
-            h //= 2
-        if tid == 0:
-            cuda.atomic.add(added, 0, cache[0])
-
-    return {"sweep": sweep, "evaluate": evaluate, "endless": endless, "generate": generate}
 
 
 def _cpu_kernels(spec: Any, tpb: int) -> Any:
@@ -300,13 +202,11 @@ def _cpu_kernels(spec: Any, tpb: int) -> Any:
     jit = numba.njit(cache=False)
     generate = spec.build(jit)
     term, _, finished, backup, reaches = state_functions(jit, spec.ngroups, spec.nrolls)
-    G, R, MAXOUT, SCR = spec.ngroups, spec.nrolls, spec.max_outcomes, spec.scratch_size
+    G, R = spec.ngroups, spec.nrolls  # the buffers' sizes are arguments: one compilation serves every size
 
     @jit
-    def sweep(T, V, dst, start, stop, g, RP, RG, policy, record, write):
-        codes = np.empty(MAXOUT, np.int32)
+    def sweep(T, V, dst, start, stop, g, RP, RG, policy, record, write, codes, scratch):
         counts = np.zeros(G, np.int64)
-        scratch = np.zeros(SCR, np.int64)
         bestv = np.zeros(G, np.float32)
         bestc = np.zeros(G, np.int64)
         worst = _F0
@@ -339,10 +239,8 @@ def _cpu_kernels(spec: Any, tpb: int) -> Any:
         return worst
 
     @jit
-    def endless(T, V, good, eps, first, start, stop, RG):
-        codes = np.empty(MAXOUT, np.int32)
+    def endless(T, V, good, eps, first, start, stop, RG, codes, scratch):
         counts = np.zeros(G, np.int64)
-        scratch = np.zeros(SCR, np.int64)
         starts = np.zeros(G, np.int64)
         added = 0
         for s in range(start, stop):
@@ -504,6 +402,10 @@ class GpuEngine:
             raise RuntimeError("a state wrote more outcome codes than the game's max_outcomes; the device "
                                "generator's bound is wrong")
 
+    def _buffers(self) -> tuple[np.ndarray, np.ndarray]:
+        """The CPU target's outcome codes and scratch (the device's are per-thread local arrays)."""
+        return (np.empty(self.spec.max_outcomes, dtype=np.int32), np.zeros(self.spec.scratch_size, dtype=np.int64))
+
     def _pieces(self, start: int, stop: int) -> list[tuple[int, int]]:
         return [(a, min(stop, a + self.launch)) for a in range(start, stop, self.launch)]
 
@@ -540,7 +442,8 @@ class GpuEngine:
             worst = float(w.copy_to_host()[0])
         else:
             for a, b in self._pieces(start, stop):
-                got = float(self.k["sweep"](self.T, self.V, dst, a, b, g, self.RP, self.RG, P, record, write))
+                got = float(self.k["sweep"](self.T, self.V, dst, a, b, g, self.RP, self.RG, P, record, write,
+                                            *self._buffers()))
                 self._check(got < 0)
                 worst = max(worst, got)
         if out is not None:
@@ -552,33 +455,42 @@ class GpuEngine:
             self._get(self.V, start, stop, V)
         return worst
 
-    def evaluate(self, policy: np.ndarray, V: np.ndarray, threads: int = 1, discount: float = 1.0) -> float:
-        """One sweep of the greedy policy recorded by the last sweep with a policy, in place on
-        the device (the host's copy catches up at the next full sweep or check)."""
+    def evaluate(self, policy: np.ndarray, V: np.ndarray, threads: int = 1, discount: float = 1.0,
+                 start: int = 0, stop: int = -1) -> float:
+        """One sweep of the greedy policy recorded by the last sweep with a policy, over ranks
+        start..stop-1, in place on the device (the host's copy catches up at the next full sweep
+        or check)."""
         if self.policy is None:
             raise RuntimeError("no policy recorded yet: sweep with a policy first")
+        stop = self.n if stop < 0 else int(stop)
+        if not 0 <= start <= stop <= self.n:
+            raise ValueError(f"ranks {start}..{stop} outside the state space (0..{self.n})")
         self._values(V, upload=False)
         g = np.float32(discount)
         worst = 0.0
         if self.target == "cuda":
             w, _ = self._scalars()
-            for a, b in self._pieces(0, self.n):
+            for a, b in self._pieces(start, stop):
                 blocks = (b - a + self.tpb - 1) // self.tpb
                 self.k["evaluate"][blocks, self.tpb](self.policy, self.V, a, b, g, self.RP, w)
             worst = float(w.copy_to_host()[0])
         else:
-            worst = float(self.k["evaluate"](self.policy, self.V, 0, self.n, g, self.RP))
+            worst = float(self.k["evaluate"](self.policy, self.V, start, stop, g, self.RP))
         self._ahead = True
         return worst
 
     def endless_pass(self, V: np.ndarray, good: np.ndarray, eps: float, threads: int = 1,
-                     first: bool = False) -> int:
-        """One pass of the endless check (marks in place: a state may see marks of this pass)."""
+                     first: bool = False, start: int = 0, stop: int = -1) -> int:
+        """One pass of the endless check over ranks start..stop-1 (marks in place: a state may
+        see marks of this pass); returns the states it marked."""
         if good.shape != (self.n,) or good.dtype != np.uint8:
             raise ValueError("mark array does not fit the state space")
-        if first:
+        stop = self.n if stop < 0 else int(stop)
+        if not 0 <= start <= stop <= self.n:
+            raise ValueError(f"ranks {start}..{stop} outside the state space (0..{self.n})")
+        if first:  # the values stay fixed for the whole check: bring the host's copy up to date, then use it
             self._sync_host(V)
-            self._values(V, upload=False)
+            self._values(V, upload=True)
         if self.good is None:
             self.good = self._to_device(good)
         else:
@@ -588,16 +500,44 @@ class GpuEngine:
         if self.target == "cuda":
             total = self._to_device(np.zeros(1, dtype=np.int64))
             _, err = self._scalars()
-            for a, b in self._pieces(0, self.n):
+            for a, b in self._pieces(start, stop):
                 blocks = (b - a + self.tpb - 1) // self.tpb
                 self.k["endless"][blocks, self.tpb](self.T, self.V, self.good, e, first, a, b, self.RG, total, err)
             self._check(err)
             added = int(total.copy_to_host()[0])
         else:
-            added = int(self.k["endless"](self.T, self.V, self.good, e, first, 0, self.n, self.RG))
+            added = int(self.k["endless"](self.T, self.V, self.good, e, first, start, stop, self.RG,
+                                          *self._buffers()))
             self._check(added < 0)
-        self._get(self.good, 0, self.n, good)
+        self._get(self.good, start, stop, good)
         return added
+
+    def outcomes(self, ranks: np.ndarray) -> list[list[list[int]]]:
+        """The outcome codes of the states ``ranks``, group by group, as the device's generator
+        writes them (on the GPU; in order with numba's CPU JIT)."""
+        ranks = np.ascontiguousarray(ranks, dtype=np.int64)
+        m, G = ranks.shape[0], int(self.spec.ngroups)
+        codes = np.zeros((m, self.spec.max_outcomes), dtype=np.int32)
+        counts = np.zeros((m, G), dtype=np.int64)
+        written = np.zeros(m, dtype=np.int64)
+        if self.target == "cuda" and m:
+            d = [self._to_device(a) for a in (ranks, codes, counts, written)]
+            self.k["outcomes"][(m + self.tpb - 1) // self.tpb, self.tpb](self.T, *d)
+            codes, counts, written = (x.copy_to_host() for x in d[1:])
+        else:
+            scratch = np.zeros(self.spec.scratch_size, dtype=np.int64)
+            for i in range(m):
+                written[i] = self.k["generate"](self.T, int(ranks[i]), codes[i], counts[i], scratch)
+        if np.any(written < 0):
+            raise RuntimeError("a state wrote more outcome codes than the game's max_outcomes")
+        out = []
+        for i in range(m):
+            at, groups = 0, []
+            for c in counts[i].tolist():
+                groups.append(codes[i, at:at + c].tolist())
+                at += c
+            out.append(groups)
+        return out
 
     def policy_apply(self, policy: np.ndarray, x: np.ndarray, out: np.ndarray, **kw: Any) -> None:
         raise InputError("the gpu backend runs the walk and plain sweeps; the policy method is not on the GPU")
