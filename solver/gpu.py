@@ -359,6 +359,12 @@ class GpuEngine:
     def _to_device(self, a: np.ndarray) -> Any:
         return self.cuda.to_device(a) if self.target == "cuda" else a.copy()
 
+    def _empty(self, shape: tuple[int, ...], dtype: Any) -> Any:
+        """An uninitialised device array (no host array of that size is made)."""
+        if self.target == "cuda":
+            return self.cuda.device_array(shape, dtype=dtype)
+        return np.zeros(shape, dtype=dtype)
+
     def _put(self, dev: Any, host: np.ndarray) -> None:
         if self.target == "cuda":
             dev.copy_to_device(host)
@@ -426,10 +432,10 @@ class GpuEngine:
         g = np.float32(discount)
         self._values(V, upload=True)
         record = policy is not None
-        if record and self.policy is None:
-            self.policy = self._to_device(np.zeros((self.n, self.R), dtype=np.int32))
+        if record and self.policy is None:  # every row is written before a policy sweep reads it
+            self.policy = self._empty((self.n, self.R), np.int32)
         P = self.policy if record else self.nopolicy
-        dst = self.V if out is None else self._to_device(np.empty(self.n, dtype=np.float32))
+        dst = self.V if out is None else self._empty((self.n,), np.float32)
         write = write or out is not None
         worst = 0.0
         if self.target == "cuda":

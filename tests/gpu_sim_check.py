@@ -113,7 +113,7 @@ def solve_case(board: str, tmp: Path) -> dict:
 
     o = options(board, tmp)
     game = kernel(o)
-    one = solve_values(game, tmp / "cpu", o.header(), threads=1)
+    one = solve_values(game, tmp / "cpu", o.header(), threads=1, graph="regenerate")
     eng = GpuEngine(device_game(game), threads_per_block=64)
     dev = solve_values(game, tmp / "gpu", o.header(), engine=eng)
     return {"flagged": dev.meta["endless_check"]["flagged"], "sweeps": dev.meta["sweeps"],

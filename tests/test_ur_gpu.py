@@ -118,7 +118,7 @@ def test_ranks_and_unranks_are_fortgames(games, which) -> None:
     for r, m, o in zip(ranks.tolist(), mine.tolist(), theirs.tolist()):
         assert gen.unrank1(spec.tables, r) == (m, o)
         assert gen.rank1(spec.tables, m, o) == r
-        if which[2]:  # the mirror image has the same number
+        if spec.tables[0][3]:  # a board with the mirror (the 8-tile board has none): its image has the same number
             assert gen.rank1(spec.tables, flip(spec, m), flip(spec, o)) == r
 
 
@@ -178,7 +178,9 @@ def test_cpu_target_kernels_equal_the_cython_engine_bit_for_bit(tmp_path) -> Non
 def test_cpu_target_solves_like_the_cpu_engine(tmp_path, board) -> None:
     o = mini_options(tmp_path, 4) if board == "mini4" else UrOptions(pieces=2)
     game = kernel(o)
-    one = solve_values(game, tmp_path / "cpu", o.header(), threads=1)
+    # regenerating: the stored graph's sweeps give the same values, but its groups hold the codes
+    # sorted, so where outcomes tie the greedy policy (and so the walk's policy sweeps) can differ
+    one = solve_values(game, tmp_path / "cpu", o.header(), threads=1, graph="regenerate")
     with _cpu_engine(spec_of(o)) as eng:
         dev = solve_values(game, tmp_path / "gpu", o.header(), engine=eng)
     assert dev.meta["backend"] == "gpu" and dev.meta["endless_check"]["flagged"] == 0
