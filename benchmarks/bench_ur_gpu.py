@@ -78,11 +78,11 @@ def main() -> int:
             full = timed(lambda: (eng.sweep(V, discount=g), note()), args.repeats)
             policy = timed(lambda: (eng.evaluate(None, V, discount=g), note()), args.repeats)
         row = {
-            "pieces": k, "states": n, "device": cuda.get_current_device().name.decode()
-            if isinstance(cuda.get_current_device().name, bytes) else str(cuda.get_current_device().name),
+            "pieces": k, "states": n, "device": eng.device_name(),
             "gpu_full_sweep_s": round(full, 4), "gpu_full_states_per_s": round(n / full),
             "gpu_policy_sweep_s": round(policy, 4), "gpu_policy_states_per_s": round(n / policy),
-            "cpu_one_thread_states_per_s": round(1 / cpu), "full_sweep_ratio_to_one_cpu_thread": round(cpu * n / full, 1),
+            "cpu_one_thread_states_per_s": round(1 / cpu),
+            "full_sweep_ratio_to_one_cpu_thread": round(cpu * n / full, 1),
             "peak_device_bytes": int(free0 - least[0]), "device_total_bytes": int(total),
             "first_sweep_with_compile_s": round(first_s, 2), "host_index_s": round(index_s, 2),
         }

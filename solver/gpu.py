@@ -21,7 +21,6 @@ from, a round's policy sweeps behind).
 """
 from __future__ import annotations
 
-import math
 from typing import Any, Callable
 
 import numpy as np
@@ -324,7 +323,7 @@ class GpuEngine:
             return 1
         try:
             dev = self.cuda.get_current_device()
-            return int(dev.MULTIPROCESSOR_COUNT) * int(getattr(dev, "MAX_THREADS_PER_MULTI_PROCESSOR", 2048))
+            return int(dev.MULTIPROCESSOR_COUNT) * int(getattr(dev, "MAX_THREADS_PER_MULTIPROCESSOR", 2048))
         except Exception:  # noqa: BLE001  (the simulator has no such figures)
             return 1
 
@@ -373,7 +372,7 @@ class GpuEngine:
 
     def _get(self, dev: Any, a: int, b: int, host: np.ndarray) -> None:
         if self.target == "cuda":
-            host[a:b] = dev[a:b].copy_to_host()
+            dev[a:b].copy_to_host(host[a:b])  # straight into the host's array: no temporary of its size
         else:
             host[a:b] = dev[a:b]
 
@@ -381,7 +380,8 @@ class GpuEngine:
         """Make the device's values current: the host's copied over, unless policy sweeps have
         left the device ahead of this same host array (then the device's are the newer)."""
         if V.dtype != np.float32 or V.shape != (self.n,) or not V.flags.c_contiguous:
-            raise InputError(f"the gpu backend sweeps float32 values of {self.n:,} states; got {V.dtype}{list(V.shape)}")
+            raise InputError(f"the gpu backend sweeps float32 values of {self.n:,} states; "
+                             f"got {V.dtype}{list(V.shape)}")
         same = self._host == (V.ctypes.data, V.shape)
         if self.V is None:
             self.V = self._to_device(V)
@@ -568,7 +568,3 @@ def import_numba() -> Any:
         raise InputError(f"the gpu backend needs numba, which is not installed; install the extra: {GPU_EXTRA}") \
             from None
     return numba
-
-
-def blocks_for(states: int, threads_per_block: int = THREADS_PER_BLOCK) -> int:
-    return max(1, math.ceil(states / threads_per_block))

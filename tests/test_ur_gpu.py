@@ -206,6 +206,24 @@ def test_gpu_engine_resumes_from_its_checkpoint(tmp_path) -> None:
     assert np.abs(resumed.values - fresh.values).max() < 1e-5
 
 
+@needs_numba
+def test_a_run_that_cannot_fit_on_the_device_is_refused_before_it_starts(tmp_path, monkeypatch) -> None:
+    from gamesolver.solver.errors import InputError
+    from gamesolver.solver.gpu import GpuEngine
+
+    spec = spec_of(UrOptions(pieces=7, mirror=False))
+    need = GpuEngine.bytes_needed(type("E", (), {"spec": spec, "n": spec.total, "R": spec.nrolls,
+                                                 "resident_threads": lambda self: 1})(), True)
+    # values, the walk's policy and the check's marks: 29 bytes a state
+    assert need >= spec.total * 29
+    monkeypatch.setattr(GpuEngine, "free_bytes", lambda self: need - 1)
+    with pytest.raises(InputError, match=r"needs about .* GiB of device memory .* free on the GPU"):
+        GpuEngine(spec, target="cpu")
+    monkeypatch.setattr(GpuEngine, "free_bytes", lambda self: need - 1 - spec.total * 24)
+    with pytest.raises(InputError):  # plain sweeps need no policy, but this is still too little
+        GpuEngine(spec, target="cpu", policy=False)
+
+
 def _simulate(*args: str, timeout: int = 600) -> dict:
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
     done = subprocess.run([sys.executable, str(SIM_SCRIPT), *args], capture_output=True, text=True, env=env,
