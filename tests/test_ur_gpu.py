@@ -270,7 +270,7 @@ def test_kernels_compile_for_an_h100_without_a_gpu() -> None:
 
 
 @needs_gpu
-@pytest.mark.parametrize("k", [3, 4])
+@pytest.mark.parametrize("k", [3, pytest.param(4, marks=pytest.mark.slow)])  # K = 4: minutes on each side
 def test_gpu_solve_equals_the_cpu_solve(tmp_path, k) -> None:
     from gamesolver.games.ur.solve import gpu_engine
 
