@@ -130,6 +130,14 @@ def ptx() -> dict:
         compute_capability = (9, 0)
 
     dispatcher.get_current_device = lambda: H100()
+    try:
+        from numba.cuda.cudadrv import nvvm
+        missing = not nvvm.is_available()
+    except Exception:  # noqa: BLE001  (no NVVM binding at all)
+        missing = True
+    if missing:
+        print("NVVM is not installed (the [gpu] extra brings it); nothing to compile PTX with")
+        sys.exit(3)
     spec = device_game(kernel(UrOptions(pieces=7, mirror=False)))
     k = cuda_kernels(spec, 128)
     T = typeof(spec.tables)
@@ -146,7 +154,7 @@ def ptx() -> dict:
         try:
             code, _ = cuda.compile_ptx(k[name].py_func, sig, cc=(9, 0))
         except Exception as exc:  # noqa: BLE001
-            if "NVVM" in str(exc) or "libnvvm" in str(exc).lower():
+            if "nvvm" in f"{type(exc).__name__} {exc}".lower():
                 print(f"NVVM is not installed ({type(exc).__name__}); nothing to compile PTX with")
                 sys.exit(3)
             raise
