@@ -438,6 +438,9 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
                     if K.evaluate(policy, values, threads=threads, discount=g) < tolerance / 10:
                         break
                 if before is not None:
+                    sync = getattr(K, "sync", None)
+                    if sync is not None:  # an engine whose policy sweeps left its own copy ahead (a GPU)
+                        sync(values)
                     anderson(before, values)
             spent += time.perf_counter() - t0
             _checkpoint(root, values, _walk_info(header, tolerance, sweeps, cheap, stage + done, last))

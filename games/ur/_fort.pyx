@@ -822,6 +822,52 @@ cdef class FortGame(StochasticGame):
         finally:
             free(buf)
 
+    def device_tables(self):
+        """The generator's numbers as numpy arrays (copies), for a second implementation of the same
+        moves and ranks (the GPU backend's, ``games/ur/gpu_fort.py``): board, dice, binomials, tier
+        offsets, colex byte tables and, with the mirror, its index: the bitmap of canonical full
+        ranks in 32-bit halves of each 64-bit word (bits 0-31, bits 32-63), the canonical states
+        before each word, and every 64th canonical state's full rank."""
+        self.ready()
+        cdef int64_t words = (self.full >> 6) + 1 if self.mirrored else 1, w
+        cdef int64_t samples = ((self.total >> 6) + 1) if self.mirrored else 1
+        cdef cnp.ndarray[int64_t, ndim=1] lo = np.zeros(words, dtype=np.int64)
+        cdef cnp.ndarray[int64_t, ndim=1] hi = np.zeros(words, dtype=np.int64)
+        cdef cnp.ndarray[int64_t, ndim=1] before = np.zeros(words, dtype=np.int64)
+        cdef cnp.ndarray[int64_t, ndim=1] sample = np.zeros(samples, dtype=np.int64)
+        if self.mirrored:
+            with nogil:
+                for w in range(words):
+                    lo[w] = <int64_t> (self.words[w].bits & 0xFFFFFFFFu)
+                    hi[w] = <int64_t> (self.words[w].bits >> 32)
+                    before[w] = self.words[w].before
+                for w in range(samples):
+                    sample[w] = self.sample[w]
+        R = self.nrolls
+        return {
+            "n": self.n, "k": self.k, "total": self.total, "full": self.full, "mirrored": bool(self.mirrored),
+            "hmax": self.hmax, "forts": self.forts, "earth": self.earth, "heaven": self.heaven,
+            "ishtar": self.ishtar, "entry": self.entry,
+            "deg": np.array([self.deg[i] for i in range(self.n)], dtype=np.int64),
+            "nbr": np.array([[self.nbr[i][j] if j < self.deg[i] else -1 for j in range(MAXDEG)]
+                             for i in range(self.n)], dtype=np.int64).reshape(self.n, MAXDEG),
+            "roll_p": np.array([self.roll_p[r] for r in range(R)], dtype=np.float32),
+            "roll_groups": np.array([self.roll_groups[r] for r in range(R)], dtype=np.int64),
+            "roll_steps": np.array([self.roll_steps[r] for r in range(R)], dtype=np.int64),
+            "roll_heaven": np.array([self.roll_heaven[r] for r in range(R)], dtype=np.int64),
+            "roll_adjacent": np.array([self.roll_adjacent[r] for r in range(R)], dtype=np.int64),
+            "roll_spawn": np.array([self.roll_spawn[r] for r in range(R)], dtype=np.int64),
+            "binom": np.array([[self.binom[i][j] for j in range(MAXN + 1)] for i in range(MAXN + 1)],
+                              dtype=np.int64),
+            "off": np.array([[self.off[a][b] for b in range(self.k + 2)] for a in range(self.k + 1)],
+                            dtype=np.int64),
+            "cx": np.array([[[self.cx[c][b][i] for i in range(MAXK + 1)] for b in range(256)] for c in range(4)],
+                           dtype=np.int64),
+            "flip_byte": np.array([[self.flip_byte[c][b] if self.mirrored else 0 for b in range(256)]
+                                   for c in range(4)], dtype=np.int64),
+            "words_lo": lo, "words_hi": hi, "words_before": before, "sample": sample,
+        }
+
     def roll_moves(self, int roll):
         """(steps, heaven steps) of roll ``roll``."""
         if not 0 <= roll < self.nrolls:

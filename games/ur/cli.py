@@ -27,6 +27,7 @@ from gamesolver.games.ur.solve import (
     default_table_dir,
     default_threads,
     endless_check,
+    gpu_engine,
     load_table,
     ray_engine,
     solve,
@@ -40,7 +41,7 @@ from gamesolver.solver.errors import InputError, MissingTableError
 from gamesolver.solver.stochastic import TYPICAL_SWEEPS
 from gamesolver.solver.report import example
 
-BACKENDS = ("cpu", "ray", "gpu")  # gpu: named only to say that it does not exist in this version
+BACKENDS = ("cpu", "ray", "gpu")
 AUTO_BUILD_MAX_PIECES = 3  # queries solve missing tables up to this size on their own (seconds)
 
 
@@ -299,7 +300,8 @@ _graph_option = click.option(
 @_graph_option
 @click.option("--backend", type=click.Choice(BACKENDS), default="cpu", show_default=True,
               help="cpu: this process's threads; ray: each sweep split by rank range across the workers of "
-                   "a Ray cluster (pip install \"gamesolver[ray]\"; docs/ur.md shows how to start one).")
+                   "a Ray cluster (pip install \"gamesolver[ray]\"; docs/ur.md shows how to start one); gpu: "
+                   "sweeps on a CUDA GPU (pip install \"gamesolver[gpu]\").")
 @click.option("--address", default=None,
               help="With --backend ray: the cluster to join (e.g. 10.0.0.1:6379, or 'auto' for the one "
                    "'ray start' began here); default: a local Ray on this machine.")
@@ -337,7 +339,11 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
         raise InputError("--out and --cache both say where the table goes; give one of them")
     if out is None and cache is not None:
         out = str(default_table_dir(options, cache))
-    if backend == "ray":
+    if backend == "gpu":
+        with gpu_engine(options, policy=method != "sweeps", log=_log) as engine:
+            table = solve(options, out, tolerance=tolerance, method=method, log=_log, engine=engine,
+                          certified=certified)
+    elif backend == "ray":
         with ray_engine(options, address=address, workers=workers, threads=threads, log=_log) as engine:
             table = solve(options, out, tolerance=tolerance, method=method, log=_log, engine=engine,
                           certified=certified)
@@ -368,13 +374,12 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
 
 def _check_backend(backend: str, address: str | None, workers: int | None, method: str) -> None:
     """The backend options, checked before anything starts (Ray's start-up takes seconds)."""
-    if backend == "gpu":
-        raise InputError("no GPU backend exists in this version of gamesolver; use --backend cpu (this "
-                         "machine's threads) or --backend ray (a Ray cluster)")
     if backend != "ray":
         for name, value in (("address", address), ("workers", workers)):
             if value is not None:
                 raise InputError(f"--{name} applies to --backend ray")
+        if backend == "gpu":
+            _check_gpu(method)
         return
     if workers is not None and workers < 1:
         raise InputError("--workers must be at least 1")
@@ -385,6 +390,18 @@ def _check_backend(backend: str, address: str | None, workers: int | None, metho
     from gamesolver.solver.distributed import import_ray
 
     import_ray()  # without Ray: one line naming the extra
+
+
+def _check_gpu(method: str) -> None:
+    """--backend gpu's options, and numba-cuda and a GPU, checked before anything is built."""
+    if method == "policy":
+        raise InputError("--backend gpu runs the walk and plain sweeps; --method policy is not on the GPU")
+    if click.get_current_context().get_parameter_source("graph") != click.core.ParameterSource.DEFAULT:
+        raise InputError("--graph applies to --backend cpu; the GPU generates the outcomes in every sweep")
+    from gamesolver.solver.gpu import NO_GPU, import_cuda
+
+    if not import_cuda().is_available():  # without numba-cuda: one line naming the extra
+        raise InputError(NO_GPU)
 
 
 @ur.command("check", epilog=example("solver ur check --pieces 3 --table ur-k3"))

@@ -23,7 +23,7 @@ from gamesolver.games.ur.engine import Action, actions, terminal_value
 from gamesolver.games.ur.notation import Position
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.solver.bounds import certify
-from gamesolver.solver.errors import CorruptTableError, MissingTableError, TableError
+from gamesolver.solver.errors import CorruptTableError, InputError, MissingTableError, TableError
 from gamesolver.solver.paths import cache_dir
 from gamesolver.solver.stochastic import (  # noqa: F401  (re-exported for the CLI and tests)
     DEFAULT_TOLERANCE,
@@ -225,6 +225,22 @@ def read_scattered(table: Table) -> None:
                 mapped.madvise(advice)
             except (OSError, ValueError):
                 pass  # advice only
+def gpu_engine(options: UrOptions, *, policy: bool = True, log: Any = None, **kw: Any) -> Any:
+    """A ``solver.gpu.GpuEngine`` for these options: the fort rules' device generator
+    (``games.ur.gpu_fort``) with the tables and mirror index of the host's ``FortGame``. ``policy``:
+    count the walk's policy in the device memory it needs (False for ``method="sweeps"``). ``kw``:
+    ``target``, ``threads_per_block``, ``launch_states`` (see ``GpuEngine``). Refused with one
+    line when numba-cuda is missing or no GPU is found, before the mirror index is built."""
+    from gamesolver.solver.gpu import GpuEngine, NO_GPU, import_cuda, import_numba
+
+    if kw.get("target", "cuda") == "cuda":
+        if not import_cuda().is_available():
+            raise InputError(NO_GPU)
+    else:
+        import_numba()
+    from gamesolver.games.ur.gpu_fort import device_game
+
+    return GpuEngine(device_game(kernel(options)), policy=policy, log=log, **kw)
 
 
 def load_table(

@@ -1,0 +1,575 @@
+"""Sweeps on a CUDA GPU through numba-cuda: the engine ``solve_values`` drives with
+``engine=GpuEngine(...)`` (the optional extra ``pip install "gamesolver[gpu]"``). numba is
+imported only when an engine or its kernels are built.
+
+A game brings its move generator as plain numba-compatible Python (``spec.build(jit)`` returns a
+``generate(tables, rank, codes, counts, scratch)`` that writes a state's outcome codes in the
+engine's group layout: the int32 codes, groups and rolls of ``_stochastic.pxd``) and its tables as
+numpy arrays. The kernels here wrap it with the engine's arithmetic (the Bellman backup group by
+group, the policy sweep, a pass of the endless check) and are built from the same source for
+three targets: the device (``cuda.jit``), numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``: the
+device kernels run as Python, so tests without a GPU run them) and numba's CPU JIT (``target="cpu"``:
+one thread, in rank order, so its sweep is the Cython engine's one-thread sweep bit for bit).
+
+On the device every state is one thread and the values are float32, updated in place: a thread may
+read a successor's value of this sweep or of the last one, whichever its neighbour has written by
+then (asynchronous, Gauss-Seidel-like; the fixed point is the same). The values and the walk's
+greedy policy live in device memory between calls; the host array the driver holds is refreshed
+after every full sweep and before the endless check. Policy sweeps change only the device's values,
+so a checkpoint written after a round holds the values of its full sweep (a valid point to resume
+from, a round's policy sweeps behind).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from gamesolver.solver.errors import InputError
+
+GPU_EXTRA = 'pip install "gamesolver[gpu]"'
+NO_GPU = ("no CUDA GPU was found (numba.cuda.is_available() is False); on this machine use --backend cpu "
+          "(its threads) or --backend ray (a Ray cluster)")
+SG_WIN = -2147483648  # the codes of _stochastic.pxd
+SG_LOSS = -2147483647
+SG_NOCODE = -2147483646
+THREADS_PER_BLOCK = 128
+LAUNCH_STATES = 1 << 21  # ranks per kernel launch: launches run in order, so later ranges see earlier ones
+_F0 = np.float32(0.0)
+_F1 = np.float32(1.0)
+_FNONE = np.float32(-2.0)  # below every value: nothing seen yet
+
+
+def import_cuda() -> Any:
+    """``numba.cuda``, or one InputError naming the extra to install."""
+    try:
+        import numba_cuda  # noqa: F401  (the package the extra installs; numba alone has no CUDA target)
+        from numba import cuda
+    except ImportError:
+        raise InputError(f"the gpu backend needs numba-cuda, which is not installed; install the extra: "
+                         f"{GPU_EXTRA}") from None
+    return cuda
+
+
+def gpu_available() -> bool:
+    """Whether numba-cuda is installed and sees a CUDA GPU (or runs its simulator)."""
+    try:
+        return bool(import_cuda().is_available())
+    except InputError:
+        return False
+
+
+def state_functions(jit: Callable[[Any], Any], ngroups: int, nrolls: int) -> Any:
+    """The engine's per-state arithmetic, compiled with ``jit``: (term, target, finished, backup,
+    reaches), the same operations in the same order as ``_stochastic.pyx``'s (float32 throughout)."""
+    G, R = int(ngroups), int(nrolls)
+
+    @jit
+    def term(c, V, g):
+        """Outcome code ``c``'s value for the side that chose it."""
+        if c >= 0:
+            return g * V[c]
+        if c == SG_WIN:
+            return _F1
+        if c == SG_LOSS:
+            return -_F1
+        if c == SG_NOCODE:  # no action and no pass: the game ends 0
+            return _F0
+        return -(g * V[-c - 1])
+
+    @jit
+    def target(c):
+        if c >= 0:
+            return c
+        if c == SG_WIN or c == SG_LOSS or c == SG_NOCODE:
+            return -1
+        return -c - 1
+
+    @jit
+    def finished(codes, counts):
+        for k in range(G - 1):
+            if counts[k] > 0:
+                return False
+        return counts[G - 1] == 1 and (codes[0] == SG_WIN or codes[0] == SG_LOSS)
+
+    @jit
+    def backup(codes, counts, V, g, RP, RG, bestv, bestc, policy, s, record):
+        """The Bellman backup of one state from its outcome groups; with ``record`` each roll's
+        best code goes to ``policy[s, r]``."""
+        if finished(codes, counts):
+            if record:
+                for r in range(R):
+                    policy[s, r] = codes[0]
+            return _F1 if codes[0] == SG_WIN else -_F1
+        at = 0
+        for k in range(G):
+            v = _FNONE
+            cv = SG_NOCODE
+            for i in range(counts[k]):
+                c = codes[at + i]
+                w = term(c, V, g)
+                if w > v:
+                    v = w
+                    cv = c
+            bestv[k] = v
+            bestc[k] = cv
+            at += counts[k]
+        total = _F0
+        for r in range(R):
+            v = _FNONE
+            cv = SG_NOCODE
+            mask = RG[r]
+            for k in range(G - 1):
+                if (mask >> k) & 1:
+                    if bestv[k] > v:
+                        v = bestv[k]
+                        cv = bestc[k]
+            if v < -1.5:  # nothing legal for this roll: the pass
+                v = bestv[G - 1]
+                cv = bestc[G - 1]
+                if v < -1.5:
+                    v = _F0
+            total = total + RP[r] * v
+            if record:
+                policy[s, r] = cv
+        return total
+
+    @jit
+    def reaches(codes, counts, V, ahead, good, eps, RG, starts):
+        """1 when the state joins the states from which the game can be made to end (see
+        ``_stochastic.endless_pass``)."""
+        at = 0
+        for k in range(G):
+            starts[k] = at
+            at += counts[k]
+        for r in range(R):
+            mask = RG[r]
+            some = False
+            for k in range(G - 1):
+                if (mask >> k) & 1 and counts[k] > 0:
+                    some = True
+            if not some:
+                mask = 1 << (G - 1)
+            top = _FNONE
+            inside = True
+            for k in range(G):
+                if (mask >> k) & 1:
+                    for i in range(counts[k]):
+                        c = codes[starts[k] + i]
+                        w = term(c, V, _F1)
+                        if w > top:
+                            top = w
+                        t = target(c)
+                        if t >= 0 and good[t] == 0:
+                            inside = False
+            if ahead > 0:  # the mover wants the game to end: one of its best outcomes must lead there
+                for k in range(G):
+                    if (mask >> k) & 1:
+                        for i in range(counts[k]):
+                            c = codes[starts[k] + i]
+                            t = target(c)
+                            if term(c, V, _F1) >= top - eps and (t < 0 or good[t] != 0):
+                                return 1
+            elif inside:  # the mover would rather play for ever: only a roll with no way out forces it
+                return 1
+        return 0
+
+    return term, target, finished, backup, reaches
+
+
+_CACHE: dict[tuple[Any, ...], Any] = {}
+
+
+def kernels(spec: Any, target: str = "cuda", threads_per_block: int = THREADS_PER_BLOCK) -> Any:
+    """The engine's kernels for the game ``spec`` (see ``GpuEngine``), built once per target:
+    ``cuda`` (the device, or the simulator when NUMBA_ENABLE_CUDASIM=1) or ``cpu`` (numba.njit)."""
+    key = (spec.build, spec.ngroups, spec.nrolls, target) + (
+        (spec.max_outcomes, spec.scratch_size, threads_per_block) if target == "cuda" else ())
+    if key not in _CACHE:
+        if target == "cuda":
+            import_cuda()
+            from gamesolver.solver.gpu_kernels import cuda_kernels as build
+        else:
+            build = _cpu_kernels
+        _CACHE[key] = build(spec, threads_per_block)
+    return _CACHE[key]
+
+
+def _cpu_kernels(spec: Any, tpb: int) -> Any:
+    import numba
+
+    jit = numba.njit(cache=False)
+    generate = spec.build(jit)
+    term, _, finished, backup, reaches = state_functions(jit, spec.ngroups, spec.nrolls)
+    G, R = spec.ngroups, spec.nrolls  # the buffers' sizes are arguments: one compilation serves every size
+
+    @jit
+    def sweep(T, V, dst, start, stop, g, RP, RG, policy, record, write, codes, scratch):
+        counts = np.zeros(G, np.int64)
+        bestv = np.zeros(G, np.float32)
+        bestc = np.zeros(G, np.int64)
+        worst = _F0
+        for s in range(start, stop):
+            if generate(T, s, codes, counts, scratch) < 0:
+                return np.float32(-1.0)
+            v = backup(codes, counts, V, g, RP, RG, bestv, bestc, policy, s, record)
+            d = v - V[s]
+            if d < 0:
+                d = -d
+            if d > worst:
+                worst = d
+            if write:
+                dst[s] = v
+        return worst
+
+    @jit
+    def evaluate(policy, V, start, stop, g, RP):
+        worst = _F0
+        for s in range(start, stop):
+            acc = _F0
+            for r in range(R):
+                acc = acc + RP[r] * term(policy[s, r], V, g)
+            d = acc - V[s]
+            if d < 0:
+                d = -d
+            if d > worst:
+                worst = d
+            V[s] = acc
+        return worst
+
+    @jit
+    def endless(T, V, good, eps, first, start, stop, RG, codes, scratch):
+        counts = np.zeros(G, np.int64)
+        starts = np.zeros(G, np.int64)
+        added = 0
+        for s in range(start, stop):
+            if good[s] != 0:
+                continue
+            if generate(T, s, codes, counts, scratch) < 0:
+                return -1
+            v = V[s]
+            av = v if v >= 0 else -v
+            if first and (finished(codes, counts) or av <= eps):
+                good[s] = 1
+                added += 1
+            elif reaches(codes, counts, V, v, good, eps, RG, starts):
+                good[s] = 1
+                added += 1
+        return added
+
+    return {"sweep": sweep, "evaluate": evaluate, "endless": endless, "generate": generate}
+
+
+class GpuEngine:
+    """The solver's engine interface (``sweep``, ``evaluate``, ``endless_pass``) on a CUDA GPU.
+
+    ``spec``: the game's device twin, with ``build(jit)`` (its numba-compilable generator, see the
+    module's docstring), ``tables`` (a tuple of numpy arrays, copied to the device once), ``total``,
+    ``nrolls``, ``ngroups``, ``roll_p`` (float32), ``roll_groups`` (int64 masks, bit g: group g),
+    ``max_outcomes`` (a bound on one state's codes) and ``scratch_size``. ``policy``: room for the
+    walk's greedy policy (4 bytes a state and roll) is counted before anything starts, and a run
+    that cannot fit in the device's free memory is refused. ``target``: ``cuda`` (the GPU, or numba's
+    simulator) or ``cpu`` (numba's CPU JIT: the same kernels' logic, one thread, for tests).
+    """
+
+    stored = False
+    nbytes = 0
+    name = "gpu"
+    chunk = 1 << 62  # the driver's progress chunks would each copy the values: sweep whole
+
+    def __init__(self, spec: Any, *, policy: bool = True, target: str = "cuda",
+                 threads_per_block: int = THREADS_PER_BLOCK, launch_states: int = LAUNCH_STATES,
+                 log: Callable[[str], None] | None = None) -> None:
+        if target not in ("cuda", "cpu"):
+            raise InputError(f"unknown target {target!r}; expected cuda or cpu")
+        self.spec = spec
+        self.target = target
+        self.n = int(spec.total)
+        self.R = int(spec.nrolls)
+        self.tpb = int(threads_per_block)
+        self.launch = max(1, int(launch_states))
+        self.log = log
+        if target == "cuda":
+            self.cuda = import_cuda()
+            if not self.cuda.is_available():
+                raise InputError(NO_GPU)
+        else:
+            import_numba()
+            self.cuda = None
+        need = self.bytes_needed(policy)
+        free = self.free_bytes()
+        if free is not None and need > free:
+            raise InputError(f"the gpu backend needs about {need / 2**30:.1f} GiB of device memory for "
+                             f"{self.n:,} states ({'values, the walk policy' if policy else 'values'}, marks, "
+                             f"tables), more than the {free / 2**30:.1f} GiB free on the GPU; use --method sweeps "
+                             "(no policy) or --backend ray")
+        self.k = kernels(spec, target, self.tpb)
+        self.T = tuple(self._to_device(np.ascontiguousarray(a)) for a in spec.tables)
+        self.RP = self._to_device(np.ascontiguousarray(spec.roll_p, dtype=np.float32))
+        self.RG = self._to_device(np.ascontiguousarray(spec.roll_groups, dtype=np.int64))
+        self.V: Any = None  # the device's values
+        self.good: Any = None
+        self.policy: Any = None  # the walk's greedy policy, recorded by sweeps with a policy
+        self.nopolicy = self._to_device(np.zeros((1, self.R), dtype=np.int32))
+        self._host: tuple[int, tuple[int, ...]] | None = None  # the host array the device mirrors
+        self._ahead = False  # policy sweeps have changed the device's values since the host's copy
+        if log:
+            log(f"gpu: {self.device_name()}; {self.n:,} states, about {need / 2**30:.2f} GiB of device memory")
+
+    # ---- memory ---------------------------------------------------------------------------
+
+    def resident_threads(self) -> int:
+        if self.target != "cuda":
+            return 1
+        try:
+            dev = self.cuda.get_current_device()
+            return int(dev.MULTIPROCESSOR_COUNT) * int(getattr(dev, "MAX_THREADS_PER_MULTIPROCESSOR", 2048))
+        except Exception:  # noqa: BLE001  (the simulator has no such figures)
+            return 1
+
+    def bytes_needed(self, policy: bool = True) -> int:
+        """Values, the walk's policy, the check's marks, the tables, and every resident thread's
+        local arrays (outcome codes and scratch)."""
+        s = self.spec
+        tables = sum(int(np.asarray(a).nbytes) for a in s.tables)
+        local = 4 * s.max_outcomes + 8 * (3 * s.ngroups + s.scratch_size)
+        return int(self.n * (4 + 1 + (4 * self.R if policy else 0)) + tables + local * self.resident_threads())
+
+    def free_bytes(self) -> int | None:
+        if self.target != "cuda":
+            return None
+        try:
+            free, _ = self.cuda.current_context().get_memory_info()
+            return int(free)
+        except Exception:  # noqa: BLE001  (the simulator reports no memory)
+            return None
+
+    def device_name(self) -> str:
+        if self.target != "cuda":
+            return "numba CPU JIT"
+        try:
+            name = self.cuda.get_current_device().name
+            return name.decode() if isinstance(name, bytes) else str(name)
+        except Exception:  # noqa: BLE001
+            return "CUDA device"
+
+    # ---- device arrays --------------------------------------------------------------------
+
+    def _to_device(self, a: np.ndarray) -> Any:
+        return self.cuda.to_device(a) if self.target == "cuda" else a.copy()
+
+    def _empty(self, shape: tuple[int, ...], dtype: Any) -> Any:
+        """An uninitialised device array (no host array of that size is made)."""
+        if self.target == "cuda":
+            return self.cuda.device_array(shape, dtype=dtype)
+        return np.zeros(shape, dtype=dtype)
+
+    def _put(self, dev: Any, host: np.ndarray) -> None:
+        if self.target == "cuda":
+            dev.copy_to_device(host)
+        else:
+            np.copyto(dev, host)
+
+    def _get(self, dev: Any, a: int, b: int, host: np.ndarray) -> None:
+        if self.target == "cuda":
+            dev[a:b].copy_to_host(host[a:b])  # straight into the host's array: no temporary of its size
+        else:
+            host[a:b] = dev[a:b]
+
+    def _values(self, V: np.ndarray, upload: bool) -> None:
+        """Make the device's values current: the host's copied over, unless policy sweeps have
+        left the device ahead of this same host array (then the device's are the newer)."""
+        if V.dtype != np.float32 or V.shape != (self.n,) or not V.flags.c_contiguous:
+            raise InputError(f"the gpu backend sweeps float32 values of {self.n:,} states; "
+                             f"got {V.dtype}{list(V.shape)}")
+        same = self._host == (V.ctypes.data, V.shape)
+        if self.V is None:
+            self.V = self._to_device(V)
+        elif same and self._ahead:
+            return
+        elif upload or not same:
+            self._put(self.V, V)
+        self._host = (V.ctypes.data, V.shape)
+        self._ahead = False
+
+    def sync(self, V: np.ndarray) -> None:
+        """Bring the host's values up to the device's: policy sweeps leave the device ahead, and
+        the walk's Anderson step reads the host's."""
+        self._sync_host(V)
+
+    def _sync_host(self, V: np.ndarray) -> None:
+        if self._ahead and self._host == (V.ctypes.data, V.shape):
+            self._get(self.V, 0, self.n, V)
+            self._ahead = False
+
+    def _scalars(self) -> tuple[Any, Any]:
+        worst = self._to_device(np.zeros(1, dtype=np.float32))
+        err = self._to_device(np.zeros(1, dtype=np.int32))
+        return worst, err
+
+    def _check(self, err: Any) -> None:
+        bad = int(err.copy_to_host()[0]) if self.target == "cuda" else int(err)
+        if bad:
+            raise RuntimeError("a state wrote more outcome codes than the game's max_outcomes; the device "
+                               "generator's bound is wrong")
+
+    def _buffers(self) -> tuple[np.ndarray, np.ndarray]:
+        """The CPU target's outcome codes and scratch (the device's are per-thread local arrays)."""
+        return (np.empty(self.spec.max_outcomes, dtype=np.int32), np.zeros(self.spec.scratch_size, dtype=np.int64))
+
+    def _pieces(self, start: int, stop: int) -> list[tuple[int, int]]:
+        return [(a, min(stop, a + self.launch)) for a in range(start, stop, self.launch)]
+
+    # ---- the engine's interface -----------------------------------------------------------
+
+    def sweep(self, V: np.ndarray, threads: int = 1, start: int = 0, stop: int = -1, write: bool = True,
+              policy: np.ndarray | None = None, discount: float = 1.0, out: np.ndarray | None = None) -> float:
+        """One sweep over ranks start..stop-1 in place on the device; returns the largest change
+        (``write=False``: the Bellman residual, nothing written). With ``policy`` (any array: the
+        policy itself stays on the device) the greedy codes are recorded there. ``out``: a Jacobi
+        sweep instead, every new value computed from the old ones and written to ``out`` (host),
+        the values left as they were."""
+        stop = self.n if stop < 0 else int(stop)
+        if not 0 <= start <= stop <= self.n:
+            raise ValueError(f"ranks {start}..{stop} outside the state space (0..{self.n})")
+        if not 0.0 < discount <= 1.0:
+            raise ValueError("discount must be in (0, 1]")
+        g = np.float32(discount)
+        self._values(V, upload=True)
+        record = policy is not None
+        if record and self.policy is None:  # every row is written before a policy sweep reads it
+            self.policy = self._empty((self.n, self.R), np.int32)
+        P = self.policy if record else self.nopolicy
+        dst = self.V if out is None else self._empty((self.n,), np.float32)
+        write = write or out is not None
+        worst = 0.0
+        if self.target == "cuda":
+            w, err = self._scalars()
+            for a, b in self._pieces(start, stop):
+                blocks = (b - a + self.tpb - 1) // self.tpb
+                self.k["sweep"][blocks, self.tpb](self.T, self.V, dst, a, b, g, self.RP, self.RG, P, record,
+                                                  write, w, err)
+            self._check(err)
+            worst = float(w.copy_to_host()[0])
+        else:
+            for a, b in self._pieces(start, stop):
+                got = float(self.k["sweep"](self.T, self.V, dst, a, b, g, self.RP, self.RG, P, record, write,
+                                            *self._buffers()))
+                self._check(got < 0)
+                worst = max(worst, got)
+        if out is not None:
+            self._get(dst, start, stop, out)
+        elif write and self._ahead:  # the device was ahead outside the range too
+            self._get(self.V, 0, self.n, V)
+            self._ahead = False
+        elif write:
+            self._get(self.V, start, stop, V)
+        return worst
+
+    def evaluate(self, policy: np.ndarray, V: np.ndarray, threads: int = 1, discount: float = 1.0,
+                 start: int = 0, stop: int = -1) -> float:
+        """One sweep of the greedy policy recorded by the last sweep with a policy, over ranks
+        start..stop-1, in place on the device (the host's copy catches up at the next full sweep
+        or check)."""
+        if self.policy is None:
+            raise RuntimeError("no policy recorded yet: sweep with a policy first")
+        stop = self.n if stop < 0 else int(stop)
+        if not 0 <= start <= stop <= self.n:
+            raise ValueError(f"ranks {start}..{stop} outside the state space (0..{self.n})")
+        self._values(V, upload=False)
+        g = np.float32(discount)
+        worst = 0.0
+        if self.target == "cuda":
+            w, _ = self._scalars()
+            for a, b in self._pieces(start, stop):
+                blocks = (b - a + self.tpb - 1) // self.tpb
+                self.k["evaluate"][blocks, self.tpb](self.policy, self.V, a, b, g, self.RP, w)
+            worst = float(w.copy_to_host()[0])
+        else:
+            worst = float(self.k["evaluate"](self.policy, self.V, start, stop, g, self.RP))
+        self._ahead = True
+        return worst
+
+    def endless_pass(self, V: np.ndarray, good: np.ndarray, eps: float, threads: int = 1,
+                     first: bool = False, start: int = 0, stop: int = -1) -> int:
+        """One pass of the endless check over ranks start..stop-1 (marks in place: a state may
+        see marks of this pass); returns the states it marked."""
+        if good.shape != (self.n,) or good.dtype != np.uint8:
+            raise ValueError("mark array does not fit the state space")
+        stop = self.n if stop < 0 else int(stop)
+        if not 0 <= start <= stop <= self.n:
+            raise ValueError(f"ranks {start}..{stop} outside the state space (0..{self.n})")
+        if first:  # the values stay fixed for the whole check: bring the host's copy up to date, then use it
+            self._sync_host(V)
+            self._values(V, upload=True)
+        if self.good is None:
+            self.good = self._to_device(good)
+        else:
+            self._put(self.good, good)
+        e = np.float32(eps)
+        added = 0
+        if self.target == "cuda":
+            total = self._to_device(np.zeros(1, dtype=np.int64))
+            _, err = self._scalars()
+            for a, b in self._pieces(start, stop):
+                blocks = (b - a + self.tpb - 1) // self.tpb
+                self.k["endless"][blocks, self.tpb](self.T, self.V, self.good, e, first, a, b, self.RG, total, err)
+            self._check(err)
+            added = int(total.copy_to_host()[0])
+        else:
+            added = int(self.k["endless"](self.T, self.V, self.good, e, first, start, stop, self.RG,
+                                          *self._buffers()))
+            self._check(added < 0)
+        self._get(self.good, start, stop, good)
+        return added
+
+    def outcomes(self, ranks: np.ndarray) -> list[list[list[int]]]:
+        """The outcome codes of the states ``ranks``, group by group, as the device's generator
+        writes them (on the GPU; in order with numba's CPU JIT)."""
+        ranks = np.ascontiguousarray(ranks, dtype=np.int64)
+        m, G = ranks.shape[0], int(self.spec.ngroups)
+        codes = np.zeros((m, self.spec.max_outcomes), dtype=np.int32)
+        counts = np.zeros((m, G), dtype=np.int64)
+        written = np.zeros(m, dtype=np.int64)
+        if self.target == "cuda" and m:
+            d = [self._to_device(a) for a in (ranks, codes, counts, written)]
+            self.k["outcomes"][(m + self.tpb - 1) // self.tpb, self.tpb](self.T, *d)
+            codes, counts, written = (x.copy_to_host() for x in d[1:])
+        else:
+            scratch = np.zeros(self.spec.scratch_size, dtype=np.int64)
+            for i in range(m):
+                written[i] = self.k["generate"](self.T, int(ranks[i]), codes[i], counts[i], scratch)
+        if np.any(written < 0):
+            raise RuntimeError("a state wrote more outcome codes than the game's max_outcomes")
+        out = []
+        for i in range(m):
+            at, groups = 0, []
+            for c in counts[i].tolist():
+                groups.append(codes[i, at:at + c].tolist())
+                at += c
+            out.append(groups)
+        return out
+
+    def policy_apply(self, policy: np.ndarray, x: np.ndarray, out: np.ndarray, **kw: Any) -> None:
+        raise InputError("the gpu backend runs the walk and plain sweeps; the policy method is not on the GPU")
+
+    def close(self) -> None:
+        """Let the device arrays go (numba frees them with their last reference)."""
+        self.V = self.good = self.policy = None
+        self.T = ()
+        self._host = None
+
+    def __enter__(self) -> "GpuEngine":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def import_numba() -> Any:
+    try:
+        import numba
+    except ImportError:
+        raise InputError(f"the gpu backend needs numba, which is not installed; install the extra: {GPU_EXTRA}") \
+            from None
+    return numba

@@ -1,0 +1,121 @@
+"""The engine's CUDA kernels (``solver.gpu`` imports this module only when it builds them, so the
+base install never imports numba). ``cuda`` is this module's global on purpose: numba's simulator
+(NUMBA_ENABLE_CUDASIM=1) swaps a kernel's global ``cuda`` for its own, and only a global."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from numba import cuda, float32, int32, int64
+
+from gamesolver.solver.gpu import _F0, state_functions
+
+
+def device_jit() -> Callable[[Any], Any]:
+    """``cuda.jit(device=True)``: plain device functions, which NVVM inlines as it sees fit (numba's
+    own inline="always" copies every call's IR before typing, and the generator's nested calls
+    then take minutes to compile)."""
+    return lambda f: cuda.jit(device=True)(f)
+
+
+def cuda_kernels(spec: Any, tpb: int) -> Any:
+    """The sweep, policy-sweep and endless-pass kernels for ``spec`` with ``tpb`` threads a block."""
+    if tpb & (tpb - 1) or not 1 <= tpb <= 1024:
+        raise ValueError("threads per block must be a power of two up to 1024")
+    dev = device_jit()
+    generate = spec.build(dev)
+    term, _, finished, backup, reaches = state_functions(dev, spec.ngroups, spec.nrolls)
+    G, R, MAXOUT, SCR, TPB = spec.ngroups, spec.nrolls, spec.max_outcomes, spec.scratch_size, tpb
+
+    @dev
+    def block_max(d, worst):
+        cache = cuda.shared.array(TPB, float32)
+        tid = cuda.threadIdx.x
+        cache[tid] = d
+        cuda.syncthreads()
+        h = TPB // 2
+        while h > 0:
+            if tid < h and cache[tid + h] > cache[tid]:
+                cache[tid] = cache[tid + h]
+            cuda.syncthreads()
+            h //= 2
+        if tid == 0:
+            cuda.atomic.max(worst, 0, cache[0])
+
+    @cuda.jit
+    def sweep(T, V, dst, start, stop, g, RP, RG, policy, record, write, worst, err):
+        codes = cuda.local.array(MAXOUT, int32)
+        counts = cuda.local.array(G, int64)
+        scratch = cuda.local.array(SCR, int64)
+        bestv = cuda.local.array(G, float32)
+        bestc = cuda.local.array(G, int64)
+        s = start + cuda.grid(1)
+        d = _F0
+        if s < stop:
+            if generate(T, s, codes, counts, scratch) < 0:
+                cuda.atomic.max(err, 0, 1)
+            else:
+                v = backup(codes, counts, V, g, RP, RG, bestv, bestc, policy, s, record)
+                d = v - V[s]
+                if d < 0:
+                    d = -d
+                if write:
+                    dst[s] = v
+        block_max(d, worst)
+
+    @cuda.jit
+    def evaluate(policy, V, start, stop, g, RP, worst):
+        s = start + cuda.grid(1)
+        d = _F0
+        if s < stop:
+            acc = _F0
+            for r in range(R):
+                acc = acc + RP[r] * term(policy[s, r], V, g)
+            d = acc - V[s]
+            if d < 0:
+                d = -d
+            V[s] = acc
+        block_max(d, worst)
+
+    @cuda.jit
+    def endless(T, V, good, eps, first, start, stop, RG, added, err):
+        codes = cuda.local.array(MAXOUT, int32)
+        counts = cuda.local.array(G, int64)
+        scratch = cuda.local.array(SCR, int64)
+        starts = cuda.local.array(G, int64)
+        cache = cuda.shared.array(TPB, int32)
+        tid = cuda.threadIdx.x
+        s = start + cuda.grid(1)
+        a = 0
+        if s < stop and good[s] == 0:
+            if generate(T, s, codes, counts, scratch) < 0:
+                cuda.atomic.max(err, 0, 1)
+            else:
+                v = V[s]
+                av = v if v >= 0 else -v
+                if first and (finished(codes, counts) or av <= eps):
+                    good[s] = 1
+                    a = 1
+                elif reaches(codes, counts, V, v, good, eps, RG, starts):
+                    good[s] = 1
+                    a = 1
+        cache[tid] = a
+        cuda.syncthreads()
+        h = TPB // 2
+        while h > 0:
+            if tid < h:
+                cache[tid] += cache[tid + h]
+            cuda.syncthreads()
+            h //= 2
+        if tid == 0:
+            cuda.atomic.add(added, 0, cache[0])
+
+    @cuda.jit
+    def outcomes(T, ranks, codes, counts, written):
+        """The game's outcome codes of each state in ``ranks`` (row i of ``codes`` and ``counts``):
+        the device's generator, for comparison with the host's."""
+        scratch = cuda.local.array(SCR, int64)
+        i = cuda.grid(1)
+        if i < ranks.shape[0]:
+            written[i] = generate(T, ranks[i], codes[i], counts[i], scratch)
+
+    return {"outcomes": outcomes, "sweep": sweep, "evaluate": evaluate, "endless": endless, "generate": generate}

@@ -1,0 +1,179 @@
+"""Run by tests/test_ur_gpu.py in a subprocess, because numba reads NUMBA_ENABLE_CUDASIM once, when
+numba.cuda is first imported. Prints one JSON line.
+
+    python tests/gpu_sim_check.py kernels        (simulator) the CUDA kernels against the Cython engine
+    python tests/gpu_sim_check.py solve BOARD    (simulator) a whole solve, BOARD mini4 or real2
+    python tests/gpu_sim_check.py ptx            the kernels compiled to PTX for compute capability 9.0
+                                                 (an H100) without a GPU; exit 3 when NVVM is missing
+"""
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from gamesolver.games.ur import kernel  # noqa: E402
+from gamesolver.games.ur.gpu_fort import device_game  # noqa: E402
+from gamesolver.games.ur.rules import UrOptions  # noqa: E402
+from gamesolver.solver import _stochastic as cy  # noqa: E402
+from tests.test_ur_reference import mini_options  # noqa: E402
+
+WIN, LOSS = -2**31, -2**31 + 1
+
+
+def options(board: str, tmp: Path) -> UrOptions:
+    return mini_options(tmp, 4) if board == "mini4" else UrOptions(pieces=2)
+
+
+def policy_values(game, P: np.ndarray, V: np.ndarray, g: float = 1.0) -> np.ndarray:
+    """The float32 backup that the recorded codes give, summed over the rolls in roll order, as
+    the Cython kernels sum it (separate products and sums, no fused multiply-add)."""
+    g32 = np.float32(g)
+    acc = np.zeros(P.shape[0], dtype=np.float32)
+    for r, p in enumerate(np.array(game.roll_probabilities, dtype=np.float32)):
+        c = P[:, r].astype(np.int64)
+        t = np.zeros(c.shape, dtype=np.float32)
+        t[c >= 0] = g32 * V[c[c >= 0]]
+        t[c == WIN] = 1
+        t[c == LOSS] = -1
+        other = (c < 0) & (c > LOSS)
+        t[other] = -(g32 * V[-c[other] - 1])
+        acc = (acc + p * t).astype(np.float32)
+    return acc
+
+
+def kernels_case(board: str, tmp: Path) -> dict:
+    from gamesolver.solver.gpu import GpuEngine
+
+    o = options(board, tmp)
+    game = kernel(o)
+    spec = device_game(game)
+    n, R = spec.total, spec.nrolls
+    eng = GpuEngine(spec, threads_per_block=32, launch_states=96)  # several launches and blocks
+    rng = np.random.default_rng(11)
+    V = rng.uniform(-1, 1, n).astype(np.float32)
+    a, b = n - 96, n  # the top tiers: the most outcomes a state
+    out = np.zeros(n, dtype=np.float32)
+    change = eng.sweep(V, start=a, stop=b, policy=np.empty((0, R)), out=out, discount=0.999)
+    P = np.zeros((n, R), dtype=np.int32)
+    cy_change = cy.sweep(game, V.copy(), threads=1, start=a, stop=b, write=False, policy=P, discount=0.999)
+    ref = policy_values(game, P[a:b], V, 0.999)
+    dev_policy = eng.policy.copy_to_host()
+    # a policy sweep of the window, whose codes lead only outside it (Jacobi and Gauss-Seidel agree):
+    # the mover again, the other side to move, wins and losses
+    Q = rng.integers(0, a, size=(n, R)).astype(np.int32)
+    Q[:, 1::2] = -Q[:, 1::2] - 1
+    Q[a::7, 0], Q[a + 1::7, 2] = WIN, LOSS
+    eng.policy = eng._to_device(Q)
+    W = V.copy()
+    ev_change = eng.evaluate(None, W, discount=0.999, start=a, stop=b)
+    eng._sync_host(W)
+    ev_ref = policy_values(game, Q[a:b], V, 0.999)
+    ev_cy = V.copy()
+    cy_ev_change = cy.evaluate(game, Q, ev_cy, threads=1, discount=0.999, start=a, stop=b)
+    # endless passes over the window, the marks outside it those of the whole check: a pass's marks
+    # depend on the order the states are visited in, so both repeat to the end (a unique set)
+    half = np.where(np.abs(V) < 0.3, V * 0.001, V).astype(np.float32)
+    marks = np.zeros(n, dtype=np.uint8)
+    first = True
+    while cy.endless_pass(game, half, marks, 1e-3, threads=1, first=first):
+        first = False
+    marks[a:b] = 0
+    ga, gb = marks.copy(), marks.copy()
+    first = True
+    while cy.endless_pass(game, half, ga, 1e-3, threads=1, first=first, start=a, stop=b) or first:
+        first = False
+    first = True
+    while eng.endless_pass(half, gb, 1e-3, first=first, start=a, stop=b) or first:
+        first = False
+    ranks = rng.integers(0, n, size=60)
+    outcomes_equal = eng.outcomes(ranks) == [game.outcome_groups(int(r)) for r in ranks]
+    return {
+        "states": n,
+        "outcomes_equal": bool(outcomes_equal),
+        "policy_equal": bool(np.array_equal(dev_policy[a:b], P[a:b])),
+        "jacobi_max_diff": float(np.abs(out[a:b] - ref).max()),
+        "change": float(change),
+        "change_diff": abs(float(change) - float(cy_change)),
+        "evaluate_max_diff": max(float(np.abs(W[a:b] - ev_ref).max()), float(np.abs(W - ev_cy).max())),
+        "evaluate_change_diff": abs(float(ev_change) - float(cy_ev_change)),
+        "marks_equal": bool(np.array_equal(ga, gb)),
+        "marked": int(ga[a:b].sum()),
+    }
+
+
+def solve_case(board: str, tmp: Path) -> dict:
+    from gamesolver.solver.gpu import GpuEngine
+    from gamesolver.solver.stochastic import solve_values
+
+    o = options(board, tmp)
+    game = kernel(o)
+    one = solve_values(game, tmp / "cpu", o.header(), threads=1, graph="regenerate")
+    eng = GpuEngine(device_game(game), threads_per_block=64)
+    dev = solve_values(game, tmp / "gpu", o.header(), engine=eng)
+    return {"flagged": dev.meta["endless_check"]["flagged"], "sweeps": dev.meta["sweeps"],
+            "cpu_sweeps": one.meta["sweeps"], "max_diff": float(np.abs(dev.values - one.values).max())}
+
+
+def ptx() -> dict:
+    from numba import cuda, typeof, types
+    import numba.cuda.dispatcher as dispatcher
+
+    from gamesolver.solver.gpu_kernels import cuda_kernels
+
+    class H100:  # device functions ask the current device for its compute capability
+        compute_capability = (9, 0)
+
+    dispatcher.get_current_device = lambda: H100()
+    try:
+        from numba.cuda.cudadrv import nvvm
+        missing = not nvvm.is_available()
+    except Exception:  # noqa: BLE001  (no NVVM binding at all)
+        missing = True
+    if missing:
+        print("NVVM is not installed (the [gpu] extra brings it); nothing to compile PTX with")
+        sys.exit(3)
+    spec = device_game(kernel(UrOptions(pieces=7, mirror=False)))
+    k = cuda_kernels(spec, 128)
+    T = typeof(spec.tables)
+    f32, i64, b, pol = types.float32[::1], types.int64, types.boolean, types.int32[:, ::1]
+    sigs = {
+        "sweep": (T, f32, f32, i64, i64, types.float32, f32, types.int64[::1], pol, b, b, f32, types.int32[::1]),
+        "evaluate": (pol, f32, i64, i64, types.float32, f32, f32),
+        "endless": (T, f32, types.uint8[::1], types.float32, b, i64, i64, types.int64[::1], types.int64[::1],
+                    types.int32[::1]),
+        "outcomes": (T, types.int64[::1], types.int32[:, ::1], types.int64[:, ::1], types.int64[::1]),
+    }
+    out = {}
+    for name, sig in sigs.items():
+        try:
+            code, _ = cuda.compile_ptx(k[name].py_func, sig, cc=(9, 0))
+        except Exception as exc:  # noqa: BLE001
+            if "nvvm" in f"{type(exc).__name__} {exc}".lower():
+                print(f"NVVM is not installed ({type(exc).__name__}); nothing to compile PTX with")
+                sys.exit(3)
+            raise
+        out[name] = len(code)
+    return out
+
+
+def main() -> None:
+    mode = sys.argv[1]
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        if mode == "kernels":
+            got = {board: kernels_case(board, tmp) for board in ("mini4", "real2")}
+        elif mode == "solve":
+            got = solve_case(sys.argv[2], tmp)
+        else:
+            got = ptx()
+    print(json.dumps(got))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,344 @@
+"""The GPU backend (``solver/gpu.py``, ``solver/gpu_kernels.py``, ``games/ur/gpu_fort.py``) where no GPU
+is: the device generator compiled for the CPU (numba.njit) against ``FortGame``; the engine's kernels
+on numba's CPU JIT against the Cython engine, bit for bit; the CUDA kernels themselves in numba's
+CUDA simulator (a subprocess, since NUMBA_ENABLE_CUDASIM must be set before numba.cuda is imported)
+and compiled to PTX for an H100 without one; the CLI's refusals. The same checks on a real GPU run
+only where numba.cuda sees one."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from gamesolver.games.ur import kernel
+from gamesolver.games.ur.rules import UrOptions
+from gamesolver.solver import _stochastic as cy
+from gamesolver.solver.cli import cli
+from gamesolver.solver.stochastic import solve_values
+from tests.test_ur_reference import mini_options
+
+try:
+    import numba  # noqa: F401
+    import numba_cuda  # noqa: F401
+except ImportError:
+    numba = None
+
+needs_numba = pytest.mark.skipif(numba is None, reason='numba-cuda is not installed (the optional extra: '
+                                                       'pip install "gamesolver[gpu]")')
+
+
+def _has_gpu() -> bool:
+    if numba is None or os.environ.get("NUMBA_ENABLE_CUDASIM") == "1":
+        return False
+    from numba import cuda
+
+    return bool(cuda.is_available())
+
+
+needs_gpu = pytest.mark.skipif(not _has_gpu(), reason="no CUDA GPU (numba.cuda.is_available() is False)")
+HERE = Path(__file__).resolve().parent
+SIM_SCRIPT = HERE / "gpu_sim_check.py"
+
+
+def spec_of(options: UrOptions):
+    from gamesolver.games.ur.gpu_fort import device_game
+
+    return device_game(kernel(options))
+
+
+def cpu_generate(spec):
+    from gamesolver.solver.gpu import kernels
+
+    return kernels(spec, "cpu")["generate"]
+
+
+def groups_of(gen, spec, rank: int) -> list[list[int]]:
+    codes = np.empty(spec.max_outcomes, dtype=np.int32)
+    counts = np.zeros(spec.ngroups, dtype=np.int64)
+    n = gen(spec.tables, rank, codes, counts, np.zeros(spec.scratch_size, dtype=np.int64))
+    assert 0 < n <= spec.max_outcomes
+    out, at = [], 0
+    for c in counts.tolist():
+        out.append(codes[at:at + c].tolist())
+        at += c
+    assert at == n
+    return out
+
+
+# The real board with the mirror for K = 3, 4 (its index takes seconds to build); K = 5..7 number
+# every placement (mirror=False), since K = 7's index alone takes minutes on this machine.
+BOARDS = [("real", 3, True), ("real", 4, True), ("real", 5, False), ("real", 6, False), ("real", 7, False),
+          ("mini", 4, True), ("mini", 3, True)]
+
+
+@pytest.fixture(scope="module")
+def games(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("boards")
+    out = {}
+    for board, k, mirror in BOARDS:
+        o = mini_options(tmp, k) if board == "mini" else UrOptions(pieces=k, mirror=mirror)
+        out[(board, k, mirror)] = (kernel(o), spec_of(o))
+    return out
+
+
+@needs_numba
+@pytest.mark.parametrize("which", BOARDS, ids=[f"{b}-k{k}{'-mirror' if m else ''}" for b, k, m in BOARDS])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_device_generator_writes_fortgames_codes_in_its_groups(games, which, data) -> None:
+    game, spec = games[which]
+    gen = cpu_generate(spec)
+    # the top tiers hold most states and the most outcomes; draw across the whole space and near its end
+    rank = data.draw(st.one_of(st.integers(0, spec.total - 1),
+                               st.integers(max(0, spec.total - 5000), spec.total - 1)), label="rank")
+    got = groups_of(gen, spec, rank)
+    # the same codes in the same order (both generators walk the moves the same way), so every
+    # roll, which reads the union of its groups or else the pass, sees the same outcomes
+    assert got == game.outcome_groups(rank)
+    for roll in range(game.roll_count):
+        union = set().union(*(got[g] for g in game.roll_group_list(roll))) or set(got[-1])
+        assert union == game.roll_outcomes(rank, roll)
+
+
+@needs_numba
+@pytest.mark.parametrize("which", [("real", 4, True), ("mini", 4, True), ("real", 7, False)])
+def test_ranks_and_unranks_are_fortgames(games, which) -> None:
+    game, spec = games[which]
+    gen = cpu_generate(spec)
+    ranks = np.random.default_rng(7).integers(0, spec.total, size=3000)
+    ranks[:2] = (0, spec.total - 1)
+    mine, theirs = game.unrank(ranks)
+    for r, m, o in zip(ranks.tolist(), mine.tolist(), theirs.tolist()):
+        assert gen.unrank1(spec.tables, r) == (m, o)
+        assert gen.rank1(spec.tables, m, o) == r
+        if spec.tables[0][3]:  # a board with the mirror (the 8-tile board has none): its image has the same number
+            assert gen.rank1(spec.tables, flip(spec, m), flip(spec, o)) == r
+
+
+def flip(spec, mask: int) -> int:
+    """A tile mask's mirror image, from the exported byte tables."""
+    fb = spec.tables[10]
+    return int(fb[0, mask & 255] | fb[1, (mask >> 8) & 255] | fb[2, (mask >> 16) & 255] | fb[3, (mask >> 24) & 255])
+
+
+def test_the_bound_on_outcomes_holds_where_states_write_the_most(games) -> None:
+    for (board, k, _), (game, spec) in games.items():
+        top = max(sum(len(g) for g in game.outcome_groups(r)) for r in range(max(0, spec.total - 3000), spec.total))
+        assert top <= spec.max_outcomes, (board, k)
+
+
+def _cpu_engine(spec, **kw):
+    from gamesolver.solver.gpu import GpuEngine
+
+    return GpuEngine(spec, target="cpu", **kw)
+
+
+@needs_numba
+def test_cpu_target_kernels_equal_the_cython_engine_bit_for_bit(tmp_path) -> None:
+    # numba's CPU JIT runs the device kernels' logic in rank order on one thread: the Cython
+    # engine's one-thread sweep, recorded policy, policy sweep and endless pass, exactly
+    o = mini_options(tmp_path, 4)
+    game, spec = kernel(o), spec_of(o)
+    n, R = spec.total, spec.nrolls
+    rng = np.random.default_rng(3)
+    V = rng.uniform(-1, 1, n).astype(np.float32)
+    eng = _cpu_engine(spec)
+    for discount in (1.0, 0.99):
+        a, b = V.copy(), V.copy()
+        P = np.zeros((n, R), dtype=np.int32)
+        ca = cy.sweep(game, a, threads=1, policy=P, discount=discount)
+        cb = eng.sweep(b, policy=np.empty((0, R)), discount=discount)
+        assert ca == cb and np.array_equal(a, b) and np.array_equal(eng.policy, P)
+        assert ca > 0.1  # the sweep moved values: a test that can fail
+        assert cy.evaluate(game, P, a, threads=1, discount=discount) == eng.evaluate(None, b, discount=discount)
+        eng._sync_host(b)
+        assert np.array_equal(a, b)
+    half = np.where(np.abs(V) < 0.5, V * 0.01, V).astype(np.float32)  # some states near 0, most not
+    ga, gb = np.zeros(n, dtype=np.uint8), np.zeros(n, dtype=np.uint8)
+    first = True
+    while True:
+        xa = cy.endless_pass(game, half, ga, 1e-3, threads=1, first=first)
+        xb = eng.endless_pass(half, gb, 1e-3, first=first)
+        assert xa == xb and np.array_equal(ga, gb)
+        first = False
+        if xa == 0:
+            break
+    assert 0 < ga.sum() < n
+
+
+@needs_numba
+@pytest.mark.parametrize("board", ["mini4", "real2"])
+def test_cpu_target_solves_like_the_cpu_engine(tmp_path, board) -> None:
+    o = mini_options(tmp_path, 4) if board == "mini4" else UrOptions(pieces=2)
+    game = kernel(o)
+    # regenerating: the stored graph's sweeps give the same values, but its groups hold the codes
+    # sorted, so where outcomes tie the greedy policy (and so the walk's policy sweeps) can differ
+    one = solve_values(game, tmp_path / "cpu", o.header(), threads=1, graph="regenerate")
+    with _cpu_engine(spec_of(o)) as eng:
+        dev = solve_values(game, tmp_path / "gpu", o.header(), engine=eng)
+    assert dev.meta["backend"] == "gpu" and dev.meta["endless_check"]["flagged"] == 0
+    assert dev.meta["sweeps"] == one.meta["sweeps"] and dev.meta["policy_sweeps"] == one.meta["policy_sweeps"]
+    assert np.array_equal(dev.values, one.values)  # in rank order on one thread: the same arithmetic
+    if board == "mini4":
+        assert np.abs(one.values).max() > 0.1
+
+
+@needs_numba
+def test_gpu_engine_resumes_from_its_checkpoint(tmp_path) -> None:
+    o = mini_options(tmp_path, 4)
+    game, spec = kernel(o), spec_of(o)
+    with _cpu_engine(spec) as eng:
+        with pytest.raises(RuntimeError, match="no convergence"):
+            solve_values(game, tmp_path / "t", o.header(), engine=eng, max_sweeps=5)
+    said: list[str] = []
+    with _cpu_engine(spec) as eng:
+        resumed = solve_values(game, tmp_path / "t", o.header(), engine=eng, log=said.append)
+    assert any("resuming from the checkpoint after sweep 5" in s for s in said)
+    assert resumed.meta["resumed_at_sweep"] == 5
+    fresh = solve_values(game, tmp_path / "fresh", o.header(), threads=1)
+    assert np.abs(resumed.values - fresh.values).max() < 1e-5
+
+
+@needs_numba
+def test_a_run_that_cannot_fit_on_the_device_is_refused_before_it_starts(tmp_path, monkeypatch) -> None:
+    from gamesolver.solver.errors import InputError
+    from gamesolver.solver.gpu import GpuEngine
+
+    spec = spec_of(UrOptions(pieces=7, mirror=False))
+    need = GpuEngine.bytes_needed(type("E", (), {"spec": spec, "n": spec.total, "R": spec.nrolls,
+                                                 "resident_threads": lambda self: 1})(), True)
+    # values, the walk's policy and the check's marks: 29 bytes a state
+    assert need >= spec.total * 29
+    monkeypatch.setattr(GpuEngine, "free_bytes", lambda self: need - 1)
+    with pytest.raises(InputError, match=r"needs about .* GiB of device memory .* free on the GPU"):
+        GpuEngine(spec, target="cpu")
+    monkeypatch.setattr(GpuEngine, "free_bytes", lambda self: need - 1 - spec.total * 24)
+    with pytest.raises(InputError):  # plain sweeps need no policy, but this is still too little
+        GpuEngine(spec, target="cpu", policy=False)
+
+
+def _simulate(*args: str, timeout: int = 600) -> dict:
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
+    done = subprocess.run([sys.executable, str(SIM_SCRIPT), *args], capture_output=True, text=True, env=env,
+                          timeout=timeout, cwd=HERE.parent)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@needs_numba
+def test_cuda_kernels_in_the_simulator_equal_the_cython_engine() -> None:
+    # the device kernels themselves (threads, blocks, shared-memory reductions, atomics, local
+    # arrays), run as Python: a Jacobi sweep of a rank window against the Cython backup of the same
+    # values, the recorded policy, a policy sweep, an endless pass and the generator on random states
+    got = _simulate("kernels")
+    for case in got.values():
+        assert case["outcomes_equal"] and case["policy_equal"]
+        assert case["jacobi_max_diff"] <= 1e-6 and case["change"] > 0.1
+        assert case["change_diff"] <= 1e-6
+        assert case["evaluate_max_diff"] <= 1e-6 and case["evaluate_change_diff"] <= 1e-6
+        assert case["marks_equal"] and case["marked"] > 0
+
+
+@needs_numba
+@pytest.mark.slow
+@pytest.mark.parametrize("board", ["mini4", "real2"])
+def test_whole_solve_in_the_simulator_equals_the_cpu_solve(board) -> None:
+    got = _simulate("solve", board, timeout=3600)
+    assert got["flagged"] == 0 and got["max_diff"] <= 2e-5
+
+
+@needs_numba
+def test_kernels_compile_for_an_h100_without_a_gpu() -> None:
+    # numba-cuda compiles to PTX through NVVM without a device; where the CUDA toolkit's NVVM is not
+    # installed (the [gpu] extra brings it) there is nothing to compile with
+    done = subprocess.run([sys.executable, str(SIM_SCRIPT), "ptx"], capture_output=True, text=True,
+                          timeout=900, cwd=HERE.parent, env={k: v for k, v in os.environ.items()
+                                                             if k != "NUMBA_ENABLE_CUDASIM"})
+    if done.returncode == 3:
+        pytest.skip(done.stdout.strip().splitlines()[-1])
+    assert done.returncode == 0, done.stderr[-3000:]
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert set(got) == {"sweep", "evaluate", "endless", "outcomes"}
+    assert all(size > 10_000 for size in got.values())
+
+
+@needs_gpu
+@pytest.mark.parametrize("k", [3, pytest.param(4, marks=pytest.mark.slow)])  # K = 4: minutes on each side
+def test_gpu_solve_equals_the_cpu_solve(tmp_path, k) -> None:
+    from gamesolver.games.ur.solve import gpu_engine
+
+    o = UrOptions(pieces=k)
+    game = kernel(o)
+    tol = 1e-6 if k == 3 else 1e-5
+    one = solve_values(game, tmp_path / "cpu", o.header(), tolerance=tol)
+    with gpu_engine(o) as eng:
+        dev = solve_values(game, tmp_path / "gpu", o.header(), tolerance=tol, engine=eng)
+    assert dev.meta["endless_check"]["flagged"] == 0
+    assert np.abs(dev.values - one.values).max() <= 10 * tol
+
+
+@needs_gpu
+@pytest.mark.parametrize("k", [4, 7])
+def test_device_generator_on_the_gpu_equals_fortgame(k) -> None:
+    from gamesolver.games.ur.solve import gpu_engine
+
+    o = UrOptions(pieces=k, mirror=k < 7)
+    game = kernel(o)
+    with gpu_engine(o, policy=False) as eng:
+        ranks = np.random.default_rng(k).integers(0, game.state_count, size=20_000)
+        got = eng.outcomes(ranks)
+    for r, groups in zip(ranks.tolist(), got):
+        assert groups == game.outcome_groups(r)
+
+
+@needs_gpu
+def test_gpu_mini_board_solve_and_a_jacobi_sweep(tmp_path) -> None:
+    from gamesolver.games.ur.solve import gpu_engine
+
+    o = mini_options(tmp_path, 4)
+    game = kernel(o)
+    n, R = game.state_count, game.roll_count
+    with gpu_engine(o) as eng:
+        V = np.random.default_rng(5).uniform(-1, 1, n).astype(np.float32)
+        out = np.zeros(n, dtype=np.float32)
+        eng.sweep(V, out=out, policy=np.empty((0, R)))
+        P = np.zeros((n, R), dtype=np.int32)
+        cy.sweep(game, V.copy(), threads=1, write=False, policy=P)
+        assert np.array_equal(eng.policy.copy_to_host(), P)
+        jac = np.array([sum(p * v for p, v in zip(game.roll_probabilities, game.roll_values(V, r))) for r in range(n)])
+        assert np.abs(out - jac).max() <= 1e-6
+        dev = solve_values(game, tmp_path / "gpu", o.header(), engine=eng)
+    one = solve_values(game, tmp_path / "cpu", o.header(), threads=1)
+    assert np.abs(dev.values - one.values).max() <= 2e-5
+
+
+def test_cli_without_numba_cuda_names_the_extra(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "numba_cuda", None)  # import fails as if not installed
+    r = CliRunner().invoke(cli, ["ur", "solve", "--pieces", "2", "--backend", "gpu"])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and 'pip install "gamesolver[gpu]"' in lines[0]
+
+
+@pytest.mark.skipif(numba is None or _has_gpu(), reason="needs numba-cuda on a machine without a CUDA GPU")
+def test_cli_without_a_gpu_says_so_and_names_the_backends_that_run(tmp_path) -> None:
+    r = CliRunner().invoke(cli, ["ur", "solve", "--pieces", "2", "--backend", "gpu", "--out", str(tmp_path / "t")])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and "no CUDA GPU was found" in lines[0] and "--backend cpu" in lines[0] \
+        and "--backend ray" in lines[0]
+    assert not (tmp_path / "t").exists()
+
+
+def test_cli_gpu_refuses_what_it_does_not_run() -> None:
+    for extra, words in ((["--method", "policy"], "--method policy"), (["--graph", "store"], "--graph"),
+                         (["--workers", "2"], "--workers")):
+        r = CliRunner().invoke(cli, ["ur", "solve", "--pieces", "2", "--backend", "gpu", *extra])
+        assert r.exit_code == 2 and words in r.output and len(r.output.strip().splitlines()) == 1
