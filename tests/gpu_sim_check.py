@@ -154,8 +154,11 @@ def ptx() -> dict:
         try:
             code, _ = cuda.compile_ptx(k[name].py_func, sig, cc=(9, 0))
         except Exception as exc:  # noqa: BLE001
-            if "nvvm" in f"{type(exc).__name__} {exc}".lower():
-                print(f"NVVM is not installed ({type(exc).__name__}); nothing to compile PTX with")
+            said = f"{type(exc).__name__} {exc}".lower()
+            if any(lib in said for lib in ("nvvm", "nvrtc", "dynamiclibnotfound")):
+                # numba-cuda without the toolkit's libraries (the [gpu] extra's cu12 wheels bring them)
+                print(f"the CUDA toolkit's compiler libraries are not installed ({type(exc).__name__}: "
+                      f"{str(exc).splitlines()[0][:120]}); nothing to compile PTX with")
                 sys.exit(3)
             raise
         out[name] = len(code)
