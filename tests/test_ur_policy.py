@@ -176,8 +176,9 @@ def test_the_walk_with_anderson_steps_solves_the_test_board_like_without(tmp_pat
     from gamesolver.solver import stochastic
 
     o = mini_options(tmp_path, 4)
-    with_steps = solve(o, tmp_path / "a", tolerance=1e-6, threads=2)
-    monkeypatch.setattr(stochastic, "WALK_ANDERSON", 0)
+    assert stochastic.WALK_ANDERSON == 0  # off by default: see _Anderson
     without = solve(o, tmp_path / "b", tolerance=1e-6, threads=2)
+    monkeypatch.setattr(stochastic, "WALK_ANDERSON", 4)
+    with_steps = solve(o, tmp_path / "a", tolerance=1e-6, threads=2)
     assert with_steps.meta["endless_check"]["flagged"] == 0 and with_steps.meta["endless_repairs"] == 0
     assert np.abs(np.asarray(with_steps["value"]) - np.asarray(without["value"])).max() < 2e-5
