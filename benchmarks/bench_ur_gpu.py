@@ -15,24 +15,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
 
 import numpy as np
 
 from gamesolver.games.ur import kernel
+from timing import timed
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.solver.projection import seconds_per_state
 
 
-def timed(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def main() -> int:

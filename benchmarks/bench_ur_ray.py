@@ -12,24 +12,15 @@ no more cores than workers, other load lowers the ratio; take the median of seve
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 
 from gamesolver.games.ur import kernel
+from timing import timed
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.games.ur.solve import ray_engine
 
 
-def timed(fn, repeats: int) -> float:
-    """The median wall time of ``repeats`` calls."""
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def main() -> None:
