@@ -142,7 +142,10 @@ def solve_values(
     threads = threads or default_threads()
     prepare_table_dir(root)  # after the choices: a run refused leaves nothing behind
     if log:
-        log(estimate(game, method, use_graph, threads, dtype=dtype, tiers=tiers))
+        line = estimate(game, method, use_graph, threads, dtype=dtype, tiers=tiers)
+        if engine is not None:  # the sweep was timed on this process's threads, not where it will run
+            line += f" (timed on this machine's CPU; the {getattr(engine, 'name', 'given')} engine sweeps elsewhere)"
+        log(line)
     values, sweeps, started, products, stage, cheap, tier = _resume(
         root, header, n, method, log, dtype, tiers is not None)
     policy = np.empty((n if engine is None else 0, nrolls), dtype=np.int32) if method in ("policy", "walk") else None
