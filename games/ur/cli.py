@@ -184,6 +184,9 @@ def analyze_answer(options: UrOptions, table: Any, pos: Position) -> dict[str, A
 
 
 CLUSTER_CORES = 64  # the cluster the missing-table message prices a solve on (e.g. 4 nodes of 16)
+# One H100-class GPU's full sweep, seconds a state: 2-5 s for K = 7's 1,277,171,301 placements,
+# estimated from a sweep's memory traffic (about 3.3 TB); not measured, no GPU has run the backend yet
+GPU_SECONDS_PER_STATE = (2.0 / 1_277_171_301, 5.0 / 1_277_171_301)
 
 
 def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple[str, dict[str, Any]]:
@@ -200,17 +203,23 @@ def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple
     p = Projection(stored_state_count(options), seconds_per_state(plain), plain.roll_count)
     here, cluster = p.solve_seconds(cores), p.solve_seconds(CLUSTER_CORES, RAY_WORKER_EFFICIENCY)
     out = f" --out {where}" if named else ""
+    gpu = (TYPICAL_SWEEPS[0] * GPU_SECONDS_PER_STATE[0] * p.states,
+           TYPICAL_SWEEPS[1] * GPU_SECONDS_PER_STATE[1] * p.states)
     commands = [f"solver ur solve --pieces {k}{out}",
-                f"solver ur solve --pieces {k}{out} --backend ray --address HEAD:6379"]
+                f"solver ur solve --pieces {k}{out} --backend ray --address HEAD:6379",
+                f"solver ur solve --pieces {k}{out} --backend gpu"]
     text = (f"no solved table for pieces={k} at {where}. Building it means sweeping {p.states:,} states "
             f"some {TYPICAL_SWEEPS[0]}-{TYPICAL_SWEEPS[1]} times: one sweep takes about "
             f"{duration(p.sweep_seconds(cores))} on this machine ({cores} cores, {p.per_state * 1e6:.1f} us a "
             f"state and core, measured just now), the whole solve about {span(here)} here and about "
-            f"{span(cluster)} on a Ray cluster of {CLUSTER_CORES} worker cores; values "
-            f"{p.value_bytes / 2**30:.2f} GiB. Build it with '{commands[0]}', or on a cluster with "
-            f"'{commands[1]}' (docs/ur.md says how to start one)")
+            f"{span(cluster)} on a Ray cluster of {CLUSTER_CORES} worker cores, and perhaps {span(gpu)} on one "
+            f"H100-class GPU (projected from a sweep's memory traffic; the GPU backend has not run on one yet); "
+            f"values {p.value_bytes / 2**30:.2f} GiB. Build it with '{commands[0]}', on a cluster with "
+            f"'{commands[1]}' (docs/ur.md says how to start one), or on a GPU with '{commands[2]}' "
+            f"(pip install \"gamesolver[gpu]\")")
     return text, {"missing_table": str(where), "pieces": k, "commands": commands,
-                  "projection": p.as_dict(cores, CLUSTER_CORES)}
+                  "projection": {**p.as_dict(cores, CLUSTER_CORES), "gpu_solve_seconds": list(gpu),
+                                 "gpu_measured": False}}
 
 
 def _missing_table(options: UrOptions, where: Path, named: bool, as_json: bool) -> None:
