@@ -47,6 +47,7 @@ WALK_POLISH_SWEEPS = 5  # the same in the walk's last, undiscounted stage
 WALK_STAGE_FACTOR = 10  # a discounted stage of the walk ends at a change of tolerance / this
 WALK_PROGRESS = 0.5  # ... or once 30 rounds have not halved its smallest change (see _Stall)
 WALK_ANDERSON = 0  # rounds of history for the walk's Anderson step (0: none, the default); see _Anderson
+WALK_ANDERSON_TRUST = 0.0  # with it: a state moves at most this times its own last change (0: no limit)
 # bytes a state for the policy method: int32 codes per roll, plus eight float64 Krylov vectors
 # and two temporaries
 _POLICY_BYTES_PER_ROLL = 4
@@ -421,7 +422,7 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
         d = stages[stage]
         g = float(np.float32(1.0 - d))
         stalled = _Stall(WALK_PROGRESS)
-        anderson = _Anderson(WALK_ANDERSON)
+        anderson = _Anderson(WALK_ANDERSON, WALK_ANDERSON_TRUST)
         while sweeps < max_sweeps:
             t0 = time.perf_counter()
             label = f"sweep {sweeps + 1} (1 - discount {d:g})" if d else f"sweep {sweeps + 1}"
@@ -480,8 +481,9 @@ class _Anderson:
 
     _CHUNK = 1 << 20
 
-    def __init__(self, memory: int) -> None:
+    def __init__(self, memory: int, trust: float = 0.0) -> None:
         self.memory = memory
+        self.trust = trust
         self.results: list[np.ndarray] = []
         self.changes: list[np.ndarray] = []
 
@@ -522,6 +524,10 @@ class _Anderson:
         for a in range(0, n, self._CHUNK):
             z = min(n, a + self._CHUNK)
             new = alpha @ np.stack([f[a:z] for f in self.results]).astype(np.float64)
+            if self.trust:  # a state moves at most trust times its own last change
+                here = values[a:z].astype(np.float64)
+                reach = self.trust * np.abs(self.changes[-1][a:z]).astype(np.float64)
+                np.clip(new, here - reach, here + reach, out=new)
             np.clip(new, -1.0, 1.0, out=new)
             move = max(move, float(np.abs(new - values[a:z]).max()))
             values[a:z] = new

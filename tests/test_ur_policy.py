@@ -182,3 +182,27 @@ def test_the_walk_with_anderson_steps_solves_the_test_board_like_without(tmp_pat
     with_steps = solve(o, tmp_path / "a", tolerance=1e-6, threads=2)
     assert with_steps.meta["endless_check"]["flagged"] == 0 and with_steps.meta["endless_repairs"] == 0
     assert np.abs(np.asarray(with_steps["value"]) - np.asarray(without["value"])).max() < 2e-5
+
+
+def test_anderson_trust_limits_each_states_move_to_a_multiple_of_its_last_change() -> None:
+    from gamesolver.solver.stochastic import _Anderson
+
+    rng = np.random.default_rng(7)
+    n = 500
+    M = np.diag(rng.uniform(0.5, 0.999, n))
+    fixed = rng.uniform(-0.5, 0.5, n)
+    c = fixed - M @ fixed
+    x = np.zeros(n, dtype=np.float32)
+    step = _Anderson(4, trust=3.0)
+    for _ in range(12):
+        before = x.copy()
+        x[:] = M @ x + c
+        result, change = x.copy(), np.abs(x - before)
+        step(before, x)
+        assert np.all(np.abs(x.astype(np.float64) - result) <= 3.0 * change + 1e-7)
+    x[: n // 2] = 0.25  # states that did not move last round stay where the round left them
+    before = x.copy()
+    x[n // 2:] = (M @ x + c)[n // 2:]
+    result = x.copy()
+    step(before, x)
+    assert np.array_equal(x[: n // 2], result[: n // 2])
