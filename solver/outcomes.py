@@ -104,35 +104,14 @@ GRAPH_DIR = "graph"  # beside a checkpoint: the stored graph a stopped run built
 _GRAPH_ARRAYS = ("offsets", "counts", "codes")
 
 
-def save_graph(g: StoredGraph, root: Path, key: dict[str, Any]) -> None:
-    """Keep the stored graph beside a run's checkpoint (under temporary names, then renamed), so
-    that a resumed run maps it instead of building it again; ``key`` says what it was built for.
-    A failure to write (a full disk) only costs the rebuild: the graph is not needed to resume."""
-    tmp = root / (GRAPH_DIR + ".tmp")
-    try:
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir()
-        for name in _GRAPH_ARRAYS:
-            np.save(tmp / f"{name}.npy", getattr(g, name), allow_pickle=False)
-        _publish_graph(tmp, root, key)
-    except OSError:
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
-def _publish_graph(tmp: Path, root: Path, key: dict[str, Any]) -> None:
-    (tmp / "key.json").write_text(json.dumps(key))
-    folder = root / GRAPH_DIR
-    shutil.rmtree(folder, ignore_errors=True)
-    os.replace(tmp, folder)
-
-
 def build_mapped_graph(K: Any, root: Path, key: dict[str, Any], threads: int = 1,
                        show_progress: bool | None = False) -> StoredGraph:
-    """``build_graph`` writing the codes straight into a file beside the checkpoint, then mapped:
-    the page cache holds them, so a graph that fills most of the memory (K = 5 of the fort rules:
-    15 GiB) is never a private allocation, a resumed run maps the same file, and under pressure
-    its pages go back to disk instead of the process being killed. A disk that cannot take it
-    falls back to the graph in memory."""
+    """``build_graph`` writing the codes straight into a file beside a run's checkpoint (under a
+    temporary name, then renamed, with ``key``: what it was built for), then mapped: the page
+    cache holds them, so a graph that fills most of the memory (K = 5 of the fort rules: 15 GiB)
+    is never a private allocation, a resumed run maps the same file, and under pressure its pages
+    go back to disk instead of the process being killed. A disk that cannot take it falls back to
+    the graph in memory: the graph is not needed to resume."""
     tmp = root / (GRAPH_DIR + ".tmp")
     try:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -141,15 +120,15 @@ def build_mapped_graph(K: Any, root: Path, key: dict[str, Any], threads: int = 1
         for name in ("offsets", "counts"):
             np.save(tmp / f"{name}.npy", getattr(g, name), allow_pickle=False)
         g.codes.flush()
-        del g
-        _publish_graph(tmp, root, key)
+        (tmp / "key.json").write_text(json.dumps(key))
+        folder = root / GRAPH_DIR
+        shutil.rmtree(folder, ignore_errors=True)
+        os.replace(tmp, folder)
     except OSError:
         shutil.rmtree(tmp, ignore_errors=True)
         return build_graph(K, threads, show_progress)
-    mapped = load_graph(K, root, key)
-    if mapped is None:  # written but unreadable: nothing to lose by building it in memory
-        return build_graph(K, threads, show_progress)
-    return mapped
+    mapped = load_graph(K, root, key)  # offsets and counts mapped too, not held
+    return g if mapped is None else mapped
 
 
 def load_graph(game: Any, root: Path, key: dict[str, Any]) -> StoredGraph | None:
