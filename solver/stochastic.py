@@ -28,7 +28,7 @@ from gamesolver.solver.errors import InputError, TableWriteError
 from gamesolver.solver.krylov import bicgstab
 from gamesolver.solver import _stochastic as kernels
 from gamesolver.solver.outcomes import (
-    Regenerated, StoredGraph, build_mapped_graph, estimate_bytes, load_graph, want_graph,
+    Regenerated, StoredGraph, build_mapped_graph, estimate_bytes, load_graph, memory_bytes, want_graph,
 )
 from gamesolver.solver.progress import progress
 from gamesolver.solver.table import CHECKPOINT_FORMAT, prepare_table_dir
@@ -614,10 +614,7 @@ def choose_method(method: str, n: int, nrolls: int, policy_here: bool = True) ->
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}; expected one of {', '.join(METHODS)}")
     need = extra_bytes(n, nrolls, method)
-    try:
-        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        memory = 0
+    memory = memory_bytes()
     if policy_here and method in ("policy", "walk") and need > memory / 2:
         raise InputError(f"the {method} method needs about {need / 2**30:.1f} GiB, more than half of this "
                          f"machine's memory; use --method sweeps")
