@@ -259,18 +259,23 @@ cdef real backup(StochasticGame game, const int32_t* c, const count_t* cnt, cons
     return total
 
 
+cdef inline void group_starts(int G, const int32_t* c, const count_t* cnt, const int32_t** start) noexcept nogil:
+    """Where each of a state's outcome groups begins in its codes ``c``."""
+    cdef int k
+    for k in range(G):
+        start[k] = c
+        c += cnt[k]
+
+
 cdef int reaches(StochasticGame game, const int32_t* c, const count_t* cnt, const real* V, real ahead,
                  const uint8_t* good, real eps) noexcept nogil:
     """1 when the state joins the set from which the game can be made to end (``endless_pass``)."""
     cdef int G = game.ngroups, r, k, i, inside, any_
     cdef const int32_t* start[32]
-    cdef const int32_t* p = c
     cdef real top, w
     cdef int64_t t
     cdef uint32_t mask
-    for k in range(G):
-        start[k] = p
-        p += cnt[k]
+    group_starts(G, c, cnt, start)
     for r in range(game.nrolls):
         mask = game.roll_groups[r]
         any_ = 0
@@ -732,14 +737,11 @@ cdef int roll_codes(StochasticGame game, const int32_t* c, const count_t* cnt, i
 cdef int rank_state(StochasticGame game, const int32_t* c, const count_t* cnt, const real* V, double eps,
                     int64_t s, int32_t* RP, int32_t* RQ, int32_t* counter, const int32_t* pol,
                     int32_t* buf) noexcept nogil:
-    cdef int G = game.ngroups, g, i, r, n, removed = 0, out_p = 0, out_q = 0, all_leave
+    cdef int G = game.ngroups, i, r, n, removed = 0, out_p = 0, out_q = 0, all_leave
     cdef const int32_t* start[32]
-    cdef const int32_t* p = c
     cdef double best, w
     cdef int32_t k = 2147483647  # any node removed so far
-    for g in range(G):
-        start[g] = p
-        p += cnt[g]
+    group_starts(G, c, cnt, start)
     for r in range(game.nrolls):
         n = roll_codes(game, c, cnt, r, start, buf)
         if n == 0:
@@ -833,14 +835,11 @@ def rank_pass(StochasticGame game, const real[::1] V, double eps, int32_t[::1] R
 cdef void policy_state(StochasticGame game, const int32_t* c, const count_t* cnt, const real* V, double eps,
                        const int32_t* A, const int32_t* B, int64_t s, int32_t* out, int32_t* buf) noexcept nogil:
     """``attractor_policy`` for one state: its code per roll into ``out``."""
-    cdef int G = game.ngroups, r, i, n, g
+    cdef int G = game.ngroups, r, i, n
     cdef const int32_t* start[32]
-    cdef const int32_t* p = c
     cdef int32_t code, leave
     cdef double best, w, lbest
-    for g in range(G):
-        start[g] = p
-        p += cnt[g]
+    group_starts(G, c, cnt, start)
     for r in range(game.nrolls):
         n = roll_codes(game, c, cnt, r, start, buf)
         if n == 0:
