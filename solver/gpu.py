@@ -61,7 +61,7 @@ def gpu_available() -> bool:
 
 def state_functions(jit: Callable[[Any], Any], ngroups: int, nrolls: int) -> Any:
     """The engine's per-state arithmetic, compiled with ``jit``: (term, target, finished, backup,
-    reaches), the same operations in the same order as ``_stochastic.pyx``'s (float32 throughout)."""
+    reaches, policy_backup), the same operations in the same order as ``_stochastic.pyx``'s (float32 throughout)."""
     G, R = int(ngroups), int(nrolls)
 
     @jit
@@ -174,7 +174,15 @@ def state_functions(jit: Callable[[Any], Any], ngroups: int, nrolls: int) -> Any
                 return 1
         return 0
 
-    return term, target, finished, backup, reaches
+    @jit
+    def policy_backup(policy, V, s, g, RP):
+        """The fixed policy's backup of state ``s``: the rolls' chosen outcomes, summed in roll order."""
+        acc = _F0
+        for r in range(R):
+            acc = acc + RP[r] * term(policy[s, r], V, g)
+        return acc
+
+    return term, target, finished, backup, reaches, policy_backup
 
 
 _CACHE: dict[tuple[Any, ...], Any] = {}
@@ -200,8 +208,8 @@ def _cpu_kernels(spec: Any, tpb: int) -> Any:
 
     jit = numba.njit(cache=False)
     generate = spec.build(jit)
-    term, _, finished, backup, reaches = state_functions(jit, spec.ngroups, spec.nrolls)
-    G, R = spec.ngroups, spec.nrolls  # the buffers' sizes are arguments: one compilation serves every size
+    _, _, finished, backup, reaches, policy_backup = state_functions(jit, spec.ngroups, spec.nrolls)
+    G = spec.ngroups  # the buffers' sizes are arguments: one compilation serves every size
 
     @jit
     def sweep(T, V, dst, start, stop, g, RP, RG, policy, record, write, codes, scratch):
@@ -226,9 +234,7 @@ def _cpu_kernels(spec: Any, tpb: int) -> Any:
     def evaluate(policy, V, start, stop, g, RP):
         worst = _F0
         for s in range(start, stop):
-            acc = _F0
-            for r in range(R):
-                acc = acc + RP[r] * term(policy[s, r], V, g)
+            acc = policy_backup(policy, V, s, g, RP)
             d = acc - V[s]
             if d < 0:
                 d = -d

@@ -23,8 +23,8 @@ def cuda_kernels(spec: Any, tpb: int) -> Any:
         raise ValueError("threads per block must be a power of two up to 1024")
     dev = device_jit()
     generate = spec.build(dev)
-    term, _, finished, backup, reaches = state_functions(dev, spec.ngroups, spec.nrolls)
-    G, R, MAXOUT, SCR, TPB = spec.ngroups, spec.nrolls, spec.max_outcomes, spec.scratch_size, tpb
+    _, _, finished, backup, reaches, policy_backup = state_functions(dev, spec.ngroups, spec.nrolls)
+    G, MAXOUT, SCR, TPB = spec.ngroups, spec.max_outcomes, spec.scratch_size, tpb
 
     @dev
     def block_max(d, worst):
@@ -67,9 +67,7 @@ def cuda_kernels(spec: Any, tpb: int) -> Any:
         s = start + cuda.grid(1)
         d = _F0
         if s < stop:
-            acc = _F0
-            for r in range(R):
-                acc = acc + RP[r] * term(policy[s, r], V, g)
+            acc = policy_backup(policy, V, s, g, RP)
             d = acc - V[s]
             if d < 0:
                 d = -d
