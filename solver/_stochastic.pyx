@@ -21,6 +21,7 @@ cnp.import_array()
 
 cdef extern from *:
     int __builtin_ctz(unsigned int) nogil
+    void __builtin_prefetch(const void*) nogil
     int32_t __sync_add_and_fetch(int32_t*, int32_t) nogil
 
 ctypedef fused count_t:  # codes per group: int as generated, uint8_t as stored
@@ -191,6 +192,20 @@ cdef inline int64_t target(int32_t c) noexcept nogil:
     if c == SG_WIN or c == SG_LOSS or c == SG_NOCODE:
         return -1
     return -(<int64_t> c) - 1
+
+
+cdef inline void fetch_value(int32_t c, const real* V) noexcept nogil:
+    """Ask the cache for the value outcome ``c`` will read (a hint: nothing is read or changed)."""
+    cdef int64_t x = target(c)
+    if x >= 0:
+        __builtin_prefetch(V + x)
+
+
+# How many states ahead the sweeps over stored codes (a stored graph, a recorded policy) ask the
+# cache for the values they will read: their successors are scattered over the value array, which
+# from K = 4 on is larger than the cache. A hint only: the values are the same with any distance.
+PREFETCH_GRAPH = 4
+PREFETCH_POLICY = 32
 
 
 cdef inline real largest(const real* worst, int nt) noexcept nogil:
@@ -372,7 +387,7 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
 
 
 def evaluate(StochasticGame game, const int32_t[:, ::1] policy, real[::1] V, int threads=1,
-             double discount=1.0, int64_t start=0, int64_t stop=-1):
+             double discount=1.0, int64_t start=0, int64_t stop=-1, int ahead=PREFETCH_POLICY):
     """One sweep of the fixed policy's equations V = c + A V, in place; returns the largest change.
 
     A handful of lookups a state instead of generating every action. The arithmetic is the full
@@ -397,6 +412,9 @@ def evaluate(StochasticGame game, const int32_t[:, ::1] policy, real[::1] V, int
     with nogil:
         for s in prange(start, stop, schedule="static", chunksize=65536, num_threads=nt):
             tid = threadid()
+            if ahead and s + ahead < stop:
+                for r in range(R):
+                    fetch_value(P[(s + ahead) * R + r], Vp)
             acc = 0.0
             for r in range(R):
                 acc = acc + game.roll_p[r] * term(P[s * R + r], Vp, g)
@@ -1043,9 +1061,10 @@ cdef check_graph(StochasticGame game, const int64_t[::1] offsets, const uint8_t[
 
 def graph_sweep(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:, ::1] counts,
                 const int32_t[::1] codes, real[::1] V, int threads=1, int64_t start=0, int64_t stop=-1,
-                bint write=True, int32_t[:, ::1] policy=None, double discount=1.0):
+                bint write=True, int32_t[:, ::1] policy=None, double discount=1.0, int ahead=PREFETCH_GRAPH):
     """``sweep`` over the stored graph: the same values, sweep for sweep, at the cost of one
-    lookup per distinct outcome."""
+    lookup per distinct outcome. ``ahead``: prefetch the values that the state this many ranks on
+    will read (0: none)."""
     game.ready()
     check_graph(game, offsets, counts, codes)
     cdef real g = <real> discount
@@ -1053,7 +1072,7 @@ def graph_sweep(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:
     cdef int32_t* P = policy_rows(game, policy)
     cdef int nt = max(1, threads), t, tid, G = game.ngroups, R = game.nrolls
     cdef real* worst = <real*> malloc(nt * 16 * sizeof(real))
-    cdef int64_t s
+    cdef int64_t s, i
     cdef real v, d
     cdef real* Vp = &V[0]
     cdef const int32_t* C = &codes[0]
@@ -1064,6 +1083,9 @@ def graph_sweep(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:
     with nogil:
         for s in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
             tid = threadid()
+            if ahead and s + ahead < stop:
+                for i in range(F[s + ahead], F[s + ahead + 1]):
+                    fetch_value(C[i], Vp)
             v = backup(game, C + F[s], N + s * G, Vp, g, (P + s * R) if P != NULL else NULL)
             d = absval(v - Vp[s])
             if d > worst[tid * 16]:

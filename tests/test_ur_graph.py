@@ -101,6 +101,31 @@ def test_stored_sweeps_equal_kernel_sweeps(boards, which: str, seed: int, discou
             assert int(pb[s, r]) in g.roll_codes(s, r)
 
 
+@settings(max_examples=15, deadline=None)
+@given(which=st.sampled_from(["mini4", "swapped4", "real2"]), seed=st.integers(0, 2**32 - 1),
+       ahead=st.sampled_from([1, 4, 33, 10**9]), cut=st.floats(0.0, 1.0))
+def test_prefetching_changes_no_value(boards, which: str, seed: int, ahead: int, cut: float) -> None:
+    """The stored-graph sweep and the policy sweep ask the cache for values some states ahead: a
+    hint that must leave every value, recorded policy and change as without it, over a whole sweep
+    and over a rank range that stops anywhere (the prefetch never reads past the range's codes)."""
+    _, K, g = boards[which]
+    n = K.state_count
+    rng = np.random.default_rng(seed)
+    a = (rng.random(n) * 2 - 1).astype(np.float32)
+    b = a.copy()
+    pa = np.zeros((n, K.roll_count), dtype=np.int32)
+    pb = pa.copy()
+    stop = max(1, int(cut * n))
+    for kwargs in ({}, {"start": stop // 3, "stop": stop}):
+        assert kernels.graph_sweep(K, g.offsets, g.counts, g.codes, a, policy=pa, discount=0.999, ahead=0,
+                                   **kwargs) == \
+            kernels.graph_sweep(K, g.offsets, g.counts, g.codes, b, policy=pb, discount=0.999, ahead=ahead, **kwargs)
+        assert np.array_equal(a, b) and np.array_equal(pa, pb)
+        assert kernels.evaluate(K, pa, a, discount=0.999, ahead=0, **kwargs) == \
+            kernels.evaluate(K, pb, b, discount=0.999, ahead=ahead, **kwargs)
+        assert np.array_equal(a, b)
+
+
 @settings(max_examples=10, deadline=None)
 @given(which=st.sampled_from(["mini4", "swapped4", "real2"]), seed=st.integers(0, 2**32 - 1),
        eps=st.sampled_from([1e-6, 0.05, 0.3]))
