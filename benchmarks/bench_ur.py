@@ -148,6 +148,32 @@ def graph_speed(k: int, threads: int) -> dict[str, float]:
             "kernel_sweep": kernel_sweep, "graph_sweep": graph_sweep, "graph_pass": graph_pass}
 
 
+def prefetch_speed(k: int, threads: int, reps: int = 5) -> dict[str, float]:
+    """Seconds of one stored-graph sweep and one policy sweep with the kernels' prefetch of the
+    values a few states ahead against the same sweep without it (``ahead=0``), alternating, the
+    median of ``reps`` each; the values are the same either way."""
+    from gamesolver.solver import _stochastic as ks
+
+    K = kernel(UrOptions(pieces=k))
+    g = build_graph(K, threads)
+    V = np.random.default_rng(k).random(K.state_count, dtype=np.float32) * 2 - 1
+    policy = np.zeros((K.state_count, K.roll_count), dtype=np.int32)
+    ks.graph_sweep(K, g.offsets, g.counts, g.codes, V.copy(), threads=threads, policy=policy, discount=0.999)
+    times: dict[str, list[float]] = {}
+    for _ in range(reps):
+        for name, ahead in (("graph_off", 0), ("graph_on", ks.PREFETCH_GRAPH)):
+            W = V.copy()
+            t = time.perf_counter()
+            ks.graph_sweep(K, g.offsets, g.counts, g.codes, W, threads=threads, discount=0.999, ahead=ahead)
+            times.setdefault(name, []).append(time.perf_counter() - t)
+        for name, ahead in (("policy_off", 0), ("policy_on", ks.PREFETCH_POLICY)):
+            W = V.copy()
+            t = time.perf_counter()
+            ks.evaluate(K, policy, W, threads=threads, discount=0.999, ahead=ahead)
+            times.setdefault(name, []).append(time.perf_counter() - t)
+    return {name: float(np.median(ts)) for name, ts in times.items()}
+
+
 def engine_vs_old(k: int, threads: int, stored: bool) -> dict[str, float]:
     """The engine with the mirror against the old fused kernel (games.ur._kernel_v1), in this run:
     seconds for one sweep of the whole state space (regenerating; or over each one's stored graph),
@@ -251,6 +277,12 @@ def main() -> None:
               f"{g['outcomes_per_state']:.1f} distinct outcomes and {g['bytes_per_state']:.0f} bytes a state; "
               f"sweep {g['graph_sweep']:.2f} s against {g['kernel_sweep']:.2f} s regenerating "
               f"({g['kernel_sweep'] / g['graph_sweep']:.1f}x faster); endless-check pass {g['graph_pass']:.2f} s")
+    for k in (3, 4):
+        f = prefetch_speed(k, args.threads)
+        print(f"prefetching values ahead, k={k}, {args.threads} threads (medians of 5, alternating): stored-graph "
+              f"sweep {f['graph_on']:.3f} s against {f['graph_off']:.3f} s without "
+              f"({f['graph_off'] / f['graph_on']:.2f}x); policy sweep {f['policy_on']:.3f} s against "
+              f"{f['policy_off']:.3f} s ({f['policy_off'] / f['policy_on']:.2f}x)")
     counts = count_outcomes(4, 5000)
     names = [r.name for r in UrOptions().dice.rolls]
     print("outcomes generated per roll, k=4 (mean of 5,000 random states): "
