@@ -440,8 +440,13 @@ def policy_apply(StochasticGame game, const int32_t[:, ::1] policy, const double
     cdef int32_t c
     cdef double acc, tm
     cdef const int32_t* P = &policy[0, 0]
+    cdef const double* X = &x[0]
+    cdef int64_t ahead = PREFETCH_POLICY
     with nogil:
         for s in prange(game.total, schedule="static", chunksize=65536, num_threads=nt):
+            if s + ahead < game.total:
+                for r in range(R):
+                    fetch_value(P[(s + ahead) * R + r], X)
             acc = 0.0
             for r in range(R):
                 c = P[s * R + r]
