@@ -124,6 +124,10 @@ def test_prefetching_changes_no_value(boards, which: str, seed: int, ahead: int,
         assert kernels.evaluate(K, pa, a, discount=0.999, ahead=0, **kwargs) == \
             kernels.evaluate(K, pb, b, discount=0.999, ahead=ahead, **kwargs)
         assert np.array_equal(a, b)
+    with pytest.raises(ValueError, match="negative"):
+        kernels.graph_sweep(K, g.offsets, g.counts, g.codes, a, ahead=-1)
+    with pytest.raises(ValueError, match="negative"):
+        kernels.evaluate(K, pa, a, ahead=-1)
 
 
 @settings(max_examples=10, deadline=None)
