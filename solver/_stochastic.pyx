@@ -201,6 +201,11 @@ cdef inline void fetch_value(int32_t c, const real* V) noexcept nogil:
         __builtin_prefetch(V + x)
 
 
+cdef check_ahead(int ahead):
+    if ahead < 0:
+        raise ValueError(f"prefetch distance {ahead} is negative; expected 0 (none) or more states")
+
+
 # How many states ahead the sweeps over stored codes (a stored graph, a recorded policy) ask the
 # cache for the values they will read: their successors are scattered over the value array, which
 # from K = 4 on is larger than the cache. A hint only: the values are the same with any distance.
@@ -400,8 +405,7 @@ def evaluate(StochasticGame game, const int32_t[:, ::1] policy, real[::1] V, int
     cdef real g = <real> discount
     if not 0.0 < g <= 1.0:
         raise ValueError("discount must be in (0, 1]")
-    if ahead < 0:
-        raise ValueError(f"prefetch distance {ahead} is negative; expected 0 (none) or more states")
+    check_ahead(ahead)
     stop = check_range(game, V.shape[0], start, stop, discount)
     cdef int nt = max(1, threads), t, r, tid, R = game.nrolls
     cdef real* worst = <real*> malloc(nt * 16 * sizeof(real))
@@ -1074,8 +1078,7 @@ def graph_sweep(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:
     will read (0: none)."""
     game.ready()
     check_graph(game, offsets, counts, codes)
-    if ahead < 0:
-        raise ValueError(f"prefetch distance {ahead} is negative; expected 0 (none) or more states")
+    check_ahead(ahead)
     cdef real g = <real> discount
     stop = check_range(game, V.shape[0], start, stop, g)
     cdef int32_t* P = policy_rows(game, policy)
