@@ -126,7 +126,8 @@ def check_pass_speed(k: int, threads: int) -> dict[str, float]:
 
 def graph_speed(k: int, threads: int) -> dict[str, float]:
     """The stored graph against the kernel: build time, bytes a state, one sweep each (the same
-    values) and one endless-check pass each, on random values over the whole space."""
+    values) and one endless-check pass each, on random values over the whole space; and, on the
+    same graph, its sweeps with the value prefetch against without (``prefetch_speed``)."""
     K = kernel(UrOptions(pieces=k))
     n = K.state_count
     t = time.perf_counter()
@@ -145,18 +146,16 @@ def graph_speed(k: int, threads: int) -> dict[str, float]:
     g.endless_pass(V, good, 1e-4, threads=threads, first=True)
     graph_pass = time.perf_counter() - t
     return {"build": build, "bytes_per_state": g.nbytes / n, "outcomes_per_state": g.codes.size / n,
-            "kernel_sweep": kernel_sweep, "graph_sweep": graph_sweep, "graph_pass": graph_pass}
+            "kernel_sweep": kernel_sweep, "graph_sweep": graph_sweep, "graph_pass": graph_pass,
+            **prefetch_speed(K, g, W, threads)}
 
 
-def prefetch_speed(k: int, threads: int, reps: int = 5) -> dict[str, float]:
-    """Seconds of one stored-graph sweep and one policy sweep with the kernels' prefetch of the
-    values a few states ahead against the same sweep without it (``ahead=0``), alternating, the
-    median of ``reps`` each; the values are the same either way."""
+def prefetch_speed(K, g, V: np.ndarray, threads: int, reps: int = 5) -> dict[str, float]:
+    """Seconds of one sweep over the stored graph ``g`` and one policy sweep, from the values ``V``,
+    with the kernels' prefetch of the values a few states ahead against the same sweep without it
+    (``ahead=0``), alternating, the median of ``reps`` each; the values are the same either way."""
     from gamesolver.solver import _stochastic as ks
 
-    K = kernel(UrOptions(pieces=k))
-    g = build_graph(K, threads)
-    V = np.random.default_rng(k).random(K.state_count, dtype=np.float32) * 2 - 1
     policy = np.zeros((K.state_count, K.roll_count), dtype=np.int32)
     ks.graph_sweep(K, g.offsets, g.counts, g.codes, V.copy(), threads=threads, policy=policy, discount=0.999)
     times: dict[str, list[float]] = {}
@@ -277,12 +276,9 @@ def main() -> None:
               f"{g['outcomes_per_state']:.1f} distinct outcomes and {g['bytes_per_state']:.0f} bytes a state; "
               f"sweep {g['graph_sweep']:.2f} s against {g['kernel_sweep']:.2f} s regenerating "
               f"({g['kernel_sweep'] / g['graph_sweep']:.1f}x faster); endless-check pass {g['graph_pass']:.2f} s")
-    for k in (3, 4):
-        f = prefetch_speed(k, args.threads)
-        print(f"prefetching values ahead, k={k}, {args.threads} threads (medians of 5, alternating): stored-graph "
-              f"sweep {f['graph_on']:.3f} s against {f['graph_off']:.3f} s without "
-              f"({f['graph_off'] / f['graph_on']:.2f}x); policy sweep {f['policy_on']:.3f} s against "
-              f"{f['policy_off']:.3f} s ({f['policy_off'] / f['policy_on']:.2f}x)")
+        print(f"  prefetching values ahead (medians of 5, alternating): stored-graph sweep {g['graph_on']:.3f} s "
+              f"against {g['graph_off']:.3f} s without ({g['graph_off'] / g['graph_on']:.2f}x); policy sweep "
+              f"{g['policy_on']:.3f} s against {g['policy_off']:.3f} s ({g['policy_off'] / g['policy_on']:.2f}x)")
     counts = count_outcomes(4, 5000)
     names = [r.name for r in UrOptions().dice.rolls]
     print("outcomes generated per roll, k=4 (mean of 5,000 random states): "
