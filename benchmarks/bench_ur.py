@@ -223,6 +223,50 @@ def engine_vs_old(k: int, threads: int, stored: bool) -> dict[str, float]:
     return out
 
 
+def walk_work(k: int, threads: int) -> dict:
+    """The default walk solved twice in this run, with the hot-set rounds (the default) and without
+    (``WALK_HOT_SWEEPS = 0``: 30 policy sweeps of every state a round), over the stored graph: the
+    work counted in full-sweep equivalents (a policy sweep weighted by its time against a full
+    sweep's, measured here), the time, and how far apart the two tables are."""
+    from gamesolver.solver import stochastic
+
+    o = UrOptions(pieces=k)
+    K = kernel(o)
+    g = build_graph(K, threads)
+    V = np.random.default_rng(k).random(K.state_count, dtype=np.float32) * 2 - 1
+    policy = np.zeros((K.state_count, K.roll_count), dtype=np.int32)
+    full = min(_timed(lambda: g.sweep(V, threads=threads, policy=policy)) for _ in range(3))
+    cheap = min(_timed(lambda: g.evaluate(policy, V, threads=threads)) for _ in range(5))
+    del g
+    out: dict = {"policy_cost": cheap / full}
+    tables = {}
+    saved = stochastic.WALK_HOT_SWEEPS
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, hot in (("hot", saved), ("plain", 0)):
+            stochastic.WALK_HOT_SWEEPS = hot
+            try:
+                t = time.perf_counter()
+                table = solve(o, f"{tmp}/{name}", threads=threads, graph="store", show_progress=False)
+                seconds = time.perf_counter() - t
+            finally:
+                stochastic.WALK_HOT_SWEEPS = saved
+            m = table.meta
+            tables[name] = np.asarray(table["value"], dtype=np.float64)
+            out[name] = {"seconds": seconds, "sweeps": m["sweeps"], "policy": m["policy_sweep_equivalents"],
+                         "equivalents": m["sweeps"] + m["policy_sweep_equivalents"] * out["policy_cost"],
+                         "flagged": m["endless_check"]["flagged"],
+                         "start": float(tables[name][int(K.rank([0], [0])[0])])}
+    diff = np.abs(tables["hot"] - tables["plain"])
+    out["largest_difference"], out["mean_difference"] = float(diff.max()), float(diff.mean())
+    return out
+
+
+def _timed(f) -> float:
+    t = time.perf_counter()
+    f()
+    return time.perf_counter() - t
+
+
 def count_outcomes(k: int, sample: int) -> list[float]:
     """Mean number of outcomes per roll over random states."""
     o = UrOptions(pieces=k)
@@ -285,8 +329,8 @@ def main() -> None:
           + ", ".join(f"{a} {c:.1f}" for a, c in zip(names, counts)))
     with tempfile.TemporaryDirectory() as tmp:
         methods = ("walk", "sweeps", "policy")
-        for k in (3,) + ((4,) if args.solve_k4 else ()):
-            for method in methods if k == 3 else ("walk",):
+        for k in (3,):
+            for method in methods:
                 t = time.perf_counter()
                 table = solve(UrOptions(pieces=k), f"{tmp}/k{k}{method}", threads=args.threads,
                               show_progress=False, method=method)
@@ -295,6 +339,18 @@ def main() -> None:
                       f"{m['sweeps']} sweeps + {m['policy_products']} policy products + {m['policy_sweeps']} "
                       f"policy sweeps, residual {m['residual']:.2g}, endless check "
                       f"{'passed' if m['endless_check']['flagged'] == 0 else 'FAILED'}")
+    if args.solve_k4:
+        w = walk_work(4, args.threads)
+        for name in ("plain", "hot"):
+            r = w[name]
+            print(f"solve k=4 (walk, {'hot-set rounds' if name == 'hot' else 'plain rounds'}): {r['seconds']:,.0f} s "
+                  f"with {args.threads} threads; {r['sweeps']} full sweeps + {r['policy']:,.1f} policy-sweep "
+                  f"equivalents = {r['equivalents']:,.0f} full-sweep equivalents (a policy sweep costs "
+                  f"{w['policy_cost']:.3f} of a full one over the stored graph); start {r['start']:+.6f}; endless check "
+                  f"{'passed' if r['flagged'] == 0 else 'FAILED'}")
+        print(f"  hot-set rounds against plain: {w['plain']['equivalents'] / w['hot']['equivalents']:.2f}x fewer "
+              f"full-sweep equivalents, {w['plain']['seconds'] / w['hot']['seconds']:.2f}x less time; the tables "
+              f"differ by at most {w['largest_difference']:.1e} (mean {w['mean_difference']:.1e})")
     print("memory: sweeps: 4 bytes per state (one float32 value) and the stored graph when it fits in half "
           "the memory (bytes above; --graph regenerate does without); walk: another "
           "24 bytes per state (an int32 policy code per roll); policy: those and ten float64 vectors "

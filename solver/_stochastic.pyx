@@ -175,13 +175,12 @@ cdef inline real absval(real x) noexcept nogil:
 
 
 cdef inline real term(int32_t c, const real* V, real g) noexcept nogil:
-    """The value of outcome code ``c`` for the side that chose it."""
+    """The value of outcome code ``c`` for the side that chose it; ``SG_NOCODE`` (no action and no
+    pass, which ``backup`` counts as the game ending 0, and records so in a policy) is 0."""
     if c >= 0:
         return g * V[c]
-    if c == SG_WIN:
-        return 1.0
-    if c == SG_LOSS:
-        return -1.0
+    if c <= SG_NOCODE:
+        return 1.0 if c == SG_WIN else (-1.0 if c == SG_LOSS else 0.0)
     return -(g * V[-(<int64_t> c) - 1])
 
 
@@ -392,13 +391,19 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
 
 
 def evaluate(StochasticGame game, const int32_t[:, ::1] policy, real[::1] V, int threads=1,
-             double discount=1.0, int64_t start=0, int64_t stop=-1, int ahead=PREFETCH_POLICY):
+             double discount=1.0, int64_t start=0, int64_t stop=-1, int ahead=PREFETCH_POLICY,
+             const int64_t[::1] subset=None, uint8_t[::1] mark=None, double above=0.0):
     """One sweep of the fixed policy's equations V = c + A V, in place; returns the largest change.
 
     A handful of lookups a state instead of generating every action. The arithmetic is the full
     sweep's (float32, the rolls summed in the same order), so where the policy is the greedy one
     both sweeps have the same fixed point. ``start``/``stop``: only those ranks (a distributed
-    worker's range; its policy rows elsewhere are never read)."""
+    worker's range; its policy rows elsewhere are never read).
+
+    ``subset``: sweep only these ranks (increasing), in that order, instead of ``start``/``stop``:
+    the states where a slow error lives (a hot set), swept many times at a fraction of the cost.
+    ``mark``: a byte a state, set to 1 where this sweep changed the value by more than ``above``
+    (and left alone elsewhere), to find those states."""
     game.ready()
     if V.shape[0] != game.total or policy.shape[0] != game.total or policy.shape[1] != game.nrolls:
         raise ValueError("value or policy array does not fit the state space")
@@ -407,14 +412,45 @@ def evaluate(StochasticGame game, const int32_t[:, ::1] policy, real[::1] V, int
         raise ValueError("discount must be in (0, 1]")
     check_ahead(ahead)
     stop = check_range(game, V.shape[0], start, stop, discount)
+    if mark is not None and mark.shape[0] != game.total:
+        raise ValueError(f"mark array has {mark.shape[0]} entries; expected one a state ({game.total})")
+    cdef int64_t m = 0, i
+    cdef const int64_t* S = NULL
+    if subset is not None:
+        m = subset.shape[0]
+        if m:
+            S = &subset[0]
+            if np.any(np.diff(np.asarray(subset)) <= 0) or subset[0] < 0 or subset[m - 1] >= game.total:
+                raise ValueError(f"subset must be increasing ranks in 0..{game.total - 1}")
     cdef int nt = max(1, threads), t, r, tid, R = game.nrolls
     cdef real* worst = <real*> malloc(nt * 16 * sizeof(real))
     cdef int64_t s
-    cdef real acc, d, top
+    cdef real acc, d, top, hot = <real> above
     cdef real* Vp = &V[0]
     cdef const int32_t* P = &policy[0, 0]
+    cdef uint8_t* Mk = &mark[0] if mark is not None else NULL
     for t in range(nt):
         worst[t * 16] = 0.0
+    if subset is not None:
+        with nogil:
+            for i in prange(m, schedule="static", chunksize=4096, num_threads=nt):
+                tid = threadid()
+                s = S[i]
+                if ahead and i + ahead < m:
+                    for r in range(R):
+                        fetch_value(P[S[i + ahead] * R + r], Vp)
+                acc = 0.0
+                for r in range(R):
+                    acc = acc + game.roll_p[r] * term(P[s * R + r], Vp, g)
+                d = absval(acc - Vp[s])
+                if d > worst[tid * 16]:
+                    worst[tid * 16] = d
+                if Mk != NULL and d > hot:
+                    Mk[s] = 1
+                Vp[s] = acc
+        top = largest(worst, nt)
+        free(worst)
+        return top
     with nogil:
         for s in prange(start, stop, schedule="static", chunksize=65536, num_threads=nt):
             tid = threadid()
@@ -427,6 +463,8 @@ def evaluate(StochasticGame game, const int32_t[:, ::1] policy, real[::1] V, int
             d = absval(acc - Vp[s])
             if d > worst[tid * 16]:
                 worst[tid * 16] = d
+            if Mk != NULL and d > hot:
+                Mk[s] = 1
             Vp[s] = acc
     top = largest(worst, nt)
     free(worst)

@@ -40,8 +40,12 @@ class Regenerated:
         return float(kernels.sweep(self.game, V, threads=threads, start=start, stop=stop, write=write,
                                    policy=policy, discount=discount))
 
-    def evaluate(self, policy: np.ndarray, V: np.ndarray, threads: int = 1, discount: float = 1.0) -> float:
-        return float(kernels.evaluate(self.game, policy, V, threads=threads, discount=discount))
+    hot_sets = True  # ``evaluate`` can sweep a subset of the states and mark the ones it changed
+
+    def evaluate(self, policy: np.ndarray, V: np.ndarray, threads: int = 1, discount: float = 1.0,
+                 subset: np.ndarray | None = None, mark: np.ndarray | None = None, above: float = 0.0) -> float:
+        return float(kernels.evaluate(self.game, policy, V, threads=threads, discount=discount, subset=subset,
+                                      mark=mark, above=above))
 
     def policy_apply(self, policy: np.ndarray, x: np.ndarray, out: np.ndarray, **kw: Any) -> None:
         kernels.policy_apply(self.game, policy, x, out, **kw)

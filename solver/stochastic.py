@@ -46,6 +46,11 @@ WALK_POLICY_SWEEPS = 30  # cheap sweeps of the greedy policy after each full swe
 WALK_POLISH_SWEEPS = 5  # the same in the walk's last, undiscounted stage
 WALK_STAGE_FACTOR = 10  # a discounted stage of the walk ends at a change of tolerance / this
 WALK_PROGRESS = 0.5  # ... or once 30 rounds have not halved its smallest change (see _Stall)
+WALK_HOT_SWEEPS = 200  # walk: sweeps of the greedy policy over the hot set a round (0: none; see _hot_round)
+WALK_HOT_FULL = 5  # ... after this many policy sweeps of every state, the last of which picks the hot set
+WALK_HOT_SHARE = 10  # ... the states that sweep changed by more than its largest change / this
+WALK_HOT_BUDGET = 5.0  # ... and at most this many sweeps of every state's worth of them (a big hot set gets fewer)
+WALK_HOT_MOST = 8  # ... a hot set of more than 1/this of the states is no hot set: plain policy sweeps instead
 WALK_ANDERSON = 0  # rounds of history for the walk's Anderson step (0: none, the default); see _Anderson
 WALK_ANDERSON_TRUST = 0.0  # with it: a state moves at most this times its own last change (0: no limit)
 # bytes a state for the policy method: int32 codes per roll, plus eight float64 Krylov vectors
@@ -147,7 +152,7 @@ def solve_values(
         if engine is not None:  # the sweep was timed on this process's threads, not where it will run
             line += f" (timed on this machine's CPU; the {getattr(engine, 'name', 'given')} engine sweeps elsewhere)"
         log(line)
-    values, sweeps, started, products, stage, cheap, tier = _resume(
+    values, sweeps, started, products, stage, cheap, tier, hot = _resume(
         root, header, n, method, log, dtype, tiers is not None)
     policy = np.empty((n if engine is None else 0, nrolls), dtype=np.int32) if method in ("policy", "walk") else None
     engine = Regenerated(game) if engine is None else engine
@@ -181,9 +186,9 @@ def solve_values(
             built += tier_built
             graph_bytes = max(graph_bytes, tier_bytes)
         elif method == "walk" and policy is not None:
-            residual, sweeps, cheap, spent = _walk(
-                engine, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, cheap, stage, spent,
-                show_progress, log)
+            residual, sweeps, cheap, hot, spent = _walk(
+                engine, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, cheap, hot, stage,
+                spent, show_progress, log)
         else:
             residual, sweeps, products, spent = _iterate(
                 engine, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, products, spent,
@@ -219,6 +224,8 @@ def solve_values(
                   else "stored" if engine.stored else "regenerated"),
         "policy_products": products,
         "policy_sweeps": cheap,
+        "hot_set_states": hot,  # states swept by the walk's hot-set sweeps, all of them together
+        "policy_sweep_equivalents": round(cheap + hot / max(1, n), 1),
         "value": "P(win) - P(loss) for the side to move, before rolling; endless play counts 0",
         "solve_seconds_this_run": round(spent + built, 3),
         "graph_build_seconds": round(built, 3),
@@ -259,7 +266,8 @@ def estimate(game: Any, method: str, stored: bool, threads: int, dtype: str = "f
     lo, hi = TYPICAL_SWEEPS
     return (f"estimate: {n:,} states; memory {V.itemsize * n / 2**20:,.0f} MiB of values"
             + (f", {policy / 2**20:,.0f} MiB of policy" if policy else "")
-            + (f", {history / 2**20:,.0f} MiB of Anderson history" if history else "")
+            + (f", {history / 2**20:,.0f} MiB of hot-set marks" + (" and Anderson history" if WALK_ANDERSON else "")
+               if history else "")
             + (f", {graph / 2**30:,.2f} GiB of stored graph" if graph else "")
             + f"; one full sweep about {sweep:,.1f} s here ({'stored graph' if stored else 'regenerating'}, "
             f"{threads} threads); {lo}-{hi} full sweeps would take {lo * sweep / 60:,.0f}-{hi * sweep / 60:,.0f} min "
@@ -404,20 +412,23 @@ def range_graph(game: Any, start: int, stop: int, threads: int) -> StoredGraph:
 
 
 def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
-          max_sweeps: int, policy: np.ndarray, sweeps: int, cheap: int, stage: int, spent: float,
-          show_progress: bool | None, log: Any) -> tuple[float, int, int, float]:
+          max_sweeps: int, policy: np.ndarray, sweeps: int, cheap: int, hot: int, stage: int, spent: float,
+          show_progress: bool | None, log: Any) -> tuple[float, int, int, int, float]:
     """The ``walk`` method: modified policy iteration while a discount walks up to 1.
 
     Stage by stage, 1 - discount = 1e-2, 1e-3, ..., 1e-6 and finally 0: each round is one full
     sweep, which also records both players' greedy policy, then up to WALK_POLICY_SWEEPS cheap
-    float32 sweeps of that policy (WALK_POLISH_SWEEPS in the last stage). A discounted stage ends
+    float32 sweeps of that policy (WALK_POLISH_SWEEPS in the last stage; in the discounted stages,
+    where the engine can, a few of them and many over the hot set instead: ``_hot_round``). A discounted stage ends
     when a full sweep changes no value by more than ``tolerance / 10`` (or 30 rounds have not
     halved the smallest change: float32 rounding and near-ties, see ``_Stall``), so that cycles kept up only by endless play have decayed below the
     check's slack. Each stage starts from the last, so the undiscounted stage starts next to the
     game's value, not in the basin of a false solution. Returns (residual, sweeps, policy sweeps,
-    seconds); checkpoints after every round, with the stage, so a stopped run resumes in it.
+    states swept in hot sets, seconds); checkpoints after every round, with the stage, so a stopped
+    run resumes in it.
     """
     stages = DISCOUNTS + (0.0,)
+    mark = np.zeros(values.shape[0], dtype=np.uint8) if WALK_HOT_SWEEPS and getattr(K, "hot_sets", False) else None
     while stage < len(stages):
         d = stages[stage]
         g = float(np.float32(1.0 - d))
@@ -433,21 +444,25 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
                 residual = K.sweep(values, threads=threads, write=False)
                 if residual < tolerance:
                     spent += time.perf_counter() - t0
-                    _checkpoint(root, values, _walk_info(header, tolerance, sweeps, cheap, stage, last))
-                    return residual, sweeps, cheap, spent
+                    _checkpoint(root, values, _walk_info(header, tolerance, sweeps, cheap, hot, stage, last))
+                    return residual, sweeps, cheap, hot, spent
             done = bool(d) and (last < tolerance / WALK_STAGE_FACTOR or stalled(last))
-            if not done:
+            if not done and d and mark is not None:
+                full, swept = _hot_round(K, policy, values, threads, g, tolerance / 10, mark)
+                cheap += full
+                hot += swept
+            elif not done:
                 for _ in range(WALK_POLICY_SWEEPS if d else WALK_POLISH_SWEEPS):
                     cheap += 1
                     if K.evaluate(policy, values, threads=threads, discount=g) < tolerance / 10:
                         break
-                if before is not None:
-                    sync = getattr(K, "sync", None)
-                    if sync is not None:  # an engine whose policy sweeps left its own copy ahead (a GPU)
-                        sync(values)
-                    anderson(before, values)
+            if not done and before is not None:
+                sync = getattr(K, "sync", None)
+                if sync is not None:  # an engine whose policy sweeps left its own copy ahead (a GPU)
+                    sync(values)
+                anderson(before, values)
             spent += time.perf_counter() - t0
-            _checkpoint(root, values, _walk_info(header, tolerance, sweeps, cheap, stage + done, last))
+            _checkpoint(root, values, _walk_info(header, tolerance, sweeps, cheap, hot, stage + done, last))
             if log:
                 log(f"sweep {sweeps} (1 - discount {d:g}): largest change {last:.3g} ({spent:.1f} s so far)")
             if done:
@@ -557,10 +572,58 @@ class _Stall:
         return min(self.changes[-_STALL_SWEEPS:]) >= self.progress * min(self.changes[:-_STALL_SWEEPS])
 
 
-def _walk_info(header: dict[str, Any], tolerance: float, sweeps: int, cheap: int, stage: int,
+def _walk_info(header: dict[str, Any], tolerance: float, sweeps: int, cheap: int, hot: int, stage: int,
                change: float) -> dict[str, Any]:
-    return {"sweeps": sweeps, "products": 0, "policy_sweeps": cheap, "stage": stage, "change": change,
-            "options": header, "tolerance": tolerance, "method": "walk"}
+    return {"sweeps": sweeps, "products": 0, "policy_sweeps": cheap, "hot_states": hot, "stage": stage,
+            "change": change, "options": header, "tolerance": tolerance, "method": "walk"}
+
+
+def _hot_round(K: Any, policy: np.ndarray, values: np.ndarray, threads: int, g: float, floor: float,
+               mark: np.ndarray) -> tuple[int, int]:
+    """The walk's policy sweeps in a discounted stage, spent where the error is; returns (sweeps of
+    every state, states swept in the hot set).
+
+    In a game that mixes slowly the policy sweeps' error soon lives on a few states: on the fort
+    rules with four pieces, after 50 policy sweeps of the greedy pair 90% of it (squared) sat on
+    0.6% of the states and shrank by only 0.9983 a sweep. So: WALK_HOT_FULL - 1 sweeps of every
+    state (the fast modes), one more that marks the states it changed by more than its largest
+    change / WALK_HOT_SHARE (the hot set), up to WALK_HOT_SWEEPS sweeps of those states alone,
+    in rank order (fewer where the set is big: WALK_HOT_BUDGET sweeps of every state's worth at
+    most), and a last sweep of every state to pass what they learnt on. A hot set of more than
+    1 / WALK_HOT_MOST of the states (early in the walk the error is everywhere) gets the plain
+    round's policy sweeps instead; so the hot set's ranks take at most a byte a state, besides the
+    mark's byte. Every step is a
+    Gauss-Seidel update of some states of the same equations, so the fixed point is the policy's,
+    as with the plain sweeps; none extrapolates. Each stops once a sweep changes nothing by more
+    than ``floor``."""
+    change = float("inf")
+    full = 0
+    for _ in range(WALK_HOT_FULL - 1):
+        full += 1
+        change = K.evaluate(policy, values, threads=threads, discount=g)
+        if change < floor:
+            return full, 0
+    mark[:] = 0
+    full += 1
+    change = K.evaluate(policy, values, threads=threads, discount=g, mark=mark,
+                        above=max(change / WALK_HOT_SHARE, floor / 10))
+    if change < floor:
+        return full, 0
+    if np.count_nonzero(mark) * WALK_HOT_MOST > values.shape[0]:
+        for _ in range(WALK_POLICY_SWEEPS - full):
+            full += 1
+            if K.evaluate(policy, values, threads=threads, discount=g) < floor:
+                break
+        return full, 0
+    hot_set = np.flatnonzero(mark)
+    swept = 0
+    for _ in range(min(WALK_HOT_SWEEPS, int(WALK_HOT_BUDGET * values.shape[0] / max(1, hot_set.size)))):
+        swept += hot_set.size
+        if K.evaluate(policy, values, threads=threads, discount=g, subset=hot_set) < floor:
+            break
+    full += 1
+    K.evaluate(policy, values, threads=threads, discount=g)
+    return full, swept
 
 
 def discounted_descent(K: Any, values: np.ndarray, threads: int, show_progress: bool | None = False,
@@ -603,6 +666,7 @@ def extra_bytes(n: int, nrolls: int, method: str) -> int:
     need = n * nrolls * _POLICY_BYTES_PER_ROLL
     if method == "walk":
         need += n * 4 * 2 * (WALK_ANDERSON + 1) if WALK_ANDERSON else 0
+        need += 2 * n if WALK_HOT_SWEEPS else 0  # the hot rounds' mark and hot set (see _hot_round)
     else:
         need += n * _KRYLOV_BYTES
     return need
@@ -732,8 +796,9 @@ def _checkpoint(root: Path, values: np.ndarray, info: dict[str, Any]) -> None:
 
 def _resume(root: Path, header: dict[str, Any], n: int, method: str,
             log: Callable[[str], None] | None = None, dtype: str = "float32",
-            tiered: bool = False) -> tuple[np.ndarray, int, int, int, int, int, int]:
-    """(values, sweeps, sweeps at the start, products, walk stage, policy sweeps, tiers done) from
+            tiered: bool = False) -> tuple[np.ndarray, int, int, int, int, int, int, int]:
+    """(values, sweeps, sweeps at the start, products, walk stage, policy sweeps, tiers done, states
+    swept in the walk's hot sets) from
     a checkpoint of the same game; a tiered run resumes only from a tiered run's checkpoint, at the
     range after the last it finished; a walk resumes in its stage only from a walk's checkpoint (else from the
     start of the walk, with the checkpoint's values). A checkpoint that cannot be read, or belongs
@@ -754,9 +819,9 @@ def _resume(root: Path, header: dict[str, Any], n: int, method: str,
                 same = info.get("method", "sweeps") == method
                 stage = int(info.get("stage", 0)) if same else 0
                 return (np.ascontiguousarray(values), sweeps, sweeps, int(info.get("products", 0)), stage,
-                        int(info.get("policy_sweeps", 0)), int(info.get("tier", 0)))
+                        int(info.get("policy_sweeps", 0)), int(info.get("tier", 0)), int(info.get("hot_states", 0)))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             why = f"it cannot be read ({type(exc).__name__}: {exc})"
         if log:
             log(f"warning: ignoring the checkpoint in {root}: {why}; starting from sweep 0")
-    return np.zeros(n, dtype=np.dtype(dtype)), 0, 0, 0, 0, 0, 0
+    return np.zeros(n, dtype=np.dtype(dtype)), 0, 0, 0, 0, 0, 0, 0

@@ -206,3 +206,75 @@ def test_anderson_trust_limits_each_states_move_to_a_multiple_of_its_last_change
     result = x.copy()
     step(before, x)
     assert np.array_equal(x[: n // 2], result[: n // 2])
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), share=st.floats(0.0, 1.0), discount=st.sampled_from([1.0, 0.999]),
+       above=st.sampled_from([0.0, 1e-3, 0.05]), ahead=st.sampled_from([0, 3, 32]))
+def test_a_hot_set_sweep_is_gauss_seidel_over_those_states_alone(mini4, seed: int, share: float,
+                                                                  discount: float, above: float, ahead: int) -> None:
+    """``evaluate(subset=...)`` updates the listed states in rank order, each from the values as
+    they stand (the earlier ones already updated), and nothing else; ``mark`` gains a 1 exactly
+    where the value moved by more than ``above`` and keeps the marks it had."""
+    from gamesolver.solver import _stochastic as kernels
+
+    o, K, V0 = mini4
+    n, R = K.state_count, len(o.dice.rolls)
+    _, policy = greedy(K, V0)
+    rng = np.random.default_rng(seed)
+    subset = np.flatnonzero(rng.random(n) < share).astype(np.int64)
+    before = (rng.random(n) * 2 - 1).astype(np.float32)
+    want = before.astype(np.float64)
+    p = [r.probability for r in o.dice.rolls]
+    for s in subset:  # the slow reference: a plain Gauss-Seidel pass over the subset
+        want[s] = sum(p[r] * (term(int(c), want) if c in (WIN, LOSS) else discount * term(int(c), want))
+                      for r, c in enumerate(policy[s]))
+    got = before.copy()
+    mark = (rng.random(n) < 0.05).astype(np.uint8)
+    had = mark.copy()
+    change = kernels.evaluate(K, policy, got, threads=1, discount=discount, subset=subset, mark=mark, above=above,
+                              ahead=ahead)
+    assert np.abs(got.astype(np.float64) - want).max() < 1e-5
+    outside = np.ones(n, dtype=bool)
+    outside[subset] = False
+    assert np.array_equal(got[outside], before[outside])
+    moved = np.abs(got - before)  # float32, as the kernel compares
+    assert change == (moved.max() if subset.size else 0.0)
+    assert np.array_equal(mark, np.where(moved > np.float32(above), 1, had).astype(np.uint8))
+    # the whole range with a mark: the same values as without one
+    a, b = before.copy(), before.copy()
+    assert kernels.evaluate(K, policy, a, threads=1, mark=np.zeros(n, dtype=np.uint8)) == \
+        kernels.evaluate(K, policy, b, threads=1)
+    assert np.array_equal(a, b)
+
+
+def test_a_hot_set_must_be_increasing_ranks_and_a_mark_one_byte_a_state(mini4) -> None:
+    from gamesolver.solver import _stochastic as kernels
+
+    _, K, V0 = mini4
+    n = K.state_count
+    _, policy = greedy(K, V0)
+    V = V0.copy()
+    for bad in ([3, 2], [1, 1], [-1, 4], [0, n]):
+        with pytest.raises(ValueError, match="increasing ranks"):
+            kernels.evaluate(K, policy, V, subset=np.array(bad, dtype=np.int64))
+    with pytest.raises(ValueError, match="mark array"):
+        kernels.evaluate(K, policy, V, mark=np.zeros(n - 1, dtype=np.uint8))
+    assert np.array_equal(V, V0)
+
+
+def test_the_walk_with_hot_sets_solves_the_test_board_like_without(tmp_path, monkeypatch) -> None:
+    """Hot-set rounds (the default) and the plain rounds end on the same values, both passing the
+    endless check without a repair; the hot sets did sweep states."""
+    from gamesolver.games.ur.solve import solve
+    from gamesolver.solver import stochastic
+
+    o = mini_options(tmp_path, 4)
+    assert stochastic.WALK_HOT_SWEEPS > 0
+    hot = solve(o, tmp_path / "hot", tolerance=1e-6, threads=2)
+    monkeypatch.setattr(stochastic, "WALK_HOT_SWEEPS", 0)
+    plain = solve(o, tmp_path / "plain", tolerance=1e-6, threads=2)
+    for t in (hot, plain):
+        assert t.meta["endless_check"]["flagged"] == 0 and t.meta["endless_repairs"] == 0
+    assert hot.meta["hot_set_states"] > 0 and plain.meta["hot_set_states"] == 0
+    assert np.abs(np.asarray(hot["value"]) - np.asarray(plain["value"])).max() < 2e-5
