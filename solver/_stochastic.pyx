@@ -200,6 +200,19 @@ cdef inline void fetch_value(int32_t c, const real* V) noexcept nogil:
         __builtin_prefetch(V + x)
 
 
+cdef int64_t check_subset(StochasticGame game, const int64_t[::1] subset, uint8_t[::1] mark) except -1:
+    """The number of ranks in ``subset`` (0 for none), which must increase inside 0..N-1, and
+    ``mark`` must have a byte a state."""
+    if mark is not None and mark.shape[0] != game.total:
+        raise ValueError(f"mark array has {mark.shape[0]} entries; expected one a state ({game.total})")
+    if subset is None or subset.shape[0] == 0:
+        return 0
+    cdef int64_t m = subset.shape[0]
+    if np.any(np.diff(np.asarray(subset)) <= 0) or subset[0] < 0 or subset[m - 1] >= game.total:
+        raise ValueError(f"subset must be increasing ranks in 0..{game.total - 1}")
+    return m
+
+
 cdef check_ahead(int ahead):
     if ahead < 0:
         raise ValueError(f"prefetch distance {ahead} is negative; expected 0 (none) or more states")
@@ -412,16 +425,8 @@ def evaluate(StochasticGame game, const int32_t[:, ::1] policy, real[::1] V, int
         raise ValueError("discount must be in (0, 1]")
     check_ahead(ahead)
     stop = check_range(game, V.shape[0], start, stop, discount)
-    if mark is not None and mark.shape[0] != game.total:
-        raise ValueError(f"mark array has {mark.shape[0]} entries; expected one a state ({game.total})")
-    cdef int64_t m = 0, i
-    cdef const int64_t* S = NULL
-    if subset is not None:
-        m = subset.shape[0]
-        if m:
-            S = &subset[0]
-            if np.any(np.diff(np.asarray(subset)) <= 0) or subset[0] < 0 or subset[m - 1] >= game.total:
-                raise ValueError(f"subset must be increasing ranks in 0..{game.total - 1}")
+    cdef int64_t m = check_subset(game, subset, mark), i
+    cdef const int64_t* S = &subset[0] if m else NULL
     cdef int nt = max(1, threads), t, r, tid, R = game.nrolls
     cdef real* worst = <real*> malloc(nt * 16 * sizeof(real))
     cdef int64_t s
@@ -686,11 +691,12 @@ cdef void bounds_backup(StochasticGame game, const int32_t* c, const count_t* cn
     hi[0] = sum_up(&sh)
 
 
-cdef inline void tighten(real* L, real* U, int64_t s, double lo, double hi, bint loosen, real* gap,
+cdef inline bint tighten(real* L, real* U, int64_t s, double lo, double hi, bint loosen, real* gap,
                          real* moved) noexcept nogil:
     """Store the outward-rounded backup (lo, hi) where it tightens the bounds (``loosen``: where
-    it loosens them) and keep the range's largest gap and move."""
+    it loosens them) and keep the range's largest gap and move; returns whether a bound moved."""
     cdef real a, b, d
+    cdef bint changed = 0
     if real is float:
         a = down_f(lo)
         b = up_f(hi)
@@ -702,13 +708,16 @@ cdef inline void tighten(real* L, real* U, int64_t s, double lo, double hi, bint
         if d > moved[0]:
             moved[0] = d
         L[s] = a
+        changed = 1
     if (b > U[s]) if loosen else (b < U[s]):
         d = absval(U[s] - b)
         if d > moved[0]:
             moved[0] = d
         U[s] = b
+        changed = 1
     if U[s] - L[s] > gap[0]:
         gap[0] = U[s] - L[s]
+    return changed
 
 
 cdef check_bounds(StochasticGame game, Py_ssize_t nl, Py_ssize_t nu):
@@ -717,7 +726,8 @@ cdef check_bounds(StochasticGame game, Py_ssize_t nl, Py_ssize_t nu):
 
 
 def bounds_sweep(StochasticGame game, real[::1] L, real[::1] U, int threads=1, int64_t start=0,
-                 int64_t stop=-1, bint backwards=False, bint loosen=False, int32_t[:, ::1] policy=None):
+                 int64_t stop=-1, bint backwards=False, bint loosen=False, int32_t[:, ::1] policy=None,
+                 const int64_t[::1] subset=None, uint8_t[::1] mark=None):
     """One Gauss-Seidel sweep of the bounds over ranks start..stop-1, generating every state's
     outcomes; returns (the largest gap U - L, the largest move) over the range.
 
@@ -726,10 +736,16 @@ def bounds_sweep(StochasticGame game, real[::1] L, real[::1] U, int threads=1, i
     the pair stays consistent. ``loosen`` lowers L and raises U to their backups where that
     loosens them: repeated until nothing moves, it turns any pair into a consistent one.
     ``policy`` (a code per state and roll): L counts the policy's action, not the best (the
-    bound the policy guarantees)."""
+    bound the policy guarantees). ``subset``: only these ranks (increasing; visited in that
+    order, or backwards), instead of start..stop-1. ``mark``: set to 1 where a bound moved."""
     game.ready()
     check_bounds(game, L.shape[0], U.shape[0])
     stop = check_range(game, L.shape[0], start, stop, 1.0)
+    cdef int64_t m = check_subset(game, subset, mark)
+    cdef const int64_t* S = &subset[0] if m else NULL
+    cdef uint8_t* Mk = &mark[0] if mark is not None else NULL
+    if subset is not None:
+        start, stop = 0, m
     cdef const int32_t* P = policy_rows(game, policy)
     cdef int nt = max(1, threads), t, tid, R = game.nrolls
     cdef real* stats = <real*> malloc(nt * 16 * sizeof(real))
@@ -746,11 +762,15 @@ def bounds_sweep(StochasticGame game, real[::1] L, real[::1] U, int threads=1, i
         with nogil:
             for i in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
                 s = (stop - 1 - (i - start)) if backwards else i
+                if S != NULL:
+                    s = S[s]
                 tid = threadid()
                 game.generate(s, &outs[tid])
                 bounds_backup(game, outs[tid].codes, outs[tid].counts, Lp, Up, &lohi[tid * 8], &lohi[tid * 8 + 1],
                               (P + s * R) if P != NULL else NULL)
-                tighten(Lp, Up, s, lohi[tid * 8], lohi[tid * 8 + 1], loosen, &stats[tid * 16], &stats[tid * 16 + 1])
+                if tighten(Lp, Up, s, lohi[tid * 8], lohi[tid * 8 + 1], loosen, &stats[tid * 16],
+                           &stats[tid * 16 + 1]) and Mk != NULL:
+                    Mk[s] = 1
         return largest(stats, nt), largest(stats + 1, nt)
     finally:
         free(outs)
@@ -1186,12 +1206,18 @@ def graph_endless_pass(StochasticGame game, const int64_t[::1] offsets, const ui
 
 def graph_bounds_sweep(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:, ::1] counts,
                        const int32_t[::1] codes, real[::1] L, real[::1] U, int threads=1, int64_t start=0,
-                       int64_t stop=-1, bint backwards=False, bint loosen=False, int32_t[:, ::1] policy=None):
+                       int64_t stop=-1, bint backwards=False, bint loosen=False, int32_t[:, ::1] policy=None,
+                       const int64_t[::1] subset=None, uint8_t[::1] mark=None):
     """``bounds_sweep`` over the stored graph."""
     game.ready()
     check_graph(game, offsets, counts, codes)
     check_bounds(game, L.shape[0], U.shape[0])
     stop = check_range(game, L.shape[0], start, stop, 1.0)
+    cdef int64_t m = check_subset(game, subset, mark)
+    cdef const int64_t* S = &subset[0] if m else NULL
+    cdef uint8_t* Mk = &mark[0] if mark is not None else NULL
+    if subset is not None:
+        start, stop = 0, m
     cdef const int32_t* P = policy_rows(game, policy)
     cdef int nt = max(1, threads), t, tid, G = game.ngroups, R = game.nrolls
     cdef real* stats = <real*> malloc(nt * 16 * sizeof(real))
@@ -1209,10 +1235,14 @@ def graph_bounds_sweep(StochasticGame game, const int64_t[::1] offsets, const ui
     with nogil:
         for i in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
             s = (stop - 1 - (i - start)) if backwards else i
+            if S != NULL:
+                s = S[s]
             tid = threadid()
             bounds_backup(game, C + F[s], N + s * G, Lp, Up, &lohi[tid * 8], &lohi[tid * 8 + 1],
                           (P + s * R) if P != NULL else NULL)
-            tighten(Lp, Up, s, lohi[tid * 8], lohi[tid * 8 + 1], loosen, &stats[tid * 16], &stats[tid * 16 + 1])
+            if tighten(Lp, Up, s, lohi[tid * 8], lohi[tid * 8 + 1], loosen, &stats[tid * 16],
+                       &stats[tid * 16 + 1]) and Mk != NULL:
+                Mk[s] = 1
     out = (largest(stats, nt), largest(stats + 1, nt))
     free(stats)
     free(lohi)

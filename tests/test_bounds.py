@@ -196,3 +196,37 @@ def test_a_short_search_falls_back_to_the_trivial_pair_and_says_so(tmp_path) -> 
     assert got["loosen_sweeps"] == 1 and got["bound"] > 0.5  # from -1 and +1 after one sweep: loose, still true
     res = CliRunner().invoke(cli, ["ur", "check", *common, "--table", str(out), "--bounds", "--bounds-sweeps", "0"])
     assert res.exit_code == 2 and "--bounds-sweeps must be at least 1" in res.output
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), share=st.floats(0.0, 1.0), loosen=st.booleans(), backwards=st.booleans())
+def test_a_bounds_sweep_over_a_subset_updates_those_states_one_by_one(mini4, seed: int, share: float,
+                                                                      loosen: bool, backwards: bool) -> None:
+    """``subset`` visits the listed states (backwards: in reverse) exactly as one-state sweeps in
+    that order would, touches no other, and ``mark`` gains a 1 where a bound moved; the stored
+    graph's sweep does the same, bit for bit."""
+    from gamesolver.solver.outcomes import build_graph
+
+    game = mini4
+    g = build_graph(game)
+    n = game.state_count
+    rng = np.random.default_rng(seed)
+    V = (rng.random(n) * 1.6 - 0.8).astype(np.float32)
+    L0, U0 = V - np.float32(0.05), V + np.float32(0.05)
+    subset = np.flatnonzero(rng.random(n) < share).astype(np.int64)
+    L1, U1 = L0.copy(), U0.copy()
+    for s in (subset[::-1] if backwards else subset):  # the reference: one state at a time
+        kernels.bounds_sweep(game, L1, U1, start=int(s), stop=int(s) + 1, loosen=loosen)
+    had = (rng.random(n) < 0.05).astype(np.uint8)
+    for how in ("generated", "stored"):
+        L, U, mark = L0.copy(), U0.copy(), had.copy()
+        kw = dict(threads=1, loosen=loosen, backwards=backwards, subset=subset, mark=mark)
+        if how == "generated":
+            kernels.bounds_sweep(game, L, U, **kw)
+        else:
+            kernels.graph_bounds_sweep(game, g.offsets, g.counts, g.codes, L, U, **kw)
+        assert np.array_equal(L, L1) and np.array_equal(U, U1), how
+        moved = (L != L0) | (U != U0)
+        assert np.array_equal(mark, np.where(moved, 1, had).astype(np.uint8)), how
+    with pytest.raises(ValueError, match="increasing ranks"):
+        kernels.bounds_sweep(game, L0.copy(), U0.copy(), subset=np.array([2, 1], dtype=np.int64))
