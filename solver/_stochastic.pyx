@@ -403,6 +403,22 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
         free(worst)
 
 
+cdef inline void policy_update(StochasticGame game, const int32_t* row, real* V, int64_t s, real g, real* worst,
+                               uint8_t* mark, real above) noexcept nogil:
+    """One state's update in a policy sweep: V[s] from its policy row (a code per roll, summed in
+    roll order), keeping the largest change in ``worst`` and marking a change above ``above``."""
+    cdef real acc = 0.0, d
+    cdef int r
+    for r in range(game.nrolls):
+        acc = acc + game.roll_p[r] * term(row[r], V, g)
+    d = absval(acc - V[s])
+    if d > worst[0]:
+        worst[0] = d
+    if mark != NULL and d > above:
+        mark[s] = 1
+    V[s] = acc
+
+
 def evaluate(StochasticGame game, const int32_t[:, ::1] policy, real[::1] V, int threads=1,
              double discount=1.0, int64_t start=0, int64_t stop=-1, int ahead=PREFETCH_POLICY,
              const int64_t[::1] subset=None, uint8_t[::1] mark=None, double above=0.0):
@@ -430,7 +446,7 @@ def evaluate(StochasticGame game, const int32_t[:, ::1] policy, real[::1] V, int
     cdef int nt = max(1, threads), t, r, tid, R = game.nrolls
     cdef real* worst = <real*> malloc(nt * 16 * sizeof(real))
     cdef int64_t s
-    cdef real acc, d, top, hot = <real> above
+    cdef real top, hot = <real> above
     cdef real* Vp = &V[0]
     cdef const int32_t* P = &policy[0, 0]
     cdef uint8_t* Mk = &mark[0] if mark is not None else NULL
@@ -444,15 +460,7 @@ def evaluate(StochasticGame game, const int32_t[:, ::1] policy, real[::1] V, int
                 if ahead and i + ahead < m:
                     for r in range(R):
                         fetch_value(P[S[i + ahead] * R + r], Vp)
-                acc = 0.0
-                for r in range(R):
-                    acc = acc + game.roll_p[r] * term(P[s * R + r], Vp, g)
-                d = absval(acc - Vp[s])
-                if d > worst[tid * 16]:
-                    worst[tid * 16] = d
-                if Mk != NULL and d > hot:
-                    Mk[s] = 1
-                Vp[s] = acc
+                policy_update(game, P + s * R, Vp, s, g, &worst[tid * 16], Mk, hot)
         top = largest(worst, nt)
         free(worst)
         return top
@@ -462,15 +470,7 @@ def evaluate(StochasticGame game, const int32_t[:, ::1] policy, real[::1] V, int
             if ahead and s + ahead < stop:
                 for r in range(R):
                     fetch_value(P[(s + ahead) * R + r], Vp)
-            acc = 0.0
-            for r in range(R):
-                acc = acc + game.roll_p[r] * term(P[s * R + r], Vp, g)
-            d = absval(acc - Vp[s])
-            if d > worst[tid * 16]:
-                worst[tid * 16] = d
-            if Mk != NULL and d > hot:
-                Mk[s] = 1
-            Vp[s] = acc
+            policy_update(game, P + s * R, Vp, s, g, &worst[tid * 16], Mk, hot)
     top = largest(worst, nt)
     free(worst)
     return top
