@@ -365,16 +365,23 @@ cdef int32_t* policy_rows(StochasticGame game, int32_t[:, ::1] policy) except? N
 
 
 def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int64_t stop=-1,
-          bint write=True, int32_t[:, ::1] policy=None, double discount=1.0, bint backwards=False):
+          bint write=True, int32_t[:, ::1] policy=None, double discount=1.0, bint backwards=False,
+          const int64_t[::1] subset=None):
     """One Gauss-Seidel sweep in place over ranks start..stop-1, generating every state's
     outcomes; returns the largest change (with ``write=False``: the Bellman residual, nothing
     written). ``policy`` (one row per state, a column per roll) receives the greedy codes.
     ``backwards`` visits the ranks from the top down.
     ``discount`` (at most 1) multiplies the value of every state reached without the game
-    ending: the game stops, counted 0, with probability 1 - discount after each action."""
+    ending: the game stops, counted 0, with probability 1 - discount after each action.
+    ``subset``: back up only these ranks (increasing), in that order, instead of ``start``/``stop``
+    (a few states the endless check flagged, repaired alone while the rest stay put)."""
     game.ready()
     cdef real g = <real> discount
     stop = check_range(game, V.shape[0], start, stop, g)
+    cdef int64_t m = check_subset(game, subset, None)
+    cdef const int64_t* S = &subset[0] if m else NULL
+    if subset is not None:
+        start, stop, backwards = 0, m, False
     cdef int32_t* P = policy_rows(game, policy)
     cdef int nt = max(1, threads), t, tid, R = game.nrolls
     cdef real* worst = <real*> malloc(nt * 16 * sizeof(real))
@@ -387,7 +394,7 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
     try:
         with nogil:
             for i in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
-                s = (stop - 1 - (i - start)) if backwards else i
+                s = S[i] if S != NULL else (stop - 1 - (i - start)) if backwards else i
                 tid = threadid()
                 game.generate(s, &outs[tid])
                 v = backup(game, outs[tid].codes, outs[tid].counts, Vp, g,
@@ -1130,15 +1137,20 @@ cdef check_graph(StochasticGame game, const int64_t[::1] offsets, const uint8_t[
 
 def graph_sweep(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:, ::1] counts,
                 const int32_t[::1] codes, real[::1] V, int threads=1, int64_t start=0, int64_t stop=-1,
-                bint write=True, int32_t[:, ::1] policy=None, double discount=1.0, int ahead=PREFETCH_GRAPH):
+                bint write=True, int32_t[:, ::1] policy=None, double discount=1.0, int ahead=PREFETCH_GRAPH,
+                const int64_t[::1] subset=None):
     """``sweep`` over the stored graph: the same values, sweep for sweep, at the cost of one
     lookup per distinct outcome. ``ahead``: prefetch the values that the state this many ranks on
-    will read (0: none)."""
+    will read (0: none). ``subset``: as ``sweep``'s (no prefetch there)."""
     game.ready()
     check_graph(game, offsets, counts, codes)
     check_ahead(ahead)
     cdef real g = <real> discount
     stop = check_range(game, V.shape[0], start, stop, g)
+    cdef int64_t m = check_subset(game, subset, None), k
+    cdef const int64_t* S = &subset[0] if m else NULL
+    if subset is not None:
+        start, stop, ahead = 0, m, 0
     cdef int32_t* P = policy_rows(game, policy)
     cdef int nt = max(1, threads), t, tid, G = game.ngroups, R = game.nrolls
     cdef real* worst = <real*> malloc(nt * 16 * sizeof(real))
@@ -1151,8 +1163,9 @@ def graph_sweep(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:
     for t in range(nt):
         worst[t * 16] = 0.0
     with nogil:
-        for s in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
+        for k in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
             tid = threadid()
+            s = S[k] if S != NULL else k
             if ahead and s + ahead < stop:
                 for i in range(F[s + ahead], F[s + ahead + 1]):
                     fetch_value(C[i], Vp)

@@ -36,10 +36,11 @@ class Regenerated:
         self.game = game
 
     def sweep(self, V: np.ndarray, threads: int = 1, start: int = 0, stop: int = -1, write: bool = True,
-              policy: np.ndarray | None = None, discount: float = 1.0) -> float:
+              policy: np.ndarray | None = None, discount: float = 1.0, subset: np.ndarray | None = None) -> float:
         return float(kernels.sweep(self.game, V, threads=threads, start=start, stop=stop, write=write,
-                                   policy=policy, discount=discount))
+                                   policy=policy, discount=discount, subset=subset))
 
+    subset_sweeps = True  # ``sweep`` can back up a list of states alone (the endless check's local repair)
     hot_sets = True  # ``evaluate`` can sweep a subset of the states and mark the ones it changed
 
     def evaluate(self, policy: np.ndarray, V: np.ndarray, threads: int = 1, discount: float = 1.0,
@@ -93,9 +94,10 @@ class StoredGraph(Regenerated):
         return out or set(g[-1])
 
     def sweep(self, V: np.ndarray, threads: int = 1, start: int = 0, stop: int = -1, write: bool = True,
-              policy: np.ndarray | None = None, discount: float = 1.0) -> float:
+              policy: np.ndarray | None = None, discount: float = 1.0, subset: np.ndarray | None = None) -> float:
         return float(kernels.graph_sweep(self.game, self.offsets, self.counts, self.codes, V, threads=threads,
-                                         start=start, stop=stop, write=write, policy=policy, discount=discount))
+                                         start=start, stop=stop, write=write, policy=policy, discount=discount,
+                                         subset=subset))
 
     def endless_pass(self, V: np.ndarray, good: np.ndarray, eps: float, threads: int = 1,
                      first: bool = False) -> int:

@@ -59,7 +59,8 @@ _POLICY_BYTES_PER_ROLL = 4
 _KRYLOV_BYTES = 10 * 8
 _SETTLE_SWEEPS = 20
 CHECK_EPS_FACTOR = 10
-_MAX_REPAIRS = 2  # discounted repairs before the solve gives up and stores what it has, flagged
+_MAX_REPAIRS = 3  # discounted repairs before the solve gives up and stores what it has, flagged
+LOCAL_REPAIR_SHARE = 100  # a repair of the flagged states alone while they are at most 1/this of all
 DISCOUNTS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)  # 1 - discount, stage by stage
 _STAGE_TOLERANCE = 1e-8
 _STALL_SWEEPS = 30
@@ -177,7 +178,7 @@ def solve_values(
     spent = 0.0
     if sweeps and log:
         log(f"resuming from the checkpoint after sweep {sweeps}")
-    repairs = 0
+    repairs = repaired = 0
     while True:
         if tiers is not None:  # after a repair, every range is swept again from the repaired values
             residual, sweeps, spent, check, tier_built, tier_bytes = _tiered(
@@ -203,15 +204,25 @@ def solve_values(
         if check.passed or repairs >= _MAX_REPAIRS:
             break
         # A false solution: somewhere a side claims an advantage that only endless play keeps.
-        # Discounting makes the solution unique; walk the discount up to almost 1, then polish
-        # with plain sweeps and check again.
+        # Discounting makes the solution unique; walk the discount up to almost 1 (on the flagged
+        # states alone while they are few, the last time on every state), then sweep every state
+        # to the tolerance and check again.
         repairs += 1
-        policy = None
-        if log:
-            log(f"endless check: {check.flagged:,} states claim an advantage that only endless play keeps; "
-                f"solving discounted games (1 - discount = {', '.join(f'{d:g}' for d in DISCOUNTS)}) from here")
+        schedule = ", ".join(f"{d:g}" for d in DISCOUNTS)
         t0 = time.perf_counter()
-        sweeps += discounted_descent(engine, values, threads, show_progress, log)
+        if (repairs < _MAX_REPAIRS and getattr(engine, "subset_sweeps", False)
+                and check.flagged * LOCAL_REPAIR_SHARE <= n):
+            if log:
+                log(f"endless check: {check.flagged:,} states claim an advantage that only endless play keeps; "
+                    f"solving discounted games (1 - discount = {schedule}) on those states alone")
+            repaired += local_repair(engine, values, check.states, threads, log)
+            stage = len(DISCOUNTS)  # the walk goes on in its undiscounted stage, its policy kept
+        else:
+            policy = None
+            if log:
+                log(f"endless check: {check.flagged:,} states claim an advantage that only endless play keeps; "
+                    f"solving discounted games (1 - discount = {schedule}) from here")
+            sweeps += discounted_descent(engine, values, threads, show_progress, log)
         spent += time.perf_counter() - t0
     if not check.passed and log:
         log(f"warning: {check.flagged:,} states still fail the endless check")
@@ -232,6 +243,7 @@ def solve_values(
         "resumed_at_sweep": started,
         "endless_check": check.summary(),
         "endless_repairs": repairs,
+        "repair_backups": repaired,  # states backed up by local repairs, all of them together
         "value_dtype": dtype,
         "backend": getattr(engine, "name", "cpu"),
         "tiers": len(tiers) if tiers is not None else 0,
@@ -624,6 +636,31 @@ def _hot_round(K: Any, policy: np.ndarray, values: np.ndarray, threads: int, g: 
     full += 1
     K.evaluate(policy, values, threads=threads, discount=g)
     return full, swept
+
+
+def local_repair(K: Any, values: np.ndarray, states: np.ndarray, threads: int = 1, log: Any = None) -> int:
+    """``discounted_descent`` on the given states alone (those the endless check flagged), every
+    other value held; returns the backups it made (states times sweeps).
+
+    A false solution locks an advantage into a cycle of positions that pass it back and forth
+    (on five pieces of the fort rules: two sides recapturing on the entry, each claiming 0.002).
+    The discount makes such a cycle decay; on the flagged states alone that costs almost nothing
+    where the full descent costs thousands of sweeps of every state. Sweeps of every state
+    follow and the check runs again, which is what makes the result trustworthy: a repair that
+    was too local fails it, and the solve tries again, finally with the full descent."""
+    subset = np.ascontiguousarray(np.unique(states), dtype=np.int64)
+    used = 0
+    for d in DISCOUNTS:
+        g = float(np.float32(1.0 - d))
+        stalled = _Stall()
+        for i in range(_STAGE_MAX_SWEEPS):
+            change = K.sweep(values, threads=threads, subset=subset, discount=g)
+            used += subset.size
+            if change < _STAGE_TOLERANCE or stalled(change):
+                break
+        if log:
+            log(f"discount 1 - {d:g} on the {subset.size:,} flagged states: {i + 1} sweeps, last change {change:.2g}")
+    return used
 
 
 def discounted_descent(K: Any, values: np.ndarray, threads: int, show_progress: bool | None = False,

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from gamesolver.games.ur import kernel
 from gamesolver.games.ur.solve import solve
+from gamesolver.solver import stochastic
 from gamesolver.solver.stochastic import DISCOUNTS, check_eps, endless_check
 from gamesolver.solver.cli import cli
 from gamesolver.solver.table import write_table
@@ -175,11 +176,11 @@ def test_cli_check_passes_the_solution_and_fails_a_false_one(mini4_solved, tmp_p
     assert wrong.exit_code == 2 and "--eps must be between 0 and 1" in wrong.output
 
 
-def test_sweeps_from_zero_can_settle_on_a_false_solution_and_the_solve_repairs_it(tmp_path) -> None:
+def test_sweeps_from_zero_can_settle_on_a_false_solution_and_the_solve_repairs_it(tmp_path, monkeypatch) -> None:
     """On the swapped test board, value iteration from zero (the slow float64 reference too)
     converges to a solution of the equations that fails the check; a plain-sweeps solve notices,
-    walks a discount up and stores values that pass, equal to the reference's discounted walk,
-    and so does the default walk, without a repair."""
+    walks a discount up (on the flagged states alone, or on every state) and stores values that
+    pass, equal to the reference's discounted walk, and so does the default walk, without a repair."""
     o = mini_options(tmp_path, 4, swapped=True)
     K = kernel(o)
     b = o.board
@@ -195,10 +196,19 @@ def test_sweeps_from_zero_can_settle_on_a_false_solution_and_the_solve_repairs_i
     walked = as_array(ref_values(o, 1e-10, max_sweeps=20000, discounts=tuple(1 - d for d in DISCOUNTS)))
     assert endless_check(K, walked, 1e-5).passed
     table = solve(o, tmp_path / "t", tolerance=3e-7, threads=2, method="sweeps")
-    assert table.meta["endless_repairs"] == 1 and table.meta["endless_check"]["flagged"] == 0
+    # the flagged states (8, then 2) are repaired alone: a few hundred backups of those states
+    # where the full descent sweeps every state several hundred times
+    assert 1 <= table.meta["endless_repairs"] < stochastic._MAX_REPAIRS
+    assert 0 < table.meta["repair_backups"] < 100 * K.state_count
+    assert table.meta["endless_check"]["flagged"] == 0
     values = np.array(table["value"])
     assert np.abs(values - walked).max() < 1e-4
     assert np.abs(values - plain).max() > 1e-4  # the repair changed something real
+    monkeypatch.setattr(stochastic, "LOCAL_REPAIR_SHARE", K.state_count + 1)  # no set is small enough
+    full = solve(o, tmp_path / "full", tolerance=3e-7, threads=2, method="sweeps")
+    assert full.meta["endless_repairs"] == 1 and full.meta["repair_backups"] == 0
+    assert full.meta["endless_check"]["flagged"] == 0 and full.meta["sweeps"] > table.meta["sweeps"] + 300
+    assert np.abs(np.array(full["value"]) - walked).max() < 1e-4
     # the default method walks the discount up from the start and needs no repair
     walk = solve(o, tmp_path / "w", tolerance=3e-7, threads=2)
     assert walk.meta["method"] == "walk" and walk.meta["endless_repairs"] == 0
