@@ -62,6 +62,7 @@ CHECK_EPS_FACTOR = 10
 _MAX_REPAIRS = 3  # discounted repairs before the solve gives up and stores what it has, flagged
 LOCAL_REPAIR_SHARE = 100  # a repair of the flagged states alone while they are at most 1/this of all
 DISCOUNTS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)  # 1 - discount, stage by stage
+WALK_DISCOUNTS = DISCOUNTS  # the walk's discounted stages (a checkpoint's stage counts these)
 _STAGE_TOLERANCE = 1e-8
 _STALL_SWEEPS = 30
 _STAGE_MAX_SWEEPS = 5000
@@ -216,7 +217,7 @@ def solve_values(
                 log(f"endless check: {check.flagged:,} states claim an advantage that only endless play keeps; "
                     f"solving discounted games (1 - discount = {schedule}) on those states alone")
             repaired += local_repair(engine, values, check.states, threads, log)
-            stage = len(DISCOUNTS)  # the walk goes on in its undiscounted stage, its policy kept
+            stage = len(WALK_DISCOUNTS)  # the walk goes on in its undiscounted stage, its policy kept
         else:
             policy = None
             if log:
@@ -439,7 +440,7 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
     states swept in hot sets, seconds); checkpoints after every round, with the stage, so a stopped
     run resumes in it.
     """
-    stages = DISCOUNTS + (0.0,)
+    stages = WALK_DISCOUNTS + (0.0,)
     mark = np.zeros(values.shape[0], dtype=np.uint8) if WALK_HOT_SWEEPS and getattr(K, "hot_sets", False) else None
     while stage < len(stages):
         d = stages[stage]
