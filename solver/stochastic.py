@@ -62,7 +62,10 @@ CHECK_EPS_FACTOR = 10
 _MAX_REPAIRS = 3  # discounted repairs before the solve gives up and stores what it has, flagged
 LOCAL_REPAIR_SHARE = 100  # a repair of the flagged states alone while they are at most 1/this of all
 DISCOUNTS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)  # 1 - discount, stage by stage
-WALK_DISCOUNTS = DISCOUNTS  # the walk's discounted stages (a checkpoint's stage counts these)
+# the walk's discounted stages (a checkpoint names them): on K = 4 of the fort rules, 1e-2, 1e-4,
+# 1e-6 took 111-117 full sweeps against 205 for every power of ten, to the same values within
+# 2.2e-4; 1e-2, 1e-5 ended up to 4.1e-3 away (the last discount's bias, see docs/ur.md)
+WALK_DISCOUNTS = (1e-2, 1e-4, 1e-6)
 _STAGE_TOLERANCE = 1e-8
 _STALL_SWEEPS = 30
 _STAGE_MAX_SWEEPS = 5000
@@ -429,13 +432,14 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
           show_progress: bool | None, log: Any) -> tuple[float, int, int, int, float]:
     """The ``walk`` method: modified policy iteration while a discount walks up to 1.
 
-    Stage by stage, 1 - discount = 1e-2, 1e-3, ..., 1e-6 and finally 0: each round is one full
-    sweep, which also records both players' greedy policy, then up to WALK_POLICY_SWEEPS cheap
-    float32 sweeps of that policy (WALK_POLISH_SWEEPS in the last stage; in the discounted stages,
-    where the engine can, a few of them and many over the hot set instead: ``_hot_round``). A discounted stage ends
-    when a full sweep changes no value by more than ``tolerance / 10`` (or 30 rounds have not
-    halved the smallest change: float32 rounding and near-ties, see ``_Stall``), so that cycles kept up only by endless play have decayed below the
-    check's slack. Each stage starts from the last, so the undiscounted stage starts next to the
+    Stage by stage, 1 - discount = WALK_DISCOUNTS (1e-2, 1e-4, 1e-6) and finally 0: each round
+    is one full sweep, which also records both players' greedy policy, then up to
+    WALK_POLICY_SWEEPS cheap float32 sweeps of that policy (WALK_POLISH_SWEEPS in the last stage;
+    in the discounted stages, where the engine can, a few of them and many over the hot set
+    instead: ``_hot_round``). A discounted stage ends when a full sweep changes no value by more
+    than ``tolerance / 10`` (or 30 rounds have not halved the smallest change: float32 rounding
+    and near-ties, see ``_Stall``), so that cycles kept up only by endless play have decayed
+    below the check's slack. Each stage starts from the last, so the undiscounted stage starts next to the
     game's value, not in the basin of a false solution. Returns (residual, sweeps, policy sweeps,
     states swept in hot sets, seconds); checkpoints after every round, with the stage, so a stopped
     run resumes in it.
@@ -588,7 +592,8 @@ class _Stall:
 def _walk_info(header: dict[str, Any], tolerance: float, sweeps: int, cheap: int, hot: int, stage: int,
                change: float) -> dict[str, Any]:
     return {"sweeps": sweeps, "products": 0, "policy_sweeps": cheap, "hot_states": hot, "stage": stage,
-            "change": change, "options": header, "tolerance": tolerance, "method": "walk"}
+            "discounts": list(WALK_DISCOUNTS), "change": change, "options": header, "tolerance": tolerance,
+            "method": "walk"}
 
 
 def _hot_round(K: Any, policy: np.ndarray, values: np.ndarray, threads: int, g: float, floor: float,
@@ -832,6 +837,21 @@ def _checkpoint(root: Path, values: np.ndarray, info: dict[str, Any]) -> None:
         raise TableWriteError(f"cannot write the checkpoint in {root}: {exc.strerror or exc}") from None
 
 
+_FIRST_WALK_DISCOUNTS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)  # the walk's stages before checkpoints named them
+
+
+def _walk_stage(info: dict[str, Any]) -> int:
+    """A walk checkpoint's stage in today's schedule (WALK_DISCOUNTS): where the schedule it was
+    written under differs, the first of today's stages that discounts no more than its stage did,
+    so a resumed walk never goes back to a stronger discount."""
+    stage = int(info.get("stage", 0))
+    then = tuple(float(d) for d in info.get("discounts", _FIRST_WALK_DISCOUNTS))
+    if then == tuple(WALK_DISCOUNTS):
+        return stage
+    d = then[stage] if stage < len(then) else 0.0
+    return next((i for i, e in enumerate(WALK_DISCOUNTS) if e <= d), len(WALK_DISCOUNTS))
+
+
 def _resume(root: Path, header: dict[str, Any], n: int, method: str,
             log: Callable[[str], None] | None = None, dtype: str = "float32",
             tiered: bool = False) -> tuple[np.ndarray, int, int, int, int, int, int, int]:
@@ -855,7 +875,7 @@ def _resume(root: Path, header: dict[str, Any], n: int, method: str,
             else:
                 sweeps = int(info["sweeps"])
                 same = info.get("method", "sweeps") == method
-                stage = int(info.get("stage", 0)) if same else 0
+                stage = _walk_stage(info) if same else 0
                 return (np.ascontiguousarray(values), sweeps, sweeps, int(info.get("products", 0)), stage,
                         int(info.get("policy_sweeps", 0)), int(info.get("tier", 0)), int(info.get("hot_states", 0)))
         except (OSError, ValueError, KeyError, TypeError) as exc:

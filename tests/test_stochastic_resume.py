@@ -77,3 +77,17 @@ def test_a_full_disk_while_checkpointing_leaves_no_temporary(tmp_path, monkeypat
     with pytest.raises(TableWriteError, match="cannot write the checkpoint in .*No space left on device"):
         solve(o, tmp_path / "t", threads=2, method="sweeps", graph="regenerate")
     assert not list((tmp_path / "t").glob("*.tmp"))
+
+
+def test_a_walk_checkpoint_resumes_in_the_stage_of_todays_schedule(monkeypatch) -> None:
+    """A checkpoint names the discounts it was written under; under another schedule the walk
+    resumes at the first stage that discounts no more than the checkpoint's stage did (a
+    checkpoint without the names was written under the first, five-stage schedule)."""
+    monkeypatch.setattr(stochastic, "WALK_DISCOUNTS", (1e-2, 1e-4, 1e-6))
+    same = {"stage": 1, "discounts": [1e-2, 1e-4, 1e-6]}
+    assert stochastic._walk_stage(same) == 1
+    five = [1e-2, 1e-3, 1e-4, 1e-5, 1e-6]
+    assert [stochastic._walk_stage({"stage": k}) for k in range(6)] == [0, 1, 1, 2, 2, 3]
+    assert [stochastic._walk_stage({"stage": k, "discounts": five}) for k in range(6)] == [0, 1, 1, 2, 2, 3]
+    assert stochastic._walk_stage({"stage": 1, "discounts": [1e-3, 1e-6]}) == 2  # its 1e-6 stage: our 1e-6
+    assert stochastic._walk_stage({"stage": 0, "discounts": [0.1, 1e-3]}) == 0
