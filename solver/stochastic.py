@@ -64,7 +64,7 @@ LOCAL_REPAIR_SHARE = 100  # a repair of the flagged states alone while they are 
 DISCOUNTS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)  # 1 - discount, stage by stage
 # the walk's discounted stages (a checkpoint names them): on K = 4 of the fort rules, 1e-2, 1e-4,
 # 1e-6 took 111-117 full sweeps against 205 for every power of ten, to the same values within
-# 2.2e-4; 1e-2, 1e-5 ended up to 4.1e-3 away (the last discount's bias, see docs/ur.md)
+# 2.2e-4; ending at 1e-5 instead left values up to 4.4e-3 away (docs/ur.md, "Three discount stages")
 WALK_DISCOUNTS = (1e-2, 1e-4, 1e-6)
 _STAGE_TOLERANCE = 1e-8
 _STALL_SWEEPS = 30
