@@ -15,7 +15,7 @@ cimport numpy as cnp
 from cython.parallel cimport prange, threadid
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, free
-from libc.math cimport nextafter, nextafterf, fma, fabs, INFINITY
+from libc.math cimport nextafter, nextafterf, fma, fabs, floor, ceil, INFINITY
 
 cnp.import_array()
 
@@ -699,14 +699,18 @@ cdef void bounds_backup(StochasticGame game, const int32_t* c, const count_t* cn
 
 
 cdef inline bint tighten(real* L, real* U, int64_t s, double lo, double hi, bint loosen, real* gap,
-                         real* moved) noexcept nogil:
+                         real* moved, double grid) noexcept nogil:
     """Store the outward-rounded backup (lo, hi) where it tightens the bounds (``loosen``: where
-    it loosens them) and keep the range's largest gap and move; returns whether a bound moved."""
+    it loosens them) and keep the range's largest gap and move; returns whether a bound moved.
+    ``grid`` (float64 bounds only; 0 for none): round outward to multiples of 1 / grid instead."""
     cdef real a, b, d
     cdef bint changed = 0
     if real is float:
         a = down_f(lo)
         b = up_f(hi)
+    elif grid > 0.0:
+        a = clamp(floor(lo * grid) / grid)
+        b = clamp(ceil(hi * grid) / grid)
     else:
         a = clamp(lo)
         b = clamp(hi)
@@ -734,7 +738,7 @@ cdef check_bounds(StochasticGame game, Py_ssize_t nl, Py_ssize_t nu):
 
 def bounds_sweep(StochasticGame game, real[::1] L, real[::1] U, int threads=1, int64_t start=0,
                  int64_t stop=-1, bint backwards=False, bint loosen=False, int32_t[:, ::1] policy=None,
-                 const int64_t[::1] subset=None, uint8_t[::1] mark=None):
+                 const int64_t[::1] subset=None, uint8_t[::1] mark=None, double grid=0.0):
     """One Gauss-Seidel sweep of the bounds over ranks start..stop-1, generating every state's
     outcomes; returns (the largest gap U - L, the largest move) over the range.
 
@@ -744,7 +748,10 @@ def bounds_sweep(StochasticGame game, real[::1] L, real[::1] U, int threads=1, i
     loosens them: repeated until nothing moves, it turns any pair into a consistent one.
     ``policy`` (a code per state and roll): L counts the policy's action, not the best (the
     bound the policy guarantees). ``subset``: only these ranks (increasing; visited in that
-    order, or backwards), instead of start..stop-1. ``mark``: set to 1 where a bound moved."""
+    order, or backwards), instead of start..stop-1. ``mark``: set to 1 where a bound moved.
+    ``grid`` (float64 bounds): store multiples of 1 / grid (a power of two, so that with dice in
+    sixteenths every backup of such bounds is exact and a cycle that play never leaves settles
+    instead of creeping by an ulp a sweep), rounded outward."""
     game.ready()
     check_bounds(game, L.shape[0], U.shape[0])
     stop = check_range(game, L.shape[0], start, stop, 1.0)
@@ -776,7 +783,7 @@ def bounds_sweep(StochasticGame game, real[::1] L, real[::1] U, int threads=1, i
                 bounds_backup(game, outs[tid].codes, outs[tid].counts, Lp, Up, &lohi[tid * 8], &lohi[tid * 8 + 1],
                               (P + s * R) if P != NULL else NULL)
                 if tighten(Lp, Up, s, lohi[tid * 8], lohi[tid * 8 + 1], loosen, &stats[tid * 16],
-                           &stats[tid * 16 + 1]) and Mk != NULL:
+                           &stats[tid * 16 + 1], grid) and Mk != NULL:
                     Mk[s] = 1
         return largest(stats, nt), largest(stats + 1, nt)
     finally:
@@ -1220,7 +1227,7 @@ def graph_endless_pass(StochasticGame game, const int64_t[::1] offsets, const ui
 def graph_bounds_sweep(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:, ::1] counts,
                        const int32_t[::1] codes, real[::1] L, real[::1] U, int threads=1, int64_t start=0,
                        int64_t stop=-1, bint backwards=False, bint loosen=False, int32_t[:, ::1] policy=None,
-                       const int64_t[::1] subset=None, uint8_t[::1] mark=None):
+                       const int64_t[::1] subset=None, uint8_t[::1] mark=None, double grid=0.0):
     """``bounds_sweep`` over the stored graph."""
     game.ready()
     check_graph(game, offsets, counts, codes)
@@ -1254,9 +1261,163 @@ def graph_bounds_sweep(StochasticGame game, const int64_t[::1] offsets, const ui
             bounds_backup(game, C + F[s], N + s * G, Lp, Up, &lohi[tid * 8], &lohi[tid * 8 + 1],
                           (P + s * R) if P != NULL else NULL)
             if tighten(Lp, Up, s, lohi[tid * 8], lohi[tid * 8 + 1], loosen, &stats[tid * 16],
-                       &stats[tid * 16 + 1]) and Mk != NULL:
+                       &stats[tid * 16 + 1], grid) and Mk != NULL:
                 Mk[s] = 1
     out = (largest(stats, nt), largest(stats + 1, nt))
     free(stats)
     free(lohi)
     return out
+
+
+# ---- a fixed strategy against its best response: bounds by policy iteration --------------------
+#
+# The certified side keeps a strategy ``pol`` (a code per state and roll); its opponent answers
+# with ``tau``. Both sides' values sit in one float64 vector X = [L; U] of 2N entries: L[s] is
+# the certified side's value when it moves in s, U[s] the opponent's value when the opponent
+# moves in s (each from the mover's point of view). For fixed (pol, tau) they solve the linear
+# system X = c + A X; ``best_response`` improves tau. Where the opponent can keep play going for
+# ever against pol (the trapped nodes), endless play is worth 0: ``pinned`` 2 marks a trapped row
+# (a much smaller slack there: a cycle must not gain much by it), 1 a row fixed at 0 (play under
+# the pair never ends from it), 0 every other row.
+
+cdef inline double pair_term(int32_t c, const double* X, int64_t n, bint upper, bint constants) noexcept nogil:
+    """Outcome ``c`` of a row of L (``upper`` false) or of U, read from X = [L; U]: the same
+    side moving again reads its own half, the turn passing reads the other half negated."""
+    cdef int64_t t
+    if c >= 0:
+        return X[n + c] if upper else X[c]
+    if c == SG_WIN:
+        return 1.0 if constants else 0.0
+    if c == SG_LOSS:
+        return -1.0 if constants else 0.0
+    if c == SG_NOCODE:
+        return 0.0
+    t = -(<int64_t> c) - 1
+    return -(X[t] if upper else X[n + t])
+
+
+cdef check_pair(StochasticGame game, int32_t[:, ::1] pol, int32_t[:, ::1] tau, Py_ssize_t npinned,
+                Py_ssize_t nx, Py_ssize_t nout):
+    policy_rows(game, pol)
+    policy_rows(game, tau)
+    if npinned != 2 * game.total or nx != 2 * game.total or nout != 2 * game.total:
+        raise ValueError(f"pinned marks and vectors must have 2 x {game.total} entries (L then U)")
+
+
+def pair_apply(StochasticGame game, int32_t[:, ::1] pol, int32_t[:, ::1] tau, const uint8_t[::1] pinned,
+               const double[::1] x, double[::1] out, bint constants=False, bint minus=False,
+               double slack=0.0, double small=0.0, int threads=1):
+    """``out = A x`` for the pair (pol, tau) over X = [L; U] (``c + A x`` with ``constants``,
+    ``x - A x`` with ``minus``), float64. ``constants`` adds the wins and losses, and ``slack``
+    taken from every row of L and added to every row of U (so that the solution is strictly
+    consistent by that much a move) that ``pinned`` marks 0, ``small`` from or to a row marked 2;
+    a row marked 1 is 0."""
+    game.ready()
+    check_pair(game, pol, tau, pinned.shape[0], x.shape[0], out.shape[0])
+    cdef int64_t n = game.total, row, s
+    cdef int nt = max(1, threads), r, R = game.nrolls
+    cdef bint upper
+    cdef double acc
+    cdef const int32_t* PL = &pol[0, 0]
+    cdef const int32_t* PU = &tau[0, 0]
+    cdef const int32_t* P
+    cdef const double* X = &x[0]
+    cdef const uint8_t* Pin = &pinned[0]
+    with nogil:
+        for row in prange(2 * n, schedule="static", chunksize=65536, num_threads=nt):
+            upper = row >= n
+            s = row - n if upper else row
+            if Pin[row] == 1:
+                acc = 0.0
+            else:
+                P = (PU if upper else PL) + s * R
+                acc = 0.0
+                for r in range(R):
+                    acc = acc + game.roll_p[r] * pair_term(P[r], X, n, upper, constants)
+                if constants:
+                    acc = acc + ((slack if Pin[row] == 0 else small) if upper else -(slack if Pin[row] == 0 else small))
+            out[row] = (X[row] - acc) if minus else acc
+
+
+cdef int respond_state(StochasticGame game, const int32_t* c, const count_t* cnt, const double* X, int64_t n,
+                       double tie, int32_t* row, int32_t* buf) noexcept nogil:
+    """``best_response`` at one state; returns how many rolls changed their answer."""
+    cdef int G = game.ngroups, r, i, m, changed = 0
+    cdef const int32_t* start[32]
+    cdef double best, w, keep
+    cdef int32_t code
+    group_starts(G, c, cnt, start)
+    for r in range(game.nrolls):
+        m = roll_codes(game, c, cnt, r, start, buf)
+        if m == 0:
+            if row[r] != SG_NOCODE:
+                row[r] = SG_NOCODE
+                changed += 1
+            continue
+        best = -3.0
+        code = buf[0]
+        keep = -3.0
+        for i in range(m):
+            w = pair_term(buf[i], X, n, 1, 1)
+            if w > best:
+                best = w
+                code = buf[i]
+            if buf[i] == row[r]:
+                keep = w
+        if keep < best - tie:  # the answer held so far is not among the roll's or is worse
+            row[r] = code
+            changed += 1
+    return changed
+
+
+def best_response(StochasticGame game, const double[::1] x, int32_t[:, ::1] tau, double tie=0.0,
+                  int threads=1, const uint8_t[::1] strict=None, double strict_tie=0.0,
+                  const int64_t[::1] offsets=None, const uint8_t[:, ::1] counts=None,
+                  const int32_t[::1] codes=None):
+    """Improve the opponent's answers ``tau`` in place from X = [L; U]: for each state and roll
+    the action best for the opponent by X (the turn passing reads L negated, the opponent moving
+    again reads U), kept as it is unless another is better by more than ``tie`` (``strict_tie``
+    in the states that ``strict`` marks). Returns how many (state, roll) answers changed.
+    ``offsets``, ``counts``, ``codes``: a stored graph."""
+    game.ready()
+    policy_rows(game, tau)
+    if x.shape[0] != 2 * game.total:
+        raise ValueError(f"X must have 2 x {game.total} entries (L then U)")
+    if strict is not None and strict.shape[0] != game.total:
+        raise ValueError(f"strict marks must have {game.total} entries")
+    cdef const uint8_t* St = &strict[0] if strict is not None else NULL
+    cdef bint stored = codes is not None
+    if stored:
+        check_graph(game, offsets, counts, codes)
+    cdef int nt = max(1, threads), t, tid, R = game.nrolls, G = game.ngroups
+    cdef Outcomes* outs = new_outcomes(nt)
+    cdef int32_t* bufs = <int32_t*> malloc(nt * SG_MAX_OUTCOMES * sizeof(int32_t))
+    cdef int64_t* changed = <int64_t*> malloc(nt * 8 * sizeof(int64_t))
+    cdef int64_t s, total = 0, n = game.total
+    cdef const double* X = &x[0]
+    cdef int32_t* T = &tau[0, 0]
+    cdef const int32_t* C = &codes[0] if stored else NULL
+    cdef const uint8_t* N = &counts[0, 0] if stored else NULL
+    cdef const int64_t* F = &offsets[0] if stored else NULL
+    for t in range(nt):
+        changed[t * 8] = 0
+    try:
+        with nogil:
+            for s in prange(n, schedule="dynamic", chunksize=4096, num_threads=nt):
+                tid = threadid()
+                if stored:
+                    changed[tid * 8] += respond_state(game, C + F[s], N + s * G, X, n,
+                                                      strict_tie if St != NULL and St[s] else tie, T + s * R,
+                                                      bufs + tid * SG_MAX_OUTCOMES)
+                else:
+                    game.generate(s, &outs[tid])
+                    changed[tid * 8] += respond_state(game, outs[tid].codes, outs[tid].counts, X, n,
+                                                      strict_tie if St != NULL and St[s] else tie,
+                                                      T + s * R, bufs + tid * SG_MAX_OUTCOMES)
+        for t in range(nt):
+            total += changed[t * 8]
+        return total
+    finally:
+        free(outs)
+        free(bufs)
+        free(changed)

@@ -40,9 +40,23 @@ from typing import Any, Callable
 import numpy as np
 
 from gamesolver.solver import _stochastic as kernels
+from gamesolver.solver.krylov import bicgstab
 from gamesolver.solver.progress import progress
 
 _LOOSEN_SWEEPS = 300  # K = 4 on the 8-tile board needs about 150
+# The strategy's pair (``strategy_pair``): the slack each move takes from L and adds to U, a power
+# of two so that the rows pinned at it sum exactly; rounds of best answers before giving up.
+_SLACK = 2.0 ** -30
+# Its bounds are stored as multiples of 1 / _GRID: a value in [-1, 1] then has at most 41
+# significant bits, its product by a roll's probability (Ur's are sixteenths) at most 45, and a
+# backup's sum over the rolls stays exact in float64. Exact backups let a cycle that play never
+# leaves (where consistency means equality) settle; rounded ones would creep outward for ever.
+_GRID = 2.0 ** 40
+_ROUNDS = 60
+_KRYLOV_STEPS = 20_000
+_DEBUG = False
+_TRAPPED_PIN = 2
+_SMALL = 2.0 ** -14
 _TIGHTEN_SWEEPS = 200
 # After each full sweep, the states it moved (the hot set) are swept alone, up to _HOT_SWEEPS
 # times and _HOT_BUDGET full sweeps' worth, until a sweep moves none of them: the slow part of
@@ -67,12 +81,127 @@ class Certificate:
     trap_passes: int
     seconds: float
     hot_states: int = 0  # states swept by the hot-set sweeps between the full ones, all together
+    method: str = "loosening"  # how the consistent pair was found: "strategy" or "loosening"
+    rounds: int = 0  # "strategy": rounds of the opponent's best answer
+    matvecs: int = 0  # "strategy": products by the pair's matrix (each about a policy sweep of 2N rows)
 
     def summary(self) -> dict[str, Any]:
         return {"bound": self.bound, "gap": self.gap, "endless_margin": self.endless_margin,
-                "endless_nodes": self.trapped, "loosen_sweeps": self.loosen_sweeps,
+                "endless_nodes": self.trapped, "method": self.method, "rounds": self.rounds,
+                "matvecs": self.matvecs, "loosen_sweeps": self.loosen_sweeps,
                 "tighten_sweeps": self.tighten_sweeps, "hot_states": self.hot_states,
                 "trap_passes": self.trap_passes, "seconds": round(self.seconds, 3)}
+
+
+@dataclass
+class StrategyPair:
+    """``strategy_pair``'s result: L, U (float64) and how they were found."""
+
+    lower: np.ndarray = field(repr=False)
+    upper: np.ndarray = field(repr=False)
+    rounds: int
+    matvecs: int
+    settled: bool  # the opponent's answers stopped changing: the pair is consistent
+    why: str = ""
+
+
+def _targets(policy: np.ndarray, tau: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
+    """For rows of X = [L; U], the row each roll's chosen outcome leads to (-1: the game ends)."""
+    up = rows >= n
+    s = np.where(up, rows - n, rows)
+    codes = np.where(up[:, None], tau[s], policy[s]).astype(np.int64)
+    same = codes >= 0
+    t = np.where(same, codes, -codes - 1)
+    row = np.where(same, np.where(up[:, None], n + t, t), np.where(up[:, None], t, n + t))
+    return np.where(codes <= kernels.NOCODE, -1, row)
+
+
+def _closed(policy: np.ndarray, tau: np.ndarray, trapped_rows: np.ndarray, n: int) -> np.ndarray:
+    """The trapped rows from which play under (policy, tau) never ends: no chosen outcome chain
+    leads out of them (outside the trapped set, play can always be made to end; see the module
+    text). There the pair's equations say nothing, and endless play's 0 is the value."""
+    if not trapped_rows.size:
+        return trapped_rows
+    to = _targets(policy, tau, trapped_rows, n)
+    leaves = np.ones(2 * n, dtype=bool)
+    leaves[trapped_rows] = False
+    while True:
+        new = ~leaves[trapped_rows] & np.any((to < 0) | leaves[np.maximum(to, 0)], axis=1)
+        if not new.any():
+            return trapped_rows[~leaves[trapped_rows]]
+        leaves[trapped_rows[new]] = True
+
+
+def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np.ndarray, threads: int = 1,
+                  graph: dict[str, Any] | None = None, show_progress: bool | None = False,
+                  rounds: int = _ROUNDS, slack: float = _SLACK) -> StrategyPair:
+    """A pair near consistency from the strategy ``policy`` and the opponent's best answer to it.
+
+    L is what the strategy guarantees and U what the opponent's best answer to it gets (in
+    each state, for the side to move), found by policy iteration on the opponent's side alone:
+    solve the linear equations of the fixed pair (BiCGSTAB, float64), let the opponent switch
+    to any better answer, repeat until no answer improves. One side fixed makes it a one-player
+    problem, where this converges in few rounds. Each move takes ``slack`` from L and adds it
+    to U, and answers switch only when better by half of it, so neither the solves' rounding
+    nor a near-tie leaves the pair inconsistent; the bounds move out by slack times the
+    expected length of play.
+
+    ``trapped`` (2N, L rows then U rows): the nodes where the opponent can keep play going for
+    ever against the strategy. They take no slack (a cycle would gain by it without end), and
+    answers there switch on any gain above rounding; where the pair's play never ends the rows
+    are 0, endless play's value. What rounding leaves inconsistent there, ``certify``'s
+    loosening sweeps settle."""
+    n = game.state_count
+    stored = graph or {}
+    X = np.concatenate([values, values]).astype(np.float64)
+    trapped_rows = np.flatnonzero(trapped)
+    strict = np.ascontiguousarray(trapped[n:]).astype(np.uint8)  # tau answers in the U rows
+    tau = np.ascontiguousarray(policy.copy())
+    small = slack * _SMALL
+    tie, strict_tie = slack / 2, small / 2
+
+    def respond(x: np.ndarray) -> int:
+        return kernels.best_response(game, x, tau, tie=tie, threads=threads, strict=strict, strict_tie=strict_tie,
+                                     **stored)
+
+    def pins() -> np.ndarray:
+        p = trapped.astype(np.uint8) * _TRAPPED_PIN
+        p[_closed(policy, tau, trapped_rows, n)] = 1
+        return p
+
+    respond(X)
+    pinned = pins()
+    X[pinned == 1] = 0.0
+    c = np.empty(2 * n)
+    zero = np.zeros(2 * n)
+    matvecs = 0
+
+    def matvec(x: np.ndarray, out: np.ndarray) -> None:
+        kernels.pair_apply(game, policy, tau, pinned, x, out, minus=True, threads=threads)
+
+    with progress(rounds, "bounds: best answers to the strategy", enabled=show_progress) as bar:
+        for r in range(1, rounds + 1):
+            kernels.pair_apply(game, policy, tau, pinned, zero, c, constants=True, slack=slack, small=small,
+                               threads=threads)
+            res = bicgstab(matvec, c, X, tol=slack / 4, maxiter=_KRYLOV_STEPS)
+            matvecs += res.matvecs
+            if not res.converged:
+                return StrategyPair(X[:n], X[n:], r, matvecs, False,
+                                    f"the pair's equations did not solve (residual {res.residual:.3g})")
+            X = res.x
+            changed = respond(X)
+            before = pinned
+            pinned = pins()
+            moved = int(np.count_nonzero(pinned != before))
+            bar.update(1)
+            bar.note(f"bounds: {changed:,} answers and {moved:,} endless rows changed")
+            if _DEBUG:
+                print(r, res.matvecs, changed, moved, int(np.sum(pinned == 1)), float(np.max(X[n:] - X[:n])),
+                      flush=True)
+            if not changed and not moved:
+                return StrategyPair(X[:n].copy(), X[n:].copy(), r, matvecs, True)
+    return StrategyPair(X[:n].copy(), X[n:].copy(), rounds, matvecs, False,
+                        f"the opponent's answers still changed after {rounds} rounds")
 
 
 def _hot(sweep: Callable[..., tuple[float, float]], L: np.ndarray, U: np.ndarray, mark: np.ndarray,
@@ -123,22 +252,30 @@ def _ranks(game: Any, values: np.ndarray, eps: float, threads: int, policy: np.n
 def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
             show_progress: bool | None = False, log: Callable[[str], None] | None = None,
             tighten_sweeps: int = _TIGHTEN_SWEEPS, graph: Any = None,
-            loosen_sweeps: int = _LOOSEN_SWEEPS) -> Certificate:
+            loosen_sweeps: int = _LOOSEN_SWEEPS, method: str = "strategy",
+            rounds: int = _ROUNDS) -> Certificate:
     """Proven bounds around ``values`` (float32 or float64, one per state of ``game``, a
-    ``StochasticGame``). Tightening stops when the widest interval is below ``tolerance``, when
+    ``StochasticGame``). ``method``: where the consistent pair comes from: ``strategy`` (the
+    default: the strategy against its best answer, ``strategy_pair``, in at most ``rounds``
+    rounds; if that does not settle, loosening as below) or ``loosening`` (from the values, by
+    loosening sweeps). Tightening stops when the widest interval is below ``tolerance``, when
     a sweep moves no bound by more than a thousandth of it, or after ``tighten_sweeps``.
     ``graph``: a ``StoredGraph`` of the game, to sweep from memory instead of generating.
-    ``loosen_sweeps``: how long to look for a consistent pair near the values before starting
-    from -1 and +1 (sound, but loose)."""
+    ``loosen_sweeps``: how long loosening looks for a consistent pair before starting from -1
+    and +1 (sound, but loose)."""
+    if method not in ("strategy", "loosening"):
+        raise ValueError(f"method must be 'strategy' or 'loosening'; got {method!r}")
     t0 = time.perf_counter()
     stored = ({"offsets": graph.offsets, "counts": graph.counts, "codes": graph.codes}
               if graph is not None and graph.stored else {})
 
+    grid = 0.0  # float64 bounds from the strategy's pair: kept on a grid where every backup is exact
+
     def sweep(L: np.ndarray, U: np.ndarray, **kw: Any) -> tuple[float, float]:
         if stored:
             return kernels.graph_bounds_sweep(game, stored["offsets"], stored["counts"], stored["codes"], L, U,
-                                              threads=threads, **kw)
-        return kernels.bounds_sweep(game, L, U, threads=threads, **kw)
+                                              threads=threads, grid=grid, **kw)
+        return kernels.bounds_sweep(game, L, U, threads=threads, grid=grid, **kw)
 
     n = game.state_count
     if values.shape != (n,):
@@ -150,7 +287,23 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
     ranks = _ranks(game, values, tolerance, threads, None, show_progress, "bounds: the strategy", stored)
     kernels.attractor_policy(game, values, tolerance, ranks[0], ranks[1], policy, threads=threads, **stored)
     del ranks
-    L, U = _outward(values, tolerance / 2)
+    RP, RQ, passes = _ranks(game, values, tolerance, threads, policy, show_progress,
+                            "bounds: where play can last for ever", stored)
+    ZP, ZQ = RP == 0, RQ == 0
+    del RP, RQ
+    pair = None
+    if method == "strategy":
+        pair = strategy_pair(game, values, policy, np.concatenate([ZP, ZQ]), threads, stored, show_progress,
+                             rounds)
+        if log:
+            log(f"bounds: the strategy against its best answer, {pair.rounds} rounds, {pair.matvecs:,} products"
+                + ("" if pair.settled else f"; no pair ({pair.why}), loosening from the values instead"))
+    if pair is not None and pair.settled:
+        grid = _GRID
+        L = np.maximum(np.floor(pair.lower * grid) / grid, -1.0)
+        U = np.minimum(np.ceil(pair.upper * grid) / grid, 1.0)
+    else:
+        L, U = _outward(values, tolerance / 2)
     mark = np.zeros(n, dtype=np.uint8)
     loose = hot = 0
     with progress(loosen_sweeps, "bounds: consistent pair", enabled=show_progress) as bar:
@@ -187,9 +340,6 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
             if moved < tolerance / 1000:
                 break
             hot += _hot(sweep, L, U, mark, tolerance / 1000, policy=policy)
-    RP, RQ, passes = _ranks(game, values, tolerance, threads, policy, show_progress,
-                            "bounds: where play can last for ever", stored)
-    ZP, ZQ = RP == 0, RQ == 0
     trapped = int(ZP.sum(dtype=np.int64) + ZQ.sum(dtype=np.int64))
     m = 0.0
     if ZP.any():
@@ -200,8 +350,10 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
     upper = U.astype(np.float64) + m
     v = values.astype(np.float64)
     bound = float(max((v - lower).max(), (upper - v).max()))
+    settled = pair is not None and pair.settled
     cert = Certificate(lower, upper, bound, float((upper - lower).max()), m, trapped, loose, tight, passes,
-                       time.perf_counter() - t0, hot)
+                       time.perf_counter() - t0, hot, "strategy" if settled else "loosening",
+                       pair.rounds if pair else 0, pair.matvecs if pair else 0)
     if log:
         log(f"bounds: every value within {bound:.3g} of the proven interval's ends ({tight} tightening sweeps, "
             f"{passes} passes over {trapped:,} positions where play can last for ever, margin {m:.3g})")

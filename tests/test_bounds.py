@@ -230,3 +230,133 @@ def test_a_bounds_sweep_over_a_subset_updates_those_states_one_by_one(mini4, see
         assert np.array_equal(mark, np.where(moved, 1, had).astype(np.uint8)), how
     with pytest.raises(ValueError, match="increasing ranks"):
         kernels.bounds_sweep(game, L0.copy(), U0.copy(), subset=np.array([2, 1], dtype=np.int64))
+
+
+# ---- the strategy's pair: a fixed strategy against its best answer ------------------------------
+
+def pair_term_ref(c: int, X: np.ndarray, n: int, upper: bool) -> float:
+    """Outcome c of a row of L (upper false) or U, read from X = [L; U] as the kernel's text says."""
+    if c == kernels.WIN:
+        return 1.0
+    if c == kernels.LOSS:
+        return -1.0
+    if c == kernels.NOCODE:
+        return 0.0
+    if c >= 0:
+        return X[n + c] if upper else X[c]
+    t = -c - 1
+    return -(X[t] if upper else X[n + t])
+
+
+_OFFERED: dict[int, list[list[list[int]]]] = {}
+
+
+def random_answers(game, rng) -> np.ndarray:
+    """A code per state and roll, each one the roll offers (NOCODE where it offers none)."""
+    n, R = game.state_count, game.roll_count
+    if id(game) not in _OFFERED:
+        _OFFERED[id(game)] = [[sorted(game.roll_outcomes(s, r)) for r in range(R)] for s in range(n)]
+    offered = _OFFERED[id(game)]
+    out = np.empty((n, R), dtype=np.int32)
+    for s in range(n):
+        for r in range(R):
+            codes = offered[s][r]
+            out[s, r] = codes[rng.integers(len(codes))] if codes else kernels.NOCODE
+    return out
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), slack=st.sampled_from([0.0, 2.0**-30, 0.01]))
+def test_the_pair_product_is_the_written_sum(mini4, seed: int, slack: float) -> None:
+    rng = np.random.default_rng(seed)
+    n, R = mini4.state_count, mini4.roll_count
+    pol, tau = random_answers(mini4, rng), random_answers(mini4, rng)
+    pinned = rng.integers(0, 3, 2 * n).astype(np.uint8)
+    x = rng.uniform(-1, 1, 2 * n)
+    small = slack / 64
+    probs = mini4.roll_probabilities
+    out, full, minus = np.empty(2 * n), np.empty(2 * n), np.empty(2 * n)
+    kernels.pair_apply(mini4, pol, tau, pinned, x, out)
+    kernels.pair_apply(mini4, pol, tau, pinned, x, full, constants=True, slack=slack, small=small, threads=2)
+    kernels.pair_apply(mini4, pol, tau, pinned, x, minus, minus=True)
+    for row in rng.integers(0, 2 * n, 60).tolist():
+        upper, s = row >= n, row % n
+        codes = (tau if upper else pol)[s]
+        if pinned[row] == 1:
+            want_a, want_c = 0.0, 0.0
+        else:
+            want_a = sum(p * pair_term_ref(int(c), x, n, upper) for p, c in zip(probs, codes)
+                         if int(c) > kernels.NOCODE)
+            want_c = sum(p * pair_term_ref(int(c), x, n, upper) for p, c in zip(probs, codes))
+            give = slack if pinned[row] == 0 else small
+            want_c += give if upper else -give
+        assert out[row] == pytest.approx(want_a, abs=1e-12)
+        assert full[row] == pytest.approx(want_c, abs=1e-12)
+        assert minus[row] == pytest.approx(x[row] - want_a, abs=1e-12)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), tie=st.sampled_from([0.0, 1e-3, 0.1]), stored=st.booleans())
+def test_the_best_answer_is_best_and_keeps_near_ties(mini4, seed: int, tie: float, stored: bool) -> None:
+    from gamesolver.solver.outcomes import build_graph
+
+    rng = np.random.default_rng(seed)
+    n, R = mini4.state_count, mini4.roll_count
+    x = rng.uniform(-1, 1, 2 * n)
+    tau0 = random_answers(mini4, rng)
+    strict = (rng.random(n) < 0.3).astype(np.uint8)
+    tau = tau0.copy()
+    kw = {}
+    if stored:
+        g = build_graph(mini4)
+        kw = {"offsets": g.offsets, "counts": g.counts, "codes": g.codes}
+    changed = kernels.best_response(mini4, x, tau, tie=tie, strict=strict, strict_tie=0.0, threads=2, **kw)
+    assert changed == int(np.count_nonzero(tau != tau0))
+    for s in rng.integers(0, n, 40).tolist():
+        t = 0.0 if strict[s] else tie
+        for r in range(R):
+            codes = mini4.roll_outcomes(s, r)
+            if not codes:
+                assert tau[s, r] == kernels.NOCODE
+                continue
+            best = max(pair_term_ref(c, x, n, True) for c in codes)
+            assert int(tau[s, r]) in codes
+            assert pair_term_ref(int(tau[s, r]), x, n, True) >= best - t
+            if pair_term_ref(int(tau0[s, r]), x, n, True) >= best - t:
+                assert tau[s, r] == tau0[s, r]  # a near-tie keeps the answer it had
+
+
+def test_grid_bounds_are_outward_multiples(mini4) -> None:
+    rng = np.random.default_rng(7)
+    n = mini4.state_count
+    V = rng.uniform(-0.8, 0.8, n)
+    grid = 2.0**40
+    for loosen in (False, True):
+        L, U = V - 0.01, V + 0.01
+        L2, U2 = L.copy(), U.copy()
+        kernels.bounds_sweep(mini4, L2, U2, loosen=loosen, grid=grid)
+        moved_l, moved_u = L2 != L, U2 != U
+        assert np.all(L2[moved_l] * grid == np.floor(L2[moved_l] * grid))
+        assert np.all(U2[moved_u] * grid == np.floor(U2[moved_u] * grid))
+        assert np.all((L2 <= L) if loosen else (L2 >= L)) and np.all((U2 >= U) if loosen else (U2 <= U))
+
+
+def test_the_strategy_pair_certifies_at_once_where_loosening_takes_long(tmp_path) -> None:
+    o = mini_options(tmp_path, 4)
+    game = kernel(o)
+    values = np.asarray(solve(o, tmp_path / "t", tolerance=1e-6, threads=2)["value"])
+    fast = certify(game, values, 1e-6, threads=2)
+    slow = certify(game, values, 1e-6, threads=2, method="loosening", tighten_sweeps=60)
+    assert fast.method == "strategy" and slow.method == "loosening"
+    assert fast.loosen_sweeps < 20 < slow.loosen_sweeps  # a handful of sweeps to settle rounding, not ~160
+    assert fast.gap < 1e-6 and fast.endless_margin == 0.0 and fast.trapped > 0
+    # both are proofs, so the intervals overlap everywhere, and the values lie within each bound
+    assert np.all(fast.lower <= slow.upper) and np.all(slow.lower <= fast.upper)
+    assert np.all(np.abs(values - fast.lower) <= fast.bound) and np.all(np.abs(fast.upper - values) <= fast.bound)
+    ref = ref_values(o, 1e-10)
+    b = o.board
+    ranks = game.rank([b.mask(m) for m, _ in ref], [b.mask(t) for _, t in ref])
+    want = np.array(list(ref.values()))
+    assert np.all(fast.lower[ranks] <= want + 1e-9) and np.all(want - 1e-9 <= fast.upper[ranks])
+    with pytest.raises(ValueError, match="method must be"):
+        certify(game, values, 1e-6, method="guess")
