@@ -91,6 +91,19 @@ class Certificate:
     rounds: int = 0  # "strategy": rounds of the opponent's best answer
     matvecs: int = 0  # "strategy": products by the pair's matrix (each about a policy sweep of 2N rows)
 
+    def centred(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+        """Float32 values at the middle of the intervals, the intervals rounded outward to
+        float32, and the largest distance from such a value to its interval's ends: the table
+        a solve writes when the intervals are narrower than its values' own error."""
+        mid = ((self.lower + self.upper) / 2).astype(np.float32)
+        lower = self.lower.astype(np.float32)
+        lower = np.where(lower > self.lower, np.nextafter(lower, np.float32(-np.inf)), lower)
+        upper = self.upper.astype(np.float32)
+        upper = np.where(upper < self.upper, np.nextafter(upper, np.float32(np.inf)), upper)
+        m = mid.astype(np.float64)
+        bound = float(max((m - self.lower).max(), (self.upper - m).max()))
+        return mid, lower.astype(np.float32), upper.astype(np.float32), bound
+
     def summary(self) -> dict[str, Any]:
         return {"bound": self.bound, "gap": self.gap, "endless_margin": self.endless_margin,
                 "endless_nodes": self.trapped, "method": self.method, "rounds": self.rounds,

@@ -31,6 +31,7 @@ from gamesolver.games.ur.solve import (
     load_table,
     ray_engine,
     solve,
+    state_interval,
     state_value,
     stored_index_matches,
     stored_state_count,
@@ -178,9 +179,11 @@ def analyze_answer(options: UrOptions, table: Any, pos: Position) -> dict[str, A
         rows.append({"roll": roll.name, "probability": roll.probability,
                      "best": best.action.describe(options.board), "value": best.value})
     bound = table.meta.get("certified", {}).get("bound")
+    interval = state_interval(options, table, mine, theirs)
     return {"position": format_position(pos, options.board), "to_move": pos.to_move,
             "value": state_value(options, table, mine, theirs), "rolls": rows,
-            **({"bound": bound} if bound is not None else {})}
+            **({"bound": bound} if bound is not None else {}),
+            **({"interval": list(interval)} if interval is not None else {})}
 
 
 CLUSTER_CORES = 64  # the cluster the missing-table message prices a solve on (e.g. 4 nodes of 16)
@@ -596,6 +599,9 @@ def analyze(position: str, pieces: int, board_file: str | None, dice_file: str |
         click.echo(json.dumps(answer))
         return
     proven = f" ± {answer['bound']:.2g} (proven)" if "bound" in answer else ""
+    if "interval" in answer:
+        lo, hi = answer["interval"]
+        proven = f" (proven between {lo:+.7f} and {hi:+.7f})"
     click.echo(f"{answer['position']}: value for {pos.to_move} before rolling {answer['value']:+.6f}{proven}")
     for row in answer["rolls"]:
         click.echo(f"  {row['roll']:<14} p={row['probability']:<7g} {row['value']:+.6f}  {row['best']}")

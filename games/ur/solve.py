@@ -110,10 +110,16 @@ def solve(
     solved = solve_values(game, root, header, tolerance=tolerance, threads=threads, max_sweeps=max_sweeps,
                           method=method, graph=graph, show_progress=show_progress, log=log, engine=engine)
     meta = {**solved.meta, "board_file": options.board.source}
+    values, intervals = solved.values, {}
     if certified:
         cert = certify(game, solved.values, tolerance, threads or default_threads(), show_progress=show_progress,
                        log=log)
         meta["certified"] = cert.summary()
+        if cert.method == "strategy" and cert.gap < 2 * cert.bound:
+            # the intervals say more than the solve's values: keep their middles, and the intervals
+            values, low, high, bound = cert.centred()
+            intervals = {"lower": low, "upper": high}
+            meta["certified"].update({"bound": bound, "values": "centred", "solved_values_bound": cert.bound})
     table = write_table(
         root,
         game=GAME,
@@ -121,7 +127,7 @@ def solve(
         encoding=ENCODING,
         encoding_version=ENCODING_VERSION,
         state_count=game.state_count,
-        arrays={"value": solved.values, "tier_offsets": game.tier_offsets(), **index_arrays(options)},
+        arrays={"value": values, **intervals, "tier_offsets": game.tier_offsets(), **index_arrays(options)},
         options=header,
         meta=meta,
         seconds=solved.seconds,
@@ -284,6 +290,21 @@ def state_value(options: UrOptions, table: Any, mine: frozenset[int], theirs: fr
         return table.stored_value(b.mask(mine), b.mask(theirs)) + 0.0
     r = kernel(options).rank([b.mask(mine)], [b.mask(theirs)])[0]
     return float(table["value"][r]) + 0.0
+
+
+def state_interval(options: UrOptions, table: Any, mine: frozenset[int],
+                   theirs: frozenset[int]) -> tuple[float, float] | None:
+    """The proven interval of the position's value where the table stores one (``solve
+    --certify``), else None."""
+    arrays = getattr(table, "arrays", None)
+    if not arrays or "lower" not in arrays:
+        return None
+    done = terminal_value(options.board, mine, theirs)
+    if done is not None:
+        return done, done
+    b = options.board
+    r = kernel(options).rank([b.mask(mine)], [b.mask(theirs)])[0]
+    return float(table["lower"][r]) + 0.0, float(table["upper"][r]) + 0.0
 
 
 def choices(options: UrOptions, table: Any, pos: Position, roll: int) -> list[Choice]:
