@@ -225,6 +225,15 @@ PREFETCH_GRAPH = 4
 PREFETCH_POLICY = 32
 
 
+cdef inline int64_t summed(const int64_t* per_thread, int nt) noexcept nogil:
+    """The sum of the per-thread counts ``per_thread[t * 8]`` (a cache line apart)."""
+    cdef int64_t total = 0
+    cdef int t
+    for t in range(nt):
+        total += per_thread[t * 8]
+    return total
+
+
 cdef inline real largest(const real* worst, int nt) noexcept nogil:
     """The largest of the per-thread maxima ``worst[t * 16]`` (a cache line apart)."""
     cdef real top = 0.0
@@ -899,7 +908,7 @@ def rank_pass(StochasticGame game, const real[::1] V, double eps, int32_t[::1] R
     cdef int64_t* removed = <int64_t*> malloc(nt * 8 * sizeof(int64_t))
     cdef Outcomes* outs = new_outcomes(nt)
     cdef int32_t* bufs = <int32_t*> malloc(nt * SG_MAX_OUTCOMES * sizeof(int32_t))
-    cdef int64_t s, i, total = 0, n = game.total
+    cdef int64_t s, i, n = game.total
     cdef const real* Vp = &V[0]
     cdef int32_t* A = &RP[0]
     cdef int32_t* B = &RQ[0]
@@ -924,9 +933,7 @@ def rank_pass(StochasticGame game, const real[::1] V, double eps, int32_t[::1] R
                     removed[tid * 8] += rank_state(game, outs[tid].codes, outs[tid].counts, Vp, eps, s, A, B, ctr,
                                                    (P + s * R) if P != NULL else NULL,
                                                    bufs + tid * SG_MAX_OUTCOMES)
-        for t in range(nt):
-            total += removed[t * 8]
-        return total
+        return summed(removed, nt)
     finally:
         free(outs)
         free(bufs)
@@ -1393,7 +1400,7 @@ def best_response(StochasticGame game, const double[::1] x, int32_t[:, ::1] tau,
     cdef Outcomes* outs = new_outcomes(nt)
     cdef int32_t* bufs = <int32_t*> malloc(nt * SG_MAX_OUTCOMES * sizeof(int32_t))
     cdef int64_t* changed = <int64_t*> malloc(nt * 8 * sizeof(int64_t))
-    cdef int64_t s, total = 0, n = game.total
+    cdef int64_t s, n = game.total
     cdef const double* X = &x[0]
     cdef int32_t* T = &tau[0, 0]
     cdef const int32_t* C = &codes[0] if stored else NULL
@@ -1414,9 +1421,7 @@ def best_response(StochasticGame game, const double[::1] x, int32_t[:, ::1] tau,
                     changed[tid * 8] += respond_state(game, outs[tid].codes, outs[tid].counts, X, n,
                                                       strict_tie if St != NULL and St[s] else tie,
                                                       T + s * R, bufs + tid * SG_MAX_OUTCOMES)
-        for t in range(nt):
-            total += changed[t * 8]
-        return total
+        return summed(changed, nt)
     finally:
         free(outs)
         free(bufs)
