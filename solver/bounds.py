@@ -62,7 +62,13 @@ _SLACK = 2.0 ** -30
 _GRID = 2.0 ** 40
 _ROUNDS = 60
 _KRYLOV_STEPS = 20_000
-_SMALL = 2.0 ** -14
+# Rows where the opponent can keep play going for ever (but the pair's play still ends) take a
+# smaller slack, slack * _SMALL: a full slack would add up over their long play. Larger is
+# sturdier against the solves' rounding, which the loosening sweeps must otherwise settle: on
+# four pieces 2^-2 (with the solves to slack / 16) needed 17 loosening sweeps where 2^-14 (with
+# slack / 4) needed 287, and the intervals came out the same to 1e-9.
+_SMALL = 2.0 ** -2
+_KRYLOV_TOL = 1 / 16  # each BiCGSTAB solve runs to a residual of slack * _KRYLOV_TOL
 _TIGHTEN_SWEEPS = 200
 # After each full sweep, the states it moved (the hot set) are swept alone, up to _HOT_SWEEPS
 # times and _HOT_BUDGET full sweeps' worth, until a sweep moves none of them: the slow part of
@@ -167,8 +173,8 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
     expected length of play.
 
     ``trapped`` (2N, L rows then U rows): the nodes where the opponent can keep play going for
-    ever against the strategy. They take no slack (a cycle would gain by it without end), and
-    answers there switch on any gain above rounding; where the pair's play never ends the rows
+    ever against the strategy. They take a smaller slack (``_SMALL``: a full one would add up
+    over their long play), and answers there switch on a smaller gain; where the pair's play never ends the rows
     are 0, endless play's value. What rounding leaves inconsistent there, ``certify``'s
     loosening sweeps settle."""
     n = game.state_count
@@ -216,7 +222,7 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
         for r in range(1, rounds + 1):
             kernels.pair_apply(game, policy, tau, pinned, zero, c, constants=True, slack=slack, small=small,
                                threads=threads)
-            res = bicgstab(matvec, c, X, tol=slack / 4, maxiter=_KRYLOV_STEPS)
+            res = bicgstab(matvec, c, X, tol=slack * _KRYLOV_TOL, maxiter=_KRYLOV_STEPS)
             matvecs += res.matvecs
             if not res.converged:
                 return StrategyPair(X[:n], X[n:], r, matvecs, False,
