@@ -199,9 +199,14 @@ def test_a_short_search_falls_back_to_the_trivial_pair_and_says_so(tmp_path) -> 
                                    "--json"])
     assert res.exit_code == 0, res.output
     got = json.loads(res.stdout)["bounds"]
-    assert got["loosen_sweeps"] == 1 and got["bound"] > 0.5  # from -1 and +1 after one sweep: loose, still true
+    # from -1 and +1 after one sweep: loose, still true, and not refined (a better strategy would not help)
+    assert got["loosen_sweeps"] == 1 and got["bound"] > 0.5 and got["method"] == "trivial" and got["passes"] == 1
     res = CliRunner().invoke(cli, ["ur", "check", *common, "--table", str(out), "--bounds", "--bounds-sweeps", "0"])
     assert res.exit_code == 2 and "--bounds-sweeps must be at least 1" in res.output
+    res = CliRunner().invoke(cli, ["ur", "check", *common, "--table", str(out), "--bounds", "--refine", "-1"])
+    assert res.exit_code == 2 and "--refine must be at least 0; got -1" in res.output
+    res = CliRunner().invoke(cli, ["ur", "check", *common, "--table", str(out), "--bounds"])
+    assert res.exit_code == 0 and "widest interval" in res.output and "1 pass)" in res.output, res.output
 
 
 @settings(max_examples=15, deadline=None)
@@ -366,3 +371,29 @@ def test_the_strategy_pair_certifies_at_once_where_loosening_takes_long(tmp_path
     assert np.all(fast.lower[ranks] <= want + 1e-9) and np.all(want - 1e-9 <= fast.upper[ranks])
     with pytest.raises(ValueError, match="method must be"):
         certify(game, values, 1e-6, method="guess")
+
+
+def test_refining_certifies_again_from_the_middles_and_keeps_what_both_prove(tmp_path) -> None:
+    o = mini_options(tmp_path, 4)
+    game = kernel(o)
+    rough = np.asarray(solve(o, tmp_path / "rough", tolerance=1e-3, threads=2)["value"])
+    once = certify(game, rough, 1e-6, threads=1, refine=0)  # one thread: the same first pass in both
+    twice = certify(game, rough, 1e-6, threads=1, refine=1)
+    assert once.method == twice.method == "strategy" and once.passes == 1 and twice.passes == 2
+    assert once.gap > 1e-6  # a strategy chosen by rough values loses more than the tolerance ...
+    assert twice.gap < once.gap / 10  # ... one chosen by the first intervals' middles does not
+    # the second certificate is intersected with the first one, and both are proofs
+    assert np.all(twice.lower >= once.lower) and np.all(twice.upper <= once.upper)
+    ref = ref_values(o, 1e-10)
+    b = o.board
+    ranks = game.rank([b.mask(m) for m, _ in ref], [b.mask(t) for _, t in ref])
+    want = np.array(list(ref.values()))
+    assert np.all(twice.lower[ranks] <= want + 1e-9) and np.all(want - 1e-9 <= twice.upper[ranks])
+    # the bound still speaks of the values given, not of the middles
+    assert twice.bound == pytest.approx(max((rough - twice.lower).max(), (twice.upper - rough).max()))
+    assert twice.bound > 1e-4 and twice.summary()["passes"] == 2
+    # values already good enough are certified once
+    good = np.asarray(solve(o, tmp_path / "good", tolerance=1e-6, threads=2)["value"])
+    assert certify(game, good, 1e-6, threads=2, refine=3).passes == 1
+    with pytest.raises(ValueError, match="refine must be"):
+        certify(game, good, 1e-6, refine=-1)

@@ -429,10 +429,14 @@ def _check_gpu(method: str) -> None:
 @click.option("--bounds-sweeps", type=int, default=300, show_default=True,
               help="With --bounds: sweeps to look for a consistent pair near the values (then it starts "
                    "from -1 and +1: sound, but loose) and, as many again at most, to tighten it.")
+@click.option("--refine", type=int, default=1, show_default=True,
+              help="With --bounds: while the widest interval is above the table's tolerance, prove again up "
+                   "to this many times from the middles of the intervals so far (each pass takes about as "
+                   "long as the first) and keep what every pass proved.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_dir: str | None, cache: str | None,
               eps: float | None, threads: int | None, graph: str, with_bounds: bool, bounds_sweeps: int,
-              as_json: bool) -> None:
+              refine: int, as_json: bool) -> None:
     """Check a solved table against endless play (exit 1 when it fails).
 
     Passes when the table solves the Bellman equations and, from every state where a side is
@@ -445,6 +449,8 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
         raise InputError("--eps must be between 0 and 1")
     if bounds_sweeps < 1:
         raise InputError(f"--bounds-sweeps must be at least 1; got {bounds_sweeps}")
+    if refine < 0:
+        raise InputError(f"--refine must be at least 0; got {refine}")
     if threads is not None and threads < 1:
         raise InputError("--threads must be at least 1")
     where = table_dir if table_dir is not None else default_table_dir(options, cache)
@@ -463,7 +469,7 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
     bounds = None
     if with_bounds:
         cert = certify(K, values, tolerance, n_threads, show_progress=None, log=None if as_json else _log,
-                       graph=engine, loosen_sweeps=bounds_sweeps, tighten_sweeps=bounds_sweeps)
+                       graph=engine, loosen_sweeps=bounds_sweeps, tighten_sweeps=bounds_sweeps, refine=refine)
         start_rank = int(K.rank([0], [0])[0])
         bounds = {**cert.summary(), "start": [float(cert.lower[start_rank]), float(cert.upper[start_rank])]}
     examples = []
@@ -500,7 +506,8 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
             lo, hi = bounds["start"]
             click.echo(f"  proven: every value lies within {bounds['bound']:.2g} of the table's (the start: "
                        f"{lo:+.6f} .. {hi:+.6f}; endless play could be worth up to {bounds['endless_margin']:.2g} "
-                       f"where it can last for ever)")
+                       f"where it can last for ever; widest interval {bounds['gap']:.2g}, "
+                       f"{bounds['passes']} pass{'es' if bounds['passes'] > 1 else ''})")
         click.echo("passed: these are the game's values" if ok else "FAILED: not the game's values")
     if not ok:
         raise SystemExit(1)
