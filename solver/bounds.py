@@ -251,8 +251,9 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
 
 def _hot(sweep: Callable[..., tuple[float, float]], L: np.ndarray, U: np.ndarray, mark: np.ndarray,
          still: float, **kw: Any) -> int:
-    """Sweep the states the last full sweep moved (``mark``) alone until a sweep moves none of
-    them by more than ``still``; returns the states swept. Each update is one the full sweep
+    """Sweep the marked states (``mark``: those the last full sweep moved, or, loosening, every
+    one moved so far) alone until a sweep moves none of them by more than ``still``; returns
+    the states swept. Each update is one the full sweep
     would make, so loosening still ends on a consistent pair (a full sweep moving nothing) and
     tightening keeps one consistent."""
     n = mark.shape[0]
@@ -392,10 +393,14 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
     mark = np.zeros(n, dtype=np.uint8)
     loose = hot = 0
     trivial = False
+    # The hot set of loosening is every state moved so far, not just by the last full sweep: what
+    # is left to settle lives on a few loops that play nearly never leaves (on four pieces, U rows
+    # where an answer that would close a cycle was refused), and a loop must be swept whole for a
+    # rise to go round it. From a pair certified once before, that took 6 full sweeps where the
+    # last sweep's hot set alone took hundreds, each one a small step round the loops.
     with progress(loosen_sweeps, "bounds: consistent pair", enabled=show_progress) as bar:
         while True:
             loose += 1
-            mark[:] = 0
             gap, moved = sweep(L, U, loosen=True, policy=policy, mark=mark)
             bar.update(1)
             bar.note(f"bounds: consistent pair, largest move {moved:.2g}")
