@@ -83,6 +83,9 @@ class Solved:
     values: np.ndarray
     meta: dict[str, Any]
     seconds: float
+    # the stored outcome graph the sweeps used (mapped from the table's folder), for work that
+    # follows on the same game, such as certifying the values; None where they regenerated
+    graph: Any = None
 
 
 def solve_values(
@@ -254,7 +257,7 @@ def solve_values(
         "bytes_per_state": {"values": values.itemsize, "policy": 4 * nrolls if policy is not None else 0,
                             "graph": round(max(engine.nbytes, graph_bytes) / n, 1)},
     }
-    return Solved(values, meta, spent + built)
+    return Solved(values, meta, spent + built, engine if tiers is None and getattr(engine, "stored", False) else None)
 
 
 TYPICAL_SWEEPS = (250, 500)  # full sweeps the walk took on the fort rules' K = 4 (with its policy sweeps)

@@ -397,3 +397,22 @@ def test_refining_certifies_again_from_the_middles_and_keeps_what_both_prove(tmp
     assert certify(game, good, 1e-6, threads=2, refine=3).passes == 1
     with pytest.raises(ValueError, match="refine must be"):
         certify(game, good, 1e-6, refine=-1)
+
+
+def test_solve_certify_proves_over_the_graph_the_solve_stored(tmp_path, monkeypatch) -> None:
+    import gamesolver.games.ur.solve as ur_solve
+
+    seen = []
+    real = ur_solve.certify
+
+    def spy(*args, **kw):
+        seen.append(kw.get("graph"))
+        return real(*args, **kw)
+
+    monkeypatch.setattr(ur_solve, "certify", spy)
+    o = mini_options(tmp_path, 4)
+    stored = solve(o, tmp_path / "s", tolerance=1e-6, threads=2, graph="store", certified=True)
+    regenerated = solve(o, tmp_path / "r", tolerance=1e-6, threads=2, graph="regenerate", certified=True)
+    assert seen[0] is not None and seen[0].stored and seen[0].codes.size > 0  # no second generation of outcomes
+    assert seen[1] is None
+    assert stored.meta["certified"]["gap"] < 1e-6 and regenerated.meta["certified"]["gap"] < 1e-6

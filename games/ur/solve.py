@@ -113,7 +113,7 @@ def solve(
     values, intervals = solved.values, {}
     if certified:
         cert = certify(game, solved.values, tolerance, threads or default_threads(), show_progress=show_progress,
-                       log=log)
+                       log=log, graph=solved.graph)
         meta["certified"] = cert.summary()
         if cert.method == "strategy" and cert.gap < 2 * cert.bound:
             # the intervals say more than the solve's values: keep their middles, and the intervals
