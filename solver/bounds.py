@@ -36,6 +36,10 @@ turns solved values into proven bounds:
    across the value. The roll probabilities are the game's float32 ones (exact for dice in
    sixteenths, as Ur's).
 
+5. **Refining.** A strategy chosen by rough values gives some of their error away. Where the
+   widest interval stays above the tolerance, ``certify`` proves again from the middles of the
+   intervals (``refine`` passes at most) and keeps the intersection of what every pass proved.
+
 What it cannot do is make bad values look good: the bound it reports is the largest distance
 from the given values to the ends of their proven intervals.
 """
@@ -299,7 +303,7 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
             show_progress: bool | None = False, log: Callable[[str], None] | None = None,
             tighten_sweeps: int = _TIGHTEN_SWEEPS, graph: Any = None,
             loosen_sweeps: int = _LOOSEN_SWEEPS, method: str = "strategy",
-            rounds: int = _ROUNDS, refine: int = 1) -> Certificate:
+            rounds: int = _ROUNDS, refine: int = 2) -> Certificate:
     """Proven bounds around ``values`` (float32 or float64, one per state of ``game``, a
     ``StochasticGame``). ``method``: where the consistent pair comes from: ``strategy`` (the
     default: the strategy against its best answer, ``strategy_pair``, in at most ``rounds``

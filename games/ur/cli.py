@@ -429,7 +429,7 @@ def _check_gpu(method: str) -> None:
 @click.option("--bounds-sweeps", type=int, default=300, show_default=True,
               help="With --bounds: sweeps to look for a consistent pair near the values (then it starts "
                    "from -1 and +1: sound, but loose) and, as many again at most, to tighten it.")
-@click.option("--refine", type=int, default=1, show_default=True,
+@click.option("--refine", type=int, default=2, show_default=True,
               help="With --bounds: while the widest interval is above the table's tolerance, prove again up "
                    "to this many times from the middles of the intervals so far (each pass takes about as "
                    "long as the first) and keep what every pass proved.")
