@@ -57,7 +57,7 @@ def main() -> None:
                            loosen_sweeps=args.loosen_sweeps)
             seconds[method] = time.perf_counter() - t0
             s = cert.summary()
-            print(f"  {method:9s}: {seconds[method]:8.1f} s  used {s['method']}, rounds {s['rounds']}, products "
+            print(f"  {method:9s}: {seconds[method]:8.1f} s  used {s['method']}, passes {s['passes']}, rounds {s['rounds']}, products "
                   f"{s['matvecs']:,}, sweeps {s['loosen_sweeps']} + {s['tighten_sweeps']}, gap {s['gap']:.3g}, "
                   f"bound {s['bound']:.3g}, margin {s['endless_margin']:.3g}, start in "
                   f"[{cert.lower[start]:+.7f}, {cert.upper[start]:+.7f}] (value {values[start]:+.7f})", flush=True)

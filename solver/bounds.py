@@ -103,6 +103,7 @@ class Certificate:
     rounds: int = 0  # "strategy": rounds of the opponent's best answer
     matvecs: int = 0  # "strategy": products by the pair's matrix (each about a policy sweep of 2N rows)
     passes: int = 1  # certificates whose intervals were intersected (``certify``'s ``refine``)
+    why: str = ""  # why the strategy's pair or the loosening came to nothing, where one did
 
     def centred(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
         """Float32 values at the middle of the intervals, the intervals rounded outward to
@@ -122,7 +123,8 @@ class Certificate:
                 "endless_nodes": self.trapped, "method": self.method, "rounds": self.rounds,
                 "matvecs": self.matvecs, "loosen_sweeps": self.loosen_sweeps,
                 "tighten_sweeps": self.tighten_sweeps, "hot_states": self.hot_states,
-                "trap_passes": self.trap_passes, "passes": self.passes, "seconds": round(self.seconds, 3)}
+                "trap_passes": self.trap_passes, "passes": self.passes, "seconds": round(self.seconds, 3),
+                **({"why": self.why} if self.why else {})}
 
 
 @dataclass
@@ -343,7 +345,7 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
             cert.loosen_sweeps + more.loosen_sweeps, cert.tighten_sweeps + more.tighten_sweeps,
             cert.trap_passes + more.trap_passes, cert.seconds + more.seconds, cert.hot_states + more.hot_states,
             cert.method, cert.rounds + more.rounds,
-            cert.matvecs + more.matvecs, cert.passes + 1)
+            cert.matvecs + more.matvecs, cert.passes + 1, "; ".join(w for w in (cert.why, more.why) if w))
         if log:
             log(f"bounds: pass {cert.passes}: widest interval {cert.gap:.3g}, every value within {cert.bound:.3g}")
         if cert.gap > before / 2:
@@ -382,12 +384,15 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
     ZP, ZQ = RP == 0, RQ == 0
     del RP, RQ
     pair = None
+    why: list[str] = []
     if method == "strategy":
         pair = strategy_pair(game, values, policy, np.concatenate([ZP, ZQ]), threads, stored, show_progress,
                              rounds, log=log)
         if log:
             log(f"bounds: the strategy against its best answer, {pair.rounds} rounds, {pair.matvecs:,} products"
                 + ("" if pair.settled else f"; no pair ({pair.why}), loosening from the values instead"))
+        if not pair.settled:
+            why.append(f"the strategy's pair: {pair.why}")
     if pair is not None and pair.settled:
         grid = _GRID
         L = np.maximum(np.floor(pair.lower * grid) / grid, -1.0)
@@ -420,6 +425,7 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
                 U[:] = 1
                 gap = 2.0
                 trivial = True
+                why.append(f"no consistent pair after {loose} loosening sweeps (largest move {moved:.3g})")
                 break
             hot += _hot(sweep, L, U, mark, 0.0, loosen=True, policy=policy)
     if log:
@@ -449,7 +455,7 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
     settled = pair is not None and pair.settled
     cert = Certificate(lower, upper, bound, float((upper - lower).max()), m, trapped, loose, tight, passes,
                        time.perf_counter() - t0, hot, "trivial" if trivial else "strategy" if settled else "loosening",
-                       pair.rounds if pair else 0, pair.matvecs if pair else 0)
+                       pair.rounds if pair else 0, pair.matvecs if pair else 0, why="; ".join(why))
     if log:
         log(f"bounds: every value within {bound:.3g} of the proven interval's ends ({tight} tightening sweeps, "
             f"{passes} passes over {trapped:,} positions where play can last for ever, margin {m:.3g})")
