@@ -420,3 +420,22 @@ def test_solve_certify_proves_over_the_graph_the_solve_stored(tmp_path, monkeypa
     assert seen[0] is not None and seen[0].stored and seen[0].codes.size > 0  # no second generation of outcomes
     assert seen[1] is None
     assert stored.meta["certified"]["gap"] < 1e-6 and regenerated.meta["certified"]["gap"] < 1e-6
+
+
+def test_solve_certify_aims_at_the_gap_asked_for(tmp_path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from gamesolver.solver.cli import cli
+
+    o = mini_options(tmp_path, 4)
+    common = ["ur", "solve", "--pieces", "4", "--board", o.board_file, "--out", str(tmp_path / "t")]
+    res = CliRunner().invoke(cli, [*common, "--tolerance", "1e-6", "--certify", "--certify-gap", "1e-5", "--json"])
+    assert res.exit_code == 0, res.output
+    cert = json.loads(res.stdout)["certified"]
+    assert cert["aimed_at"] == 1e-5 and cert["gap"] <= 1e-5 and cert["method"] == "strategy"
+    res = CliRunner().invoke(cli, [*common, "--certify-gap", "1e-5"])
+    assert res.exit_code == 2 and "--certify-gap applies with --certify" in res.output
+    res = CliRunner().invoke(cli, [*common, "--certify", "--certify-gap", "0"])
+    assert res.exit_code == 2 and "--certify-gap must be between 0 and 1; got 0" in res.output

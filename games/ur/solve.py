@@ -99,11 +99,15 @@ def solve(
     log: Any = None,
     certified: bool = False,
     engine: Any = None,
+    certify_gap: float | None = None,
 ) -> Table:
     """Solve and write the table at ``out`` (default: the cache); resumes from the checkpoint a
     stopped run left there. ``method``, ``graph`` and ``engine`` (e.g. ``ray_engine``): see
     ``solver.stochastic.solve_values``. ``certified``: also prove an interval around every value
-    (``solver.bounds.certify``) and record its figures in the header's ``certified``."""
+    (``solver.bounds.certify``) and record its figures in the header's ``certified``;
+    ``certify_gap``: the widest interval it aims for, and how near the best by the values an
+    action of the proven strategy must be (default: ``tolerance``; a solve to 1e-6 proven to
+    1e-5 is cheaper than a solve to 1e-5 proven to 1e-5, see docs/ur.md)."""
     root = Path(out) if out is not None else default_table_dir(options)
     game = kernel(options)
     header = options.header()
@@ -112,9 +116,10 @@ def solve(
     meta = {**solved.meta, "board_file": options.board.source}
     values, intervals = solved.values, {}
     if certified:
-        cert = certify(game, solved.values, tolerance, threads or default_threads(), show_progress=show_progress,
+        gap = tolerance if certify_gap is None else certify_gap
+        cert = certify(game, solved.values, gap, threads or default_threads(), show_progress=show_progress,
                        log=log, graph=solved.graph)
-        meta["certified"] = cert.summary()
+        meta["certified"] = {**cert.summary(), "aimed_at": gap}
         if cert.method == "strategy" and cert.gap < 2 * cert.bound:
             # the intervals say more than the solve's values: keep their middles, and the intervals
             values, low, high, bound = cert.centred()
