@@ -437,5 +437,10 @@ def test_solve_certify_aims_at_the_gap_asked_for(tmp_path) -> None:
     assert cert["aimed_at"] == 1e-5 and cert["gap"] <= 1e-5 and cert["method"] == "strategy"
     res = CliRunner().invoke(cli, [*common, "--certify-gap", "1e-5"])
     assert res.exit_code == 2 and "--certify-gap applies with --certify" in res.output
+    res = CliRunner().invoke(cli, [*common[:-2], "--out", str(tmp_path / "u"), "--tolerance", "1e-6", "--certify",
+                                   "--certify-gap", "1e-5"])
+    assert res.exit_code == 0, res.output
+    assert "(proven)" in res.output and "certified: every interval at most" in res.output
+    assert "1 pass, method strategy" in res.output
     res = CliRunner().invoke(cli, [*common, "--certify", "--certify-gap", "0"])
     assert res.exit_code == 2 and "--certify-gap must be between 0 and 1; got 0" in res.output

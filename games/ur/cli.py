@@ -386,9 +386,14 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
     repaired = f" after {m['endless_repairs']} discounted repair" if m.get("endless_repairs") else ""
     click.echo(f"endless check (eps {check['eps']:g}): "
                + ("passed" if check["flagged"] == 0 else f"FAILED in {check['flagged']:,} states") + repaired)
-    bound = m.get("certified", {}).get("bound")
+    cert = m.get("certified", {})
+    bound = cert.get("bound")
     click.echo(f"value of start for the first player: {start:+.6f}"
                + (f" ± {bound:.2g} (proven)" if bound is not None else ""))
+    if cert:
+        passes = cert.get("passes", 1)
+        click.echo(f"certified: every interval at most {cert['gap']:.2g} wide ({passes} pass{'es' if passes > 1 else ''}, "
+                   f"method {cert['method']}, {cert['seconds']:.0f} s)")
     click.echo(f"table: {table.path}")
 
 
