@@ -444,3 +444,20 @@ def test_solve_certify_aims_at_the_gap_asked_for(tmp_path) -> None:
     assert "1 pass, method strategy" in res.output
     res = CliRunner().invoke(cli, [*common, "--certify", "--certify-gap", "0"])
     assert res.exit_code == 2 and "--certify-gap must be between 0 and 1; got 0" in res.output
+
+
+@pytest.mark.slow
+def test_four_pieces_are_proven_below_a_gap_of_1e_5(tmp_path) -> None:
+    # the real board with four pieces (8,403,425 stored states): about 15 minutes on two cores
+    from gamesolver.solver.stochastic import solve_values
+
+    o = UrOptions(pieces=4)
+    game = kernel(o)
+    solved = solve_values(game, tmp_path / "t", o.header(), tolerance=1e-6, threads=2)
+    cert = certify(game, solved.values, 1e-5, threads=2, graph=solved.graph)
+    assert cert.method == "strategy" and cert.endless_margin == 0.0 and cert.gap <= 1e-5, cert.summary()
+    start = int(game.rank([0], [0])[0])
+    lo, hi = cert.lower[start], cert.upper[start]
+    assert hi - lo < 2e-6 and 0.05 < lo  # the first player is proven ahead, to six decimals
+    # the solve's own start value agrees with the proof to within the gap asked for
+    assert lo - 1e-5 <= solved.values[start] <= hi + 1e-5
