@@ -7,6 +7,11 @@ and each proof 15 or more on two cores; loosening stops after ``--loosen-sweeps`
 falls back to -1 and +1, which it reports). Prints, for each method: seconds, rounds and products
 (strategy), loosening and tightening sweeps, the widest interval, the largest distance from the
 values to an interval's end, the start's interval; and the time ratio.
+
+``--krylov K``: BiCGSTAB on the pair's equations for the real board with K pieces (the strategy
+pair's product over 2N rows, the greedy pair of random values, a random right-hand side), its
+vector steps fused (``solver/_krylov.pyx``) against plain NumPy, alternating in one run: seconds
+an iteration, the products' share, and the ratio.
 """
 from __future__ import annotations
 
@@ -27,7 +32,14 @@ def main() -> None:
     ap.add_argument("--tolerance", type=float, default=1e-6)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--loosen-sweeps", type=int, default=300)
+    ap.add_argument("--krylov", type=int, default=0, metavar="K",
+                    help="time BiCGSTAB's vector steps, fused against NumPy, on the real board's pair")
+    ap.add_argument("--iterations", type=int, default=20)
+    ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
+    if args.krylov:
+        krylov_speed(args.krylov, args.threads, args.iterations, args.repeats)
+        return
 
     from gamesolver.games.ur import kernel
     from gamesolver.games.ur.rules import UrOptions
@@ -63,6 +75,49 @@ def main() -> None:
                   f"[{cert.lower[start]:+.7f}, {cert.upper[start]:+.7f}] (value {values[start]:+.7f})", flush=True)
         print(f"  strategy / loosening time: {seconds['strategy'] / seconds['loosening']:.3f} "
               f"({seconds['loosening'] / seconds['strategy']:.1f}x faster)")
+
+
+def krylov_speed(k: int, threads: int, iterations: int, repeats: int) -> None:
+    from gamesolver.games.ur import kernel
+    from gamesolver.games.ur.rules import UrOptions
+    from gamesolver.solver import _stochastic as kernels
+    from gamesolver.solver.krylov import bicgstab
+
+    game = kernel(UrOptions(pieces=k))
+    n = game.state_count
+    rng = np.random.default_rng(1)
+    values = (rng.random(n, dtype=np.float32) - 0.5).astype(np.float32)
+    policy = np.empty((n, game.roll_count), dtype=np.int32)
+    game.sweep(values, threads=threads, policy=policy)  # the greedy pair of these values
+    tau = policy.copy()
+    pinned = np.zeros(2 * n, dtype=np.uint8)
+    b = rng.random(2 * n) - 0.5
+    x0 = np.zeros(2 * n)
+    products = [0, 0.0]
+
+    def matvec(x: np.ndarray, out: np.ndarray) -> None:
+        t0 = time.perf_counter()
+        kernels.pair_apply(game, policy, tau, pinned, x, out, minus=True, threads=threads)
+        products[0] += 1
+        products[1] += time.perf_counter() - t0
+
+    print(f"real board, {k} pieces: {n:,} states, pair of {2 * n:,} rows; {iterations} BiCGSTAB iterations, "
+          f"{threads} threads, best of {repeats} alternating runs", flush=True)
+    best = {}
+    share = {}
+    for _ in range(repeats):
+        for ops in ("numpy", "fused"):
+            products[:] = [0, 0.0]
+            t0 = time.perf_counter()
+            res = bicgstab(matvec, b, x0, tol=0.0, maxiter=iterations, threads=threads, ops=ops)
+            dt = time.perf_counter() - t0
+            if dt < best.get(ops, np.inf):
+                best[ops] = dt
+                share[ops] = products[1] / dt
+            its = (res.matvecs - 2) / 2
+    for ops in ("numpy", "fused"):
+        print(f"  {ops:5s}: {best[ops] / its:.3f} s an iteration, products {share[ops]:.0%} of it")
+    print(f"  fused / numpy: {best['fused'] / best['numpy']:.3f} ({best['numpy'] / best['fused']:.2f}x faster)")
 
 
 if __name__ == "__main__":

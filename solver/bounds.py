@@ -233,7 +233,7 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
         for r in range(1, rounds + 1):
             kernels.pair_apply(game, policy, tau, pinned, zero, c, constants=True, slack=slack, small=small,
                                threads=threads)
-            res = bicgstab(matvec, c, X, tol=slack * _KRYLOV_TOL, maxiter=_KRYLOV_STEPS)
+            res = bicgstab(matvec, c, X, tol=slack * _KRYLOV_TOL, maxiter=_KRYLOV_STEPS, threads=threads)
             matvecs += res.matvecs
             if not res.converged:
                 return StrategyPair(X[:n], X[n:], r, matvecs, False,

@@ -745,7 +745,7 @@ def evaluate_policy(K: Any, policy: np.ndarray, values: np.ndarray, tol: float, 
     def matvec(x: np.ndarray, out: np.ndarray) -> None:
         K.policy_apply(policy, x, out, minus=True, threads=threads)
 
-    res = bicgstab(matvec, c, values, tol=tol, maxiter=300)
+    res = bicgstab(matvec, c, values, tol=tol, maxiter=300, threads=threads)
     if np.isfinite(res.residual) and res.residual < res.initial:
         np.clip(res.x, -1.0, 1.0, out=res.x)
         values[:] = res.x
