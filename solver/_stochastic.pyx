@@ -844,36 +844,86 @@ cdef int roll_codes(StochasticGame game, const int32_t* c, const count_t* cnt, i
     return n
 
 
+cdef inline uint32_t roll_mask(StochasticGame game, const count_t* cnt, int r) noexcept nogil:
+    """The groups roll ``r`` reads (``roll_codes``): its own, or the pass when those are empty."""
+    cdef int G = game.ngroups, k
+    cdef uint32_t mask = game.roll_groups[r]
+    for k in range(G - 1):
+        if (mask >> k & 1) and cnt[k]:
+            return mask
+    return (<uint32_t> 1) << (G - 1)
+
+
 cdef int rank_state(StochasticGame game, const int32_t* c, const count_t* cnt, const real* V, double eps,
                     int64_t s, int32_t* RP, int32_t* RQ, int32_t* counter, const int32_t* pol,
                     int32_t* buf) noexcept nogil:
-    cdef int G = game.ngroups, i, r, n, removed = 0, out_p = 0, out_q = 0, all_leave
+    """One state's nodes in a ranking pass. Rolls share outcome groups, so each group's figures
+    are found once, when a roll first needs them: its best value, the best value among its codes
+    that leave (only codes within eps of the group's best can be within eps of a roll's best),
+    and whether every code leaves; a roll then combines its groups' figures."""
+    cdef int G = game.ngroups, g, i, r, removed = 0, out_p = 0, out_q = 0, all_leave, any_code
     cdef const int32_t* start[32]
-    cdef double best, w
-    cdef int32_t k = 2147483647  # any node removed so far
+    cdef double gbest[32]
+    cdef double gleave[32]
+    cdef int gall[32]  # -1: not found yet
+    cdef uint32_t known = 0, mask
+    cdef double best, lbest, w, top
+    cdef int32_t code, k = 2147483647  # any node removed so far
+    cdef bint need_p = RP[s] == 0, need_q = RQ[s] == 0
     group_starts(G, c, cnt, start)
+    for g in range(G):
+        gall[g] = -1
     for r in range(game.nrolls):
-        n = roll_codes(game, c, cnt, r, start, buf)
-        if n == 0:
-            buf[0] = SG_NOCODE
-            n = 1
-        if RP[s] == 0 and not out_p:
+        if (out_p or not need_p) and (out_q or not need_q):
+            break
+        mask = roll_mask(game, cnt, r)
+        any_code = 0
+        for g in range(G):
+            if (mask >> g & 1) and cnt[g]:
+                any_code = 1
+                break
+        if need_p and not out_p:
             if pol != NULL:
                 out_p = leaves_before(pol[r], RP, RQ, k)
+            elif not any_code:  # nothing to do and no pass: the game ends
+                out_p = 1
             else:
                 best = -2.0
-                for i in range(n):
-                    w = value_term(buf[i], V)
-                    if w > best:
-                        best = w
-                for i in range(n):
-                    if value_term(buf[i], V) >= best - eps and leaves_before(buf[i], RP, RQ, k):
-                        out_p = 1
-                        break
-        if RQ[s] == 0 and not out_q:
+                lbest = -3.0
+                for g in range(G):
+                    if not (mask >> g & 1) or not cnt[g]:
+                        continue
+                    if not (known >> g & 1):
+                        top = -2.0
+                        for i in range(cnt[g]):
+                            w = value_term(start[g][i], V)
+                            if w > top:
+                                top = w
+                        gbest[g] = top
+                        gleave[g] = -3.0
+                        for i in range(cnt[g]):
+                            code = start[g][i]
+                            w = value_term(code, V)
+                            if w >= top - eps and w > gleave[g] and leaves_before(code, RP, RQ, k):
+                                gleave[g] = w
+                        known |= (<uint32_t> 1) << g
+                    if gbest[g] > best:
+                        best = gbest[g]
+                    if gleave[g] > lbest:
+                        lbest = gleave[g]
+                out_p = lbest >= best - eps
+        if need_q and not out_q:
             all_leave = 1
-            for i in range(n):
-                if not leaves_before(buf[i], RQ, RP, k):
+            for g in range(G):
+                if not (mask >> g & 1) or not cnt[g]:
+                    continue
+                if gall[g] < 0:
+                    gall[g] = 1
+                    for i in range(cnt[g]):
+                        if not leaves_before(start[g][i], RQ, RP, k):
+                            gall[g] = 0
+                            break
+                if not gall[g]:
                     all_leave = 0
                     break
             out_q = all_leave
@@ -1348,29 +1398,54 @@ def pair_apply(StochasticGame game, int32_t[:, ::1] pol, int32_t[:, ::1] tau, co
 
 cdef int respond_state(StochasticGame game, const int32_t* c, const count_t* cnt, const double* X, int64_t n,
                        double tie, int32_t* row, int32_t* buf) noexcept nogil:
-    """``best_response`` at one state; returns how many rolls changed their answer."""
-    cdef int G = game.ngroups, r, i, m, changed = 0
+    """``best_response`` at one state; returns how many rolls changed their answer. Each group's
+    best answer (the first of its best codes) is found once, when a roll first reads the group;
+    a roll takes the first of its groups' bests, as a scan of its codes in order would."""
+    cdef int G = game.ngroups, g, r, i, changed = 0, any_code
     cdef const int32_t* start[32]
-    cdef double best, w, keep
-    cdef int32_t code
+    cdef double gbest[32]
+    cdef int32_t gcode[32]
+    cdef uint32_t known = 0, mask
+    cdef double best, w, keep, top
+    cdef int32_t code, cur, pick
     group_starts(G, c, cnt, start)
     for r in range(game.nrolls):
-        m = roll_codes(game, c, cnt, r, start, buf)
-        if m == 0:
+        mask = roll_mask(game, cnt, r)
+        any_code = 0
+        best = -3.0
+        code = SG_NOCODE
+        for g in range(G):
+            if not (mask >> g & 1) or not cnt[g]:
+                continue
+            any_code = 1
+            if not (known >> g & 1):
+                top = -3.0
+                pick = start[g][0]
+                for i in range(cnt[g]):
+                    w = pair_term(start[g][i], X, n, 1, 1)
+                    if w > top:
+                        top = w
+                        pick = start[g][i]
+                gbest[g] = top
+                gcode[g] = pick
+                known |= (<uint32_t> 1) << g
+            if gbest[g] > best:
+                best = gbest[g]
+                code = gcode[g]
+        if not any_code:
             if row[r] != SG_NOCODE:
                 row[r] = SG_NOCODE
                 changed += 1
             continue
-        best = -3.0
-        code = buf[0]
+        cur = row[r]
         keep = -3.0
-        for i in range(m):
-            w = pair_term(buf[i], X, n, 1, 1)
-            if w > best:
-                best = w
-                code = buf[i]
-            if buf[i] == row[r]:
-                keep = w
+        for g in range(G):
+            if not (mask >> g & 1):
+                continue
+            for i in range(cnt[g]):
+                if start[g][i] == cur:
+                    keep = pair_term(cur, X, n, 1, 1)
+                    break
         if keep < best - tie:  # the answer held so far is not among the roll's or is worse
             row[r] = code
             changed += 1

@@ -336,6 +336,8 @@ def test_the_best_answer_is_best_and_keeps_near_ties(mini4, seed: int, tie: floa
             assert pair_term_ref(int(tau[s, r]), x, n, True) >= best - t
             if pair_term_ref(int(tau0[s, r]), x, n, True) >= best - t:
                 assert tau[s, r] == tau0[s, r]  # a near-tie keeps the answer it had
+            else:  # a new answer is the first of the roll's best codes
+                assert tau[s, r] == next(c for c in codes if pair_term_ref(c, x, n, True) == best)
 
 
 def test_grid_bounds_are_outward_multiples(mini4) -> None:
@@ -461,3 +463,68 @@ def test_four_pieces_are_proven_below_a_gap_of_1e_5(tmp_path) -> None:
     assert hi - lo < 2e-6 and 0.05 < lo  # the first player is proven ahead, to six decimals
     # the solve's own start value agrees with the proof to within the gap asked for
     assert lo - 1e-5 <= solved.values[start] <= hi + 1e-5
+
+
+def rank_pass_ref(game, V: np.ndarray, eps: float, RP: np.ndarray, RQ: np.ndarray, counter: np.ndarray,
+                  policy: np.ndarray | None = None, backwards: bool = False) -> int:
+    """One pass of the certificate's ranking (``_stochastic.rank_pass``), written out plainly, one
+    state at a time in rank order, on the game's own outcome lists for each roll."""
+    ends = (kernels.WIN, kernels.LOSS, kernels.NOCODE)
+
+    def value(c: int) -> float:
+        if c in ends:
+            return {kernels.WIN: 1.0, kernels.LOSS: -1.0, kernels.NOCODE: 0.0}[c]
+        return float(V[c]) if c >= 0 else -float(V[-c - 1])
+
+    def leaves(c: int, same: np.ndarray, other: np.ndarray) -> bool:
+        return c in ends or (same[c] if c >= 0 else other[-c - 1]) > 0
+
+    removed = 0
+    n = game.state_count
+    for s in (range(n - 1, -1, -1) if backwards else range(n)):
+        if RP[s] and RQ[s]:
+            continue
+        out_p = out_q = False
+        for r in range(game.roll_count):
+            codes = game.roll_outcomes(s, r) or [kernels.NOCODE]
+            if not RP[s] and not out_p:
+                if policy is not None:
+                    out_p = leaves(int(policy[s, r]), RP, RQ)
+                else:  # some action within eps of the roll's best leaves
+                    best = max(value(c) for c in codes)
+                    out_p = any(value(c) >= best - eps and leaves(c, RP, RQ) for c in codes)
+            if not RQ[s] and not out_q:  # every action leaves
+                out_q = all(leaves(c, RQ, RP) for c in codes)
+        for R_, out in ((RP, out_p), (RQ, out_q)):
+            if out and not R_[s]:
+                counter[0] += 1
+                R_[s] = counter[0]
+                removed += 1
+    return removed
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), eps=st.sampled_from([0.0, 1e-3, 0.25]), with_policy=st.booleans(),
+       stored=st.booleans(), backwards=st.booleans(), done=st.sampled_from([0.0, 0.3, 0.9]))
+def test_a_rank_pass_is_the_written_ranking(mini4, seed: int, eps: float, with_policy: bool, stored: bool,
+                                            backwards: bool, done: float) -> None:
+    from gamesolver.solver.outcomes import build_graph
+
+    rng = np.random.default_rng(seed)
+    n = mini4.state_count
+    # few distinct values, so that ties and near-ties are common
+    V = rng.choice(np.array([-0.5, -0.25, 0.0, 0.001, 0.25, 0.5], dtype=np.float32), n)
+    # some nodes ranked already, as after earlier passes
+    RP = np.where(rng.random(n) < done, rng.integers(1, 1000, n), 0).astype(np.int32)
+    RQ = np.where(rng.random(n) < done, rng.integers(1, 1000, n), 0).astype(np.int32)
+    policy = random_answers(mini4, rng) if with_policy else None
+    kw = {}
+    if stored:
+        g = build_graph(mini4)
+        kw = {"offsets": g.offsets, "counts": g.counts, "codes": g.codes}
+    got = [RP.copy(), RQ.copy(), np.array([1000], dtype=np.int32)]
+    want = [RP.copy(), RQ.copy(), np.array([1000], dtype=np.int32)]
+    removed = kernels.rank_pass(mini4, V, eps, *got, threads=1, policy=policy, backwards=backwards, **kw)
+    assert removed == rank_pass_ref(mini4, V, eps, *want, policy=policy, backwards=backwards)
+    for a, b in zip(got, want):
+        assert np.array_equal(a, b)
