@@ -30,127 +30,109 @@ cdef void check(Py_ssize_t n, Py_ssize_t m, str what) except *:
         raise ValueError(f"{what} must have {n} entries like the first vector; got {m}")
 
 
-def dot(const double[::1] a, const double[::1] b, int threads=1) -> float:
-    """``a @ b``."""
-    cdef Py_ssize_t n = a.shape[0], k, i, j, lo, hi
+cdef double total(const double* part, Py_ssize_t k, int stride) noexcept nogil:
+    """The blocks' partial sums (every ``stride``-th entry), added in block order."""
+    cdef double acc = 0.0
+    cdef Py_ssize_t j
+    for j in range(k):
+        acc += part[j * stride]
+    return acc
+
+
+cdef double largest(const double* part, Py_ssize_t k, int stride) noexcept nogil:
+    """The largest of the blocks' partial maxima; a NaN among them wins."""
+    cdef double big = 0.0
+    cdef Py_ssize_t j
+    for j in range(k):
+        if part[j * stride] > big or part[j * stride] != part[j * stride]:
+            big = part[j * stride]
+    return big
+
+
+def dots(const double[::1] a, const double[::1] b, const double[::1] c=None, int threads=1) -> tuple:
+    """``(a @ b, a @ c)`` in one pass (``a @ b`` alone without ``c``)."""
+    cdef Py_ssize_t n = a.shape[0], k, i, j, lo
     check(n, b.shape[0], "b")
+    cdef bint two = c is not None
+    if two:
+        check(n, c.shape[0], "c")
     k = nblocks(n)
-    cdef double* part = partials(k, 1)
-    cdef double acc, total = 0.0
+    cdef double* part = partials(k, 2)
+    cdef double ab, ac
     cdef int nt = max(1, threads)
     try:
         with nogil:
             for j in prange(k, schedule="static", num_threads=nt):
                 lo = j * BLOCK
-                hi = min(n, lo + BLOCK)
-                acc = 0.0
-                for i in range(lo, hi):
-                    acc = acc + a[i] * b[i]
-                part[j] = acc
-            for j in range(k):
-                total += part[j]
-        return total
+                ab = 0.0
+                ac = 0.0
+                for i in range(lo, min(n, lo + BLOCK)):
+                    ab = ab + a[i] * b[i]
+                    if two:
+                        ac = ac + a[i] * c[i]
+                part[2 * j] = ab
+                part[2 * j + 1] = ac
+        return total(part, k, 2), total(part + 1, k, 2)
     finally:
         free(part)
 
 
-def dots(const double[::1] t, const double[::1] s, int threads=1) -> tuple:
-    """``(t @ t, t @ s)`` in one pass."""
-    cdef Py_ssize_t n = t.shape[0], k, i, j, lo, hi
-    check(n, s.shape[0], "s")
+def dot(const double[::1] a, const double[::1] b, int threads=1) -> float:
+    """``a @ b``."""
+    return dots(a, b, None, threads=threads)[0]
+
+
+def update(double[::1] out, const double[::1] a, double coef, const double[::1] b, double[::1] x=None,
+           double alpha=0.0, const double[::1] p=None, const double[::1] r0=None, int threads=1) -> tuple:
+    """``out = a - coef b``, and with ``x``: first ``x += alpha p`` then ``x += coef a``; returns
+    ``(max |out|, r0 @ out)`` (0 for the second without ``r0``)."""
+    cdef Py_ssize_t n = out.shape[0], k, i, j, lo
+    check(n, a.shape[0], "a")
+    check(n, b.shape[0], "b")
+    cdef bint with_x = x is not None, with_r0 = r0 is not None
+    if with_x:
+        check(n, x.shape[0], "x")
+        check(n, p.shape[0], "p")
+    if with_r0:
+        check(n, r0.shape[0], "r0")
     k = nblocks(n)
     cdef double* part = partials(k, 2)
-    cdef double tt, ts, sum_tt = 0.0, sum_ts = 0.0
+    cdef double big, acc, w, xi
     cdef int nt = max(1, threads)
     try:
         with nogil:
             for j in prange(k, schedule="static", num_threads=nt):
                 lo = j * BLOCK
-                hi = min(n, lo + BLOCK)
-                tt = 0.0
-                ts = 0.0
-                for i in range(lo, hi):
-                    tt = tt + t[i] * t[i]
-                    ts = ts + t[i] * s[i]
-                part[2 * j] = tt
-                part[2 * j + 1] = ts
-            for j in range(k):
-                sum_tt += part[2 * j]
-                sum_ts += part[2 * j + 1]
-        return sum_tt, sum_ts
+                big = 0.0
+                acc = 0.0
+                for i in range(lo, min(n, lo + BLOCK)):
+                    if with_x:
+                        xi = x[i] + alpha * p[i]
+                        x[i] = xi + coef * a[i]
+                    w = a[i] - coef * b[i]
+                    out[i] = w
+                    if with_r0:
+                        acc = acc + r0[i] * w
+                    w = fabs(w)
+                    if w > big or w != w:  # a NaN sticks, so that a breakdown is seen
+                        big = w
+                part[2 * j] = big
+                part[2 * j + 1] = acc
+        return largest(part, k, 2), total(part + 1, k, 2)
     finally:
         free(part)
 
 
 def sub_scaled(const double[::1] r, double alpha, const double[::1] v, double[::1] out, int threads=1) -> float:
     """``out = r - alpha v``; returns ``max |out|``."""
-    cdef Py_ssize_t n = r.shape[0], k, i, j, lo, hi
-    check(n, v.shape[0], "v")
-    check(n, out.shape[0], "out")
-    k = nblocks(n)
-    cdef double* part = partials(k, 1)
-    cdef double big, w, total = 0.0
-    cdef int nt = max(1, threads)
-    try:
-        with nogil:
-            for j in prange(k, schedule="static", num_threads=nt):
-                lo = j * BLOCK
-                hi = min(n, lo + BLOCK)
-                big = 0.0
-                for i in range(lo, hi):
-                    w = r[i] - alpha * v[i]
-                    out[i] = w
-                    w = fabs(w)
-                    if w > big or w != w:  # a NaN sticks, so that a breakdown is seen
-                        big = w
-                part[j] = big
-            for j in range(k):
-                if part[j] > total or part[j] != part[j]:
-                    total = part[j]
-        return total
-    finally:
-        free(part)
+    return update(out, r, alpha, v, threads=threads)[0]
 
 
 def step(double[::1] x, double alpha, const double[::1] p, double omega, const double[::1] s,
          const double[::1] t, double[::1] r, const double[::1] r0, int threads=1) -> tuple:
     """The end of an iteration: ``x += alpha p`` then ``x += omega s``, ``r = s - omega t``;
     returns ``(max |r|, r0 @ r)``."""
-    cdef Py_ssize_t n = x.shape[0], k, i, j, lo, hi
-    check(n, p.shape[0], "p")
-    check(n, s.shape[0], "s")
-    check(n, t.shape[0], "t")
-    check(n, r.shape[0], "r")
-    check(n, r0.shape[0], "r0")
-    k = nblocks(n)
-    cdef double* part = partials(k, 2)
-    cdef double big, acc, w, xi, total = 0.0, rho = 0.0
-    cdef int nt = max(1, threads)
-    try:
-        with nogil:
-            for j in prange(k, schedule="static", num_threads=nt):
-                lo = j * BLOCK
-                hi = min(n, lo + BLOCK)
-                big = 0.0
-                acc = 0.0
-                for i in range(lo, hi):
-                    xi = x[i] + alpha * p[i]
-                    x[i] = xi + omega * s[i]
-                    w = s[i] - omega * t[i]
-                    r[i] = w
-                    acc = acc + r0[i] * w
-                    w = fabs(w)
-                    if w > big or w != w:
-                        big = w
-                part[2 * j] = big
-                part[2 * j + 1] = acc
-            for j in range(k):
-                if part[2 * j] > total or part[2 * j] != part[2 * j]:
-                    total = part[2 * j]
-                rho += part[2 * j + 1]
-        return total, rho
-    finally:
-        free(part)
+    return update(r, s, omega, t, x, alpha, p, r0, threads=threads)
 
 
 def direction(double[::1] p, const double[::1] r, const double[::1] v, double beta, double omega, int threads=1):

@@ -38,8 +38,8 @@ class NumpyOps:
         return float(a @ b)
 
     @staticmethod
-    def dots(t: np.ndarray, s: np.ndarray, threads: int = 1) -> tuple[float, float]:
-        return float(t @ t), float(t @ s)
+    def dots(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, threads: int = 1) -> tuple[float, float]:
+        return float(a @ b), (float(a @ c) if c is not None else 0.0)
 
     @staticmethod
     def sub_scaled(r: np.ndarray, alpha: float, v: np.ndarray, out: np.ndarray, threads: int = 1) -> float:
@@ -116,7 +116,7 @@ def bicgstab(matvec: MatVec, b: np.ndarray, x0: np.ndarray, *, tol: float, maxit
             break
         matvec(s, t)
         matvecs += 1
-        tt, ts = K.dots(t, s, threads=nt)
+        tt, ts = K.dots(t, t, s, threads=nt)
         omega = ts / tt if tt else 0.0
         best, rho_new = K.step(x, alpha, p, omega, s, t, r, r0, threads=nt)  # x += alpha p + omega s, r = s - omega t
     matvec(x, r)

@@ -36,8 +36,8 @@ def test_fused_steps_equal_numpy(n: int, seed: int, alpha: float, omega: float, 
     # dot products: equal up to the rounding of a different summation order
     scale = float(np.abs(a) @ np.abs(b))
     assert close(_krylov.dot(a, b, threads=threads), NumpyOps.dot(a, b), scale)
-    tt, ts = _krylov.dots(a, b, threads=threads)
-    rt, rs = NumpyOps.dots(a, b)
+    tt, ts = _krylov.dots(a, a, b, threads=threads)
+    rt, rs = NumpyOps.dots(a, a, b)
     assert close(tt, rt, float(a @ a)) and close(ts, rs, scale)
     # elementwise steps: the same arithmetic in the same order
     s1, s2 = np.empty(n), np.empty(n)
@@ -64,7 +64,7 @@ def test_fused_steps_equal_numpy(n: int, seed: int, alpha: float, omega: float, 
 def test_reductions_do_not_depend_on_the_thread_count() -> None:
     a, b, c, d, e = vectors(7, 100_003, 5)
     assert len({_krylov.dot(a, b, threads=t) for t in (1, 2, 3, 5)}) == 1
-    assert len({_krylov.dots(a, b, threads=t) for t in (1, 2, 3, 5)}) == 1
+    assert len({_krylov.dots(a, a, b, threads=t) for t in (1, 2, 3, 5)}) == 1
     got = set()
     for t in (1, 2, 3, 5):
         x, r = c.copy(), np.empty_like(c)
