@@ -83,7 +83,7 @@ def mini2(tmp_path_factory):
     return o, kernel(o)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), eps=st.sampled_from([1e-6, 0.05, 0.3]),
        zeros=st.floats(0.0, 0.9))
 def test_kernel_check_equals_the_plain_attractor(mini2, seed: int, eps: float, zeros: float) -> None:
