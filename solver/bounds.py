@@ -169,7 +169,8 @@ def _closed(policy: np.ndarray, tau: np.ndarray, trapped_rows: np.ndarray, n: in
 def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np.ndarray, threads: int = 1,
                   graph: dict[str, Any] | None = None, show_progress: bool | None = False,
                   rounds: int = _ROUNDS, slack: float = _SLACK,
-                  log: Callable[[str], None] | None = None) -> StrategyPair:
+                  log: Callable[[str], None] | None = None,
+                  start: tuple[np.ndarray, np.ndarray] | None = None) -> StrategyPair:
     """A pair near consistency from the strategy ``policy`` and the opponent's best answer to it.
 
     L is what the strategy guarantees and U what the opponent's best answer to it gets (in
@@ -185,7 +186,11 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
     ever against the strategy. They take a smaller slack (``_SMALL``: a full one would add up
     over their long play), and answers there switch on a smaller gain; where the pair's play never ends the rows
     are 0, endless play's value. What rounding leaves inconsistent there, ``certify``'s
-    loosening sweeps settle."""
+    loosening sweeps settle.
+
+    ``start`` (L, U): where the first solve starts instead of the values (the opponent's first
+    answers still come from the values): a pair proven for a nearby strategy, which has less of
+    the slow error that play carries round its long cycles than the values have."""
     n = game.state_count
     stored = graph or {}
     X = np.concatenate([values, values]).astype(np.float64)
@@ -220,6 +225,8 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
     # close cycles that the strategy against itself does not (on four pieces, from a certified
     # table's middles, that started the pair 0.19 off).
     respond(X, pins() == 1)
+    if start is not None:
+        X = np.concatenate([start[0], start[1]]).astype(np.float64)
     pinned = pins()
     X[pinned == 1] = 0.0
     c = np.empty(2 * n)
@@ -335,7 +342,7 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
         if log:
             log(f"bounds: widest interval {cert.gap:.3g} above {tolerance:g}; certifying again from the middles")
         middles = ((cert.lower + cert.upper) / 2).astype(values.dtype)
-        more = _certify_once(game, middles, tolerance, **kw)
+        more = _certify_once(game, middles, tolerance, start=(cert.lower, cert.upper), **kw)
         lower = np.maximum(cert.lower, more.lower)
         upper = np.minimum(cert.upper, more.upper)
         before = cert.gap
@@ -355,8 +362,10 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
 
 def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int, show_progress: bool | None,
                   log: Callable[[str], None] | None, tighten_sweeps: int, graph: Any, loosen_sweeps: int,
-                  method: str, rounds: int) -> Certificate:
-    """One certificate around ``values`` (``certify`` without ``refine``)."""
+                  method: str, rounds: int,
+                  start: tuple[np.ndarray, np.ndarray] | None = None) -> Certificate:
+    """One certificate around ``values`` (``certify`` without ``refine``); ``start``: the intervals
+    proven so far, where the strategy's pair starts its first solve."""
     t0 = time.perf_counter()
     stored = ({"offsets": graph.offsets, "counts": graph.counts, "codes": graph.codes}
               if graph is not None and graph.stored else {})
@@ -387,7 +396,7 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
     why: list[str] = []
     if method == "strategy":
         pair = strategy_pair(game, values, policy, np.concatenate([ZP, ZQ]), threads, stored, show_progress,
-                             rounds, log=log)
+                             rounds, log=log, start=start)
         if log:
             log(f"bounds: the strategy against its best answer, {pair.rounds} rounds, {pair.matvecs:,} products"
                 + ("" if pair.settled else f"; no pair ({pair.why}), loosening from the values instead"))
