@@ -22,7 +22,6 @@ cnp.import_array()
 cdef extern from *:
     int __builtin_ctz(unsigned int) nogil
     void __builtin_prefetch(const void*) nogil
-    int32_t __sync_add_and_fetch(int32_t*, int32_t) nogil
 
 ctypedef fused count_t:  # codes per group: int as generated, uint8_t as stored
     int
@@ -807,10 +806,17 @@ def bounds_sweep(StochasticGame game, real[::1] L, real[::1] U, int threads=1, i
 # pass removes the nodes from which play can be made to leave the set: a node of the certified
 # side when, for some roll, one of its near-best actions ends the game or leads to a node removed
 # already; an opponent's node when, for some roll, every action does. A removed node's rank is
-# one more than every rank given before it (a counter shared by the threads), so a node's
-# reason to leave always has a smaller rank (0: never removed). Passes repeat until one removes
-# nothing: what stays holds every place where play can last for ever against the strategy that,
-# at a removed node, takes for each roll a near-best action towards a smaller rank.
+# larger than the rank of every node that gave it a reason to leave (0: never removed). Passes
+# repeat until one removes nothing: what stays holds every place where play can last for ever
+# against the strategy that, at a removed node, takes for each roll a near-best action towards a
+# smaller rank.
+#
+# A pass splits the states into one contiguous block per thread and visits each block in order.
+# Within a pass a node counts as removed when an earlier pass removed it, or when its own block
+# did (earlier in this pass, so with a smaller rank: ranks in a pass count up from the last
+# rank given before it, one counter per block). What another block removes in the same pass is
+# ignored until the next one, so the ranks depend on the thread count but never on the threads'
+# timing: the same values give the same strategy and the same certificate, run after run.
 
 cdef inline double value_term(int32_t cc, const real* V) noexcept nogil:
     return low_term(cc, V, V)
@@ -823,6 +829,26 @@ cdef inline int leaves_before(int32_t cc, const int32_t* Rsame, const int32_t* R
         return 1
     r = Rsame[cc] if cc >= 0 else Rother[-(<int64_t> cc) - 1]
     return 1 if 0 < r < k else 0
+
+
+cdef inline int leaves_now(int32_t cc, const int32_t* Rsame, const int32_t* Rother, int32_t old,
+                            int64_t lo, int64_t hi) noexcept nogil:
+    """1 when outcome ``cc`` ends the game or leads to a node that counts as removed in this
+    ranking pass: by an earlier pass (a rank up to ``old``) or by this block (states ``lo`` to
+    ``hi``) earlier in this one."""
+    cdef int32_t r
+    cdef int64_t t
+    if cc == SG_WIN or cc == SG_LOSS or cc == SG_NOCODE:
+        return 1
+    if cc >= 0:
+        t = cc
+        r = Rsame[t]
+    else:
+        t = -(<int64_t> cc) - 1
+        r = Rother[t]
+    if r <= 0:
+        return 0
+    return 1 if r <= old or lo <= t < hi else 0
 
 
 cdef int roll_codes(StochasticGame game, const int32_t* c, const count_t* cnt, int r, const int32_t** start,
@@ -855,12 +881,13 @@ cdef inline uint32_t roll_mask(StochasticGame game, const count_t* cnt, int r) n
 
 
 cdef int rank_state(StochasticGame game, const int32_t* c, const count_t* cnt, const real* V, double eps,
-                    int64_t s, int32_t* RP, int32_t* RQ, int32_t* counter, const int32_t* pol,
-                    int32_t* buf) noexcept nogil:
+                    int64_t s, int32_t* RP, int32_t* RQ, int32_t old, int64_t lo, int64_t hi,
+                    int32_t* counter, const int32_t* pol, int32_t* buf) noexcept nogil:
     """One state's nodes in a ranking pass. Rolls share outcome groups, so each group's figures
     are found once, when a roll first needs them: its best value, the best value among its codes
     that leave (only codes within eps of the group's best can be within eps of a roll's best),
-    and whether every code leaves; a roll then combines its groups' figures."""
+    and whether every code leaves; a roll then combines its groups' figures. ``old``, ``lo``,
+    ``hi``: what counts as removed (``leaves_now``); ``counter``: the block's last rank given."""
     cdef int G = game.ngroups, g, i, r, removed = 0, out_p = 0, out_q = 0, all_leave, any_code
     cdef const int32_t* start[32]
     cdef double gbest[32]
@@ -868,7 +895,7 @@ cdef int rank_state(StochasticGame game, const int32_t* c, const count_t* cnt, c
     cdef int gall[32]  # -1: not found yet
     cdef uint32_t known = 0, mask
     cdef double best, lbest, w, top
-    cdef int32_t code, k = 2147483647  # any node removed so far
+    cdef int32_t code
     cdef bint need_p = RP[s] == 0, need_q = RQ[s] == 0
     group_starts(G, c, cnt, start)
     for g in range(G):
@@ -884,7 +911,7 @@ cdef int rank_state(StochasticGame game, const int32_t* c, const count_t* cnt, c
                 break
         if need_p and not out_p:
             if pol != NULL:
-                out_p = leaves_before(pol[r], RP, RQ, k)
+                out_p = leaves_now(pol[r], RP, RQ, old, lo, hi)
             elif not any_code:  # nothing to do and no pass: the game ends
                 out_p = 1
             else:
@@ -904,7 +931,7 @@ cdef int rank_state(StochasticGame game, const int32_t* c, const count_t* cnt, c
                         for i in range(cnt[g]):
                             code = start[g][i]
                             w = value_term(code, V)
-                            if w >= top - eps and w > gleave[g] and leaves_before(code, RP, RQ, k):
+                            if w >= top - eps and w > gleave[g] and leaves_now(code, RP, RQ, old, lo, hi):
                                 gleave[g] = w
                         known |= (<uint32_t> 1) << g
                     if gbest[g] > best:
@@ -920,7 +947,7 @@ cdef int rank_state(StochasticGame game, const int32_t* c, const count_t* cnt, c
                 if gall[g] < 0:
                     gall[g] = 1
                     for i in range(cnt[g]):
-                        if not leaves_before(start[g][i], RQ, RP, k):
+                        if not leaves_now(start[g][i], RQ, RP, old, lo, hi):
                             gall[g] = 0
                             break
                 if not gall[g]:
@@ -928,22 +955,27 @@ cdef int rank_state(StochasticGame game, const int32_t* c, const count_t* cnt, c
                     break
             out_q = all_leave
     if out_p and RP[s] == 0:
-        RP[s] = __sync_add_and_fetch(counter, 1)
+        counter[0] += 1
+        RP[s] = counter[0]
         removed += 1
     if out_q and RQ[s] == 0:
-        RQ[s] = __sync_add_and_fetch(counter, 1)
+        counter[0] += 1
+        RQ[s] = counter[0]
         removed += 1
     return removed
 
 
 def rank_pass(StochasticGame game, const real[::1] V, double eps, int32_t[::1] RP, int32_t[::1] RQ,
               int32_t[::1] counter, int threads=1, int32_t[:, ::1] policy=None, bint backwards=False,
-              const int64_t[::1] offsets=None, const uint8_t[:, ::1] counts=None, const int32_t[::1] codes=None):
+              const int64_t[::1] offsets=None, const uint8_t[:, ::1] counts=None, const int32_t[::1] codes=None,
+              int blocks=0):
     """One pass of the ranking above, in place; returns how many nodes it removed. ``counter``
     (one entry, 0 before the first pass) holds the last rank given. ``V``: the values that say
     which actions are near-best (within ``eps``); with ``policy`` the certified side's action is
-    the policy's instead. ``backwards`` visits the states from the top; ``offsets``, ``counts``,
-    ``codes``: a stored graph to read the outcomes from instead of generating them."""
+    the policy's instead. ``backwards`` visits each block from its top; ``offsets``, ``counts``,
+    ``codes``: a stored graph to read the outcomes from instead of generating them. ``blocks``:
+    how many blocks (default: one a thread); the ranks depend on it but not on the threads or
+    their timing."""
     cdef bint stored = codes is not None
     if stored:
         check_graph(game, offsets, counts, codes)
@@ -952,13 +984,17 @@ def rank_pass(StochasticGame game, const real[::1] V, double eps, int32_t[::1] R
         raise ValueError("value or rank array does not fit the state space")
     if counter.shape[0] != 1 or 2 * game.total >= 2147483647:
         raise ValueError("one counter, and fewer than 2**30 states")
-    cdef int32_t* ctr = &counter[0]
     cdef const int32_t* P = policy_rows(game, policy)
-    cdef int nt = max(1, threads), t, tid, R = game.nrolls
-    cdef int64_t* removed = <int64_t*> malloc(nt * 8 * sizeof(int64_t))
+    cdef int64_t n = game.total
+    cdef int nt = <int> max(1, min(threads, n)), b, R = game.nrolls, tid
+    cdef int nb = <int> max(1, min(blocks if blocks > 0 else nt, n))
+    cdef int32_t old = counter[0]
+    # per block: removed, last rank given (a cache line apart)
+    cdef int64_t* removed = <int64_t*> malloc(nb * 8 * sizeof(int64_t))
+    cdef int32_t* last = <int32_t*> malloc(nb * 16 * sizeof(int32_t))
     cdef Outcomes* outs = new_outcomes(nt)
     cdef int32_t* bufs = <int32_t*> malloc(nt * SG_MAX_OUTCOMES * sizeof(int32_t))
-    cdef int64_t s, i, n = game.total
+    cdef int64_t s, j, lo, hi
     cdef const real* Vp = &V[0]
     cdef int32_t* A = &RP[0]
     cdef int32_t* B = &RQ[0]
@@ -966,28 +1002,39 @@ def rank_pass(StochasticGame game, const real[::1] V, double eps, int32_t[::1] R
     cdef const uint8_t* N = &counts[0, 0] if stored else NULL
     cdef const int64_t* F = &offsets[0] if stored else NULL
     cdef int G = game.ngroups
-    for t in range(nt):
-        removed[t * 8] = 0
+    cdef int32_t top = old
+    for b in range(nb):
+        removed[b * 8] = 0
+        last[b * 16] = old
     try:
         with nogil:
-            for i in prange(n, schedule="dynamic", chunksize=4096, num_threads=nt):
-                s = (n - 1 - i) if backwards else i
-                if A[s] and B[s]:
-                    continue
+            for b in prange(nb, schedule="dynamic", chunksize=1, num_threads=nt):
                 tid = threadid()
-                if stored:
-                    removed[tid * 8] += rank_state(game, C + F[s], N + s * G, Vp, eps, s, A, B, ctr,
-                                                   (P + s * R) if P != NULL else NULL, bufs + tid * SG_MAX_OUTCOMES)
-                else:
-                    game.generate(s, &outs[tid])
-                    removed[tid * 8] += rank_state(game, outs[tid].codes, outs[tid].counts, Vp, eps, s, A, B, ctr,
-                                                   (P + s * R) if P != NULL else NULL,
-                                                   bufs + tid * SG_MAX_OUTCOMES)
-        return summed(removed, nt)
+                lo = n * b // nb
+                hi = n * (b + 1) // nb
+                for j in range(hi - lo):
+                    s = (hi - 1 - j) if backwards else (lo + j)
+                    if A[s] and B[s]:
+                        continue
+                    if stored:
+                        removed[b * 8] += rank_state(game, C + F[s], N + s * G, Vp, eps, s, A, B, old, lo, hi,
+                                                     last + b * 16, (P + s * R) if P != NULL else NULL,
+                                                     bufs + tid * SG_MAX_OUTCOMES)
+                    else:
+                        game.generate(s, &outs[tid])
+                        removed[b * 8] += rank_state(game, outs[tid].codes, outs[tid].counts, Vp, eps, s, A, B, old,
+                                                     lo, hi, last + b * 16, (P + s * R) if P != NULL else NULL,
+                                                     bufs + tid * SG_MAX_OUTCOMES)
+        for b in range(nb):
+            if last[b * 16] > top:
+                top = last[b * 16]
+        counter[0] = top
+        return summed(removed, nb)
     finally:
         free(outs)
         free(bufs)
         free(removed)
+        free(last)
 
 
 cdef void policy_state(StochasticGame game, const int32_t* c, const count_t* cnt, const real* V, double eps,

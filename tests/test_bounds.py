@@ -496,48 +496,65 @@ def test_four_pieces_are_proven_below_a_gap_of_1e_5(tmp_path) -> None:
 
 
 def rank_pass_ref(game, V: np.ndarray, eps: float, RP: np.ndarray, RQ: np.ndarray, counter: np.ndarray,
-                  policy: np.ndarray | None = None, backwards: bool = False) -> int:
+                  policy: np.ndarray | None = None, backwards: bool = False, blocks: int = 1) -> int:
     """One pass of the certificate's ranking (``_stochastic.rank_pass``), written out plainly, one
-    state at a time in rank order, on the game's own outcome lists for each roll."""
+    state at a time in rank order, on the game's own outcome lists for each roll. The states fall
+    into ``blocks`` contiguous blocks (one a thread), each visited in order with its own count of
+    ranks from the last one given before the pass; a node removed in this pass counts as removed
+    only within its own block."""
     ends = (kernels.WIN, kernels.LOSS, kernels.NOCODE)
+    old = int(counter[0])
 
     def value(c: int) -> float:
         if c in ends:
             return {kernels.WIN: 1.0, kernels.LOSS: -1.0, kernels.NOCODE: 0.0}[c]
         return float(V[c]) if c >= 0 else -float(V[-c - 1])
 
-    def leaves(c: int, same: np.ndarray, other: np.ndarray) -> bool:
-        return c in ends or (same[c] if c >= 0 else other[-c - 1]) > 0
-
     removed = 0
     n = game.state_count
-    for s in (range(n - 1, -1, -1) if backwards else range(n)):
-        if RP[s] and RQ[s]:
-            continue
-        out_p = out_q = False
-        for r in range(game.roll_count):
-            codes = game.roll_outcomes(s, r) or [kernels.NOCODE]
-            if not RP[s] and not out_p:
-                if policy is not None:
-                    out_p = leaves(int(policy[s, r]), RP, RQ)
-                else:  # some action within eps of the roll's best leaves
-                    best = max(value(c) for c in codes)
-                    out_p = any(value(c) >= best - eps and leaves(c, RP, RQ) for c in codes)
-            if not RQ[s] and not out_q:  # every action leaves
-                out_q = all(leaves(c, RQ, RP) for c in codes)
-        for R_, out in ((RP, out_p), (RQ, out_q)):
-            if out and not R_[s]:
-                counter[0] += 1
-                R_[s] = counter[0]
-                removed += 1
+    top = old
+    for b in range(blocks):
+        lo, hi = n * b // blocks, n * (b + 1) // blocks
+        last = old
+
+        def leaves(c: int, same: np.ndarray, other: np.ndarray) -> bool:
+            if c in ends:
+                return True
+            t, R_ = (c, same) if c >= 0 else (-c - 1, other)
+            return 0 < R_[t] <= old or (R_[t] > 0 and lo <= t < hi)
+
+        for s in (range(hi - 1, lo - 1, -1) if backwards else range(lo, hi)):
+            if RP[s] and RQ[s]:
+                continue
+            out_p = out_q = False
+            for r in range(game.roll_count):
+                codes = game.roll_outcomes(s, r) or [kernels.NOCODE]
+                if not RP[s] and not out_p:
+                    if policy is not None:
+                        out_p = leaves(int(policy[s, r]), RP, RQ)
+                    else:  # some action within eps of the roll's best leaves
+                        best = max(value(c) for c in codes)
+                        out_p = any(value(c) >= best - eps and leaves(c, RP, RQ) for c in codes)
+                if not RQ[s] and not out_q:  # every action leaves
+                    out_q = all(leaves(c, RQ, RP) for c in codes)
+            for R_, out in ((RP, out_p), (RQ, out_q)):
+                if out and not R_[s]:
+                    last += 1
+                    R_[s] = last
+                    removed += 1
+        top = max(top, last)
+    counter[0] = top
     return removed
 
 
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), eps=st.sampled_from([0.0, 1e-3, 0.25]), with_policy=st.booleans(),
-       stored=st.booleans(), backwards=st.booleans(), done=st.sampled_from([0.0, 0.3, 0.9]))
+       stored=st.booleans(), backwards=st.booleans(), done=st.sampled_from([0.0, 0.3, 0.9]),
+       split=st.sampled_from([(1, 0), (2, 0), (3, 0), (1, 2), (2, 3)]))
 def test_a_rank_pass_is_the_written_ranking(mini4, seed: int, eps: float, with_policy: bool, stored: bool,
-                                            backwards: bool, done: float) -> None:
+                                            backwards: bool, done: float, split: tuple[int, int]) -> None:
+    # (threads, blocks): one block a thread by default; the blocks alone decide the ranks
+    threads, blocks = split
     from gamesolver.solver.outcomes import build_graph
 
     rng = np.random.default_rng(seed)
@@ -554,7 +571,9 @@ def test_a_rank_pass_is_the_written_ranking(mini4, seed: int, eps: float, with_p
         kw = {"offsets": g.offsets, "counts": g.counts, "codes": g.codes}
     got = [RP.copy(), RQ.copy(), np.array([1000], dtype=np.int32)]
     want = [RP.copy(), RQ.copy(), np.array([1000], dtype=np.int32)]
-    removed = kernels.rank_pass(mini4, V, eps, *got, threads=1, policy=policy, backwards=backwards, **kw)
-    assert removed == rank_pass_ref(mini4, V, eps, *want, policy=policy, backwards=backwards)
+    removed = kernels.rank_pass(mini4, V, eps, *got, threads=threads, policy=policy, backwards=backwards,
+                                blocks=blocks, **kw)
+    assert removed == rank_pass_ref(mini4, V, eps, *want, policy=policy, backwards=backwards,
+                                    blocks=blocks or threads)
     for a, b in zip(got, want):
         assert np.array_equal(a, b)
