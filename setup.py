@@ -94,6 +94,7 @@ extensions = [
     for path in sources
 ]
 
+
 def build_jobs() -> int:
     asked = os.environ.get("SOLVER_BUILD_JOBS", "")
     if asked:

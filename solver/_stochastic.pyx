@@ -822,20 +822,11 @@ cdef inline double value_term(int32_t cc, const real* V) noexcept nogil:
     return low_term(cc, V, V)
 
 
-cdef inline int leaves_before(int32_t cc, const int32_t* Rsame, const int32_t* Rother, int32_t k) noexcept nogil:
-    """1 when outcome ``cc`` ends the game or leads to a node removed before pass ``k``."""
-    cdef int32_t r
-    if cc == SG_WIN or cc == SG_LOSS or cc == SG_NOCODE:
-        return 1
-    r = Rsame[cc] if cc >= 0 else Rother[-(<int64_t> cc) - 1]
-    return 1 if 0 < r < k else 0
-
-
 cdef inline int leaves_now(int32_t cc, const int32_t* Rsame, const int32_t* Rother, int32_t old,
                             int64_t lo, int64_t hi) noexcept nogil:
     """1 when outcome ``cc`` ends the game or leads to a node that counts as removed in this
     ranking pass: by an earlier pass (a rank up to ``old``) or by this block (states ``lo`` to
-    ``hi``) earlier in this one."""
+    ``hi``) earlier in this one. With an empty block, 1 for a rank up to ``old`` alone."""
     cdef int32_t r
     cdef int64_t t
     if cc == SG_WIN or cc == SG_LOSS or cc == SG_NOCODE:
@@ -1062,7 +1053,8 @@ cdef void policy_state(StochasticGame game, const int32_t* c, const count_t* cnt
             leave = SG_NOCODE
             for i in range(n):
                 w = value_term(buf[i], V)
-                if w >= best - eps and leaves_before(buf[i], A, B, A[s]) and w > lbest:
+                # towards a smaller rank than this node's
+                if w >= best - eps and leaves_now(buf[i], A, B, A[s] - 1, 0, 0) and w > lbest:
                     lbest = w
                     leave = buf[i]
             if lbest > -2.5:
