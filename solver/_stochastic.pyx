@@ -744,9 +744,22 @@ cdef check_bounds(StochasticGame game, Py_ssize_t nl, Py_ssize_t nu):
         raise ValueError(f"bound arrays must have {game.total} entries each")
 
 
+cdef const real* read_from(StochasticGame game, const real[::1] L_from, const real[::1] U_from,
+                          const real* L) except NULL:
+    """Where a bounds sweep reads L: ``L_from`` when a Jacobi sweep gives it (checked with
+    ``U_from``), else the bounds it writes."""
+    if (L_from is None) != (U_from is None):
+        raise ValueError("L_from and U_from go together: give both or neither")
+    if L_from is None:
+        return L
+    check_bounds(game, L_from.shape[0], U_from.shape[0])
+    return &L_from[0]
+
+
 def bounds_sweep(StochasticGame game, real[::1] L, real[::1] U, int threads=1, int64_t start=0,
                  int64_t stop=-1, bint backwards=False, bint loosen=False, int32_t[:, ::1] policy=None,
-                 const int64_t[::1] subset=None, uint8_t[::1] mark=None, double grid=0.0):
+                 const int64_t[::1] subset=None, uint8_t[::1] mark=None, double grid=0.0,
+                 const real[::1] L_from=None, const real[::1] U_from=None):
     """One Gauss-Seidel sweep of the bounds over ranks start..stop-1, generating every state's
     outcomes; returns (the largest gap U - L, the largest move) over the range.
 
@@ -759,10 +772,16 @@ def bounds_sweep(StochasticGame game, real[::1] L, real[::1] U, int threads=1, i
     order, or backwards), instead of start..stop-1. ``mark``: set to 1 where a bound moved.
     ``grid`` (float64 bounds): store multiples of 1 / grid (a power of two, so that with dice in
     sixteenths every backup of such bounds is exact and a cycle that play never leaves settles
-    instead of creeping by an ulp a sweep), rounded outward."""
+    instead of creeping by an ulp a sweep), rounded outward. ``L_from``, ``U_from`` (both or
+    neither, equal to L and U when the sweep starts): the backups read these and the sweep writes
+    L and U, a Jacobi sweep instead of a Gauss-Seidel one, so what it computes depends neither on
+    the order of the states nor on the threads' timing (after a subset sweep, copy the subset's
+    new bounds into them before the next)."""
     game.ready()
     check_bounds(game, L.shape[0], U.shape[0])
     stop = check_range(game, L.shape[0], start, stop, 1.0)
+    cdef const real* Lr = read_from(game, L_from, U_from, &L[0])
+    cdef const real* Ur = &U_from[0] if U_from is not None else &U[0]
     cdef int64_t m = check_subset(game, subset, mark)
     cdef const int64_t* S = &subset[0] if m else NULL
     cdef uint8_t* Mk = &mark[0] if mark is not None else NULL
@@ -788,7 +807,7 @@ def bounds_sweep(StochasticGame game, real[::1] L, real[::1] U, int threads=1, i
                     s = S[s]
                 tid = threadid()
                 game.generate(s, &outs[tid])
-                bounds_backup(game, outs[tid].codes, outs[tid].counts, Lp, Up, &lohi[tid * 8], &lohi[tid * 8 + 1],
+                bounds_backup(game, outs[tid].codes, outs[tid].counts, Lr, Ur, &lohi[tid * 8], &lohi[tid * 8 + 1],
                               (P + s * R) if P != NULL else NULL)
                 if tighten(Lp, Up, s, lohi[tid * 8], lohi[tid * 8 + 1], loosen, &stats[tid * 16],
                            &stats[tid * 16 + 1], grid) and Mk != NULL:
@@ -1323,12 +1342,15 @@ def graph_endless_pass(StochasticGame game, const int64_t[::1] offsets, const ui
 def graph_bounds_sweep(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:, ::1] counts,
                        const int32_t[::1] codes, real[::1] L, real[::1] U, int threads=1, int64_t start=0,
                        int64_t stop=-1, bint backwards=False, bint loosen=False, int32_t[:, ::1] policy=None,
-                       const int64_t[::1] subset=None, uint8_t[::1] mark=None, double grid=0.0):
+                       const int64_t[::1] subset=None, uint8_t[::1] mark=None, double grid=0.0,
+                       const real[::1] L_from=None, const real[::1] U_from=None):
     """``bounds_sweep`` over the stored graph."""
     game.ready()
     check_graph(game, offsets, counts, codes)
     check_bounds(game, L.shape[0], U.shape[0])
     stop = check_range(game, L.shape[0], start, stop, 1.0)
+    cdef const real* Lr = read_from(game, L_from, U_from, &L[0])
+    cdef const real* Ur = &U_from[0] if U_from is not None else &U[0]
     cdef int64_t m = check_subset(game, subset, mark)
     cdef const int64_t* S = &subset[0] if m else NULL
     cdef uint8_t* Mk = &mark[0] if mark is not None else NULL
@@ -1354,7 +1376,7 @@ def graph_bounds_sweep(StochasticGame game, const int64_t[::1] offsets, const ui
             if S != NULL:
                 s = S[s]
             tid = threadid()
-            bounds_backup(game, C + F[s], N + s * G, Lp, Up, &lohi[tid * 8], &lohi[tid * 8 + 1],
+            bounds_backup(game, C + F[s], N + s * G, Lr, Ur, &lohi[tid * 8], &lohi[tid * 8 + 1],
                           (P + s * R) if P != NULL else NULL)
             if tighten(Lp, Up, s, lohi[tid * 8], lohi[tid * 8 + 1], loosen, &stats[tid * 16],
                        &stats[tid * 16 + 1], grid) and Mk != NULL:

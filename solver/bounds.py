@@ -277,7 +277,11 @@ def _hot(sweep: Callable[..., tuple[float, float]], L: np.ndarray, U: np.ndarray
     swept = 0
     for i in range(min(_HOT_SWEEPS, int(_HOT_BUDGET * n / count))):
         swept += count
-        if sweep(L, U, subset=hot_set, **kw)[1] <= still:
+        moved = sweep(L, U, subset=hot_set, **kw)[1]
+        if "L_from" in kw:  # Jacobi sweeps: what the next one reads
+            kw["L_from"][hot_set] = L[hot_set]
+            kw["U_from"][hot_set] = U[hot_set]
+        if moved <= still:
             break
     return swept
 
@@ -440,17 +444,26 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
     if log:
         log(f"bounds: consistent after {loose} loosening sweeps and {hot / n:.1f} sweeps' worth over the "
             f"hot sets (widest interval {gap:.3g})")
+    # Tightening sweeps are Jacobi sweeps: each reads the bounds as they were when it started
+    # (L0, U0). In place on several threads, a sweep read whatever the other threads had
+    # written by then, so the intervals, and the next pass's strategy chosen from them, changed
+    # a little from run to run. Loosening needs no copy: it ends only where a whole sweep moves
+    # nothing, and that pair is the same in any order (the backups are monotone in (L, -U), so
+    # it is the largest consistent pair below the start).
     tight = 0
+    L0, U0 = L.copy(), U.copy()
     with progress(tighten_sweeps, "bounds: tightening", enabled=show_progress) as bar:
         while gap > tolerance and tight < tighten_sweeps:
             tight += 1
             mark[:] = 0
-            gap, moved = sweep(L, U, backwards=bool(tight % 2), policy=policy, mark=mark)
+            gap, moved = sweep(L, U, policy=policy, mark=mark, L_from=L0, U_from=U0)
+            np.copyto(L0, L)
+            np.copyto(U0, U)
             bar.update(1)
             bar.note(f"bounds: widest interval {gap:.3g}")
             if moved < tolerance / 1000:
                 break
-            hot += _hot(sweep, L, U, mark, tolerance / 1000, policy=policy)
+            hot += _hot(sweep, L, U, mark, tolerance / 1000, policy=policy, L_from=L0, U_from=U0)
     trapped = int(ZP.sum(dtype=np.int64) + ZQ.sum(dtype=np.int64))
     m = 0.0
     if ZP.any():

@@ -244,6 +244,55 @@ def test_a_bounds_sweep_over_a_subset_updates_those_states_one_by_one(mini4, see
         kernels.bounds_sweep(game, L0.copy(), U0.copy(), subset=np.array([2, 1], dtype=np.int64))
 
 
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), loosen=st.booleans(), threads=st.sampled_from([1, 3]),
+       backwards=st.booleans(), stored=st.booleans())
+def test_a_jacobi_bounds_sweep_backs_every_state_up_from_the_bounds_it_started_from(
+        mini4, seed: int, loosen: bool, threads: int, backwards: bool, stored: bool) -> None:
+    """With ``L_from``/``U_from`` each state's new bounds are its one-state sweep from the bounds
+    the sweep started with, whatever the order and the threads; without them the sweep reads
+    what it wrote (Gauss-Seidel), which here differs."""
+    from gamesolver.solver.outcomes import build_graph
+
+    game = mini4
+    n = game.state_count
+    rng = np.random.default_rng(seed)
+    V = rng.random(n) * 1.6 - 0.8
+    L0, U0 = V - rng.random(n) * 0.05, V + rng.random(n) * 0.05
+    L1, U1 = L0.copy(), U0.copy()
+    for s in range(n):  # the reference: each state from a fresh copy of the start
+        a, b = L0.copy(), U0.copy()
+        kernels.bounds_sweep(game, a, b, start=s, stop=s + 1, loosen=loosen, grid=2.0**40)
+        L1[s], U1[s] = a[s], b[s]
+    L, U = L0.copy(), U0.copy()
+    kw = dict(threads=threads, loosen=loosen, backwards=backwards, grid=2.0**40, L_from=L0.copy(), U_from=U0.copy())
+    if stored:
+        g = build_graph(game)
+        kernels.graph_bounds_sweep(game, g.offsets, g.counts, g.codes, L, U, **kw)
+    else:
+        kernels.bounds_sweep(game, L, U, **kw)
+    assert np.array_equal(L, L1) and np.array_equal(U, U1)
+    L, U = L0.copy(), U0.copy()
+    kernels.bounds_sweep(game, L, U, loosen=loosen, backwards=backwards, grid=2.0**40)
+    assert not (np.array_equal(L, L1) and np.array_equal(U, U1))
+    with pytest.raises(ValueError, match="give both or neither"):
+        kernels.bounds_sweep(game, L0.copy(), U0.copy(), L_from=L0)
+
+
+def test_a_proof_on_several_threads_is_the_same_run_after_run(tmp_path) -> None:
+    """Three threads on two cores interleave differently each time; the ranking passes and the
+    tightening sweeps must not let that reach the intervals (with Gauss-Seidel tightening they
+    differed here in most runs). A rough table needs tightening sweeps, hence the tolerance."""
+    o = mini_options(tmp_path, 4)
+    game = kernel(o)
+    values = np.asarray(solve(o, tmp_path / "t", tolerance=1e-3, threads=2)["value"])
+    first = certify(game, values, 1e-3, threads=3, refine=0)
+    assert first.method == "strategy" and first.tighten_sweeps > 0
+    for _ in range(8):
+        again = certify(game, values, 1e-3, threads=3, refine=0)
+        assert np.array_equal(again.lower, first.lower) and np.array_equal(again.upper, first.upper)
+
+
 # ---- the strategy's pair: a fixed strategy against its best answer ------------------------------
 
 def pair_term_ref(c: int, X: np.ndarray, n: int, upper: bool) -> float:
