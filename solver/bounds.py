@@ -39,6 +39,11 @@ turns solved values into proven bounds:
 5. **Refining.** A strategy chosen by rough values gives some of their error away. Where the
    widest interval stays above the tolerance, ``certify`` proves again from the middles of the
    intervals (``refine`` passes at most) and keeps the intersection of what every pass proved.
+6. **The same proof every time.** A table and a thread count give the same intervals run after
+   run: each thread ranks its own block of states in order, loosening ends only where a whole
+   sweep moves nothing (and that pair does not depend on the order of the updates), and the
+   tightening sweeps read the bounds as each sweep found them (Jacobi) instead of whatever the
+   other threads have written so far.
 
 What it cannot do is make bad values look good: the bound it reports is the largest distance
 from the given values to the ends of their proven intervals.
