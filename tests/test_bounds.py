@@ -538,7 +538,7 @@ def test_solve_certify_aims_at_the_gap_asked_for(tmp_path) -> None:
 
 @pytest.mark.slow
 def test_four_pieces_are_proven_below_a_gap_of_1e_5(tmp_path) -> None:
-    # the real board with four pieces (8,403,425 stored states): about 15 minutes on two cores
+    # the real board with four pieces (8,403,425 stored states): 8-15 minutes on two cores
     from gamesolver.solver.stochastic import solve_values
 
     o = UrOptions(pieces=4)
