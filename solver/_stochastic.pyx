@@ -1457,6 +1457,111 @@ def pair_apply(StochasticGame game, int32_t[:, ::1] pol, int32_t[:, ::1] tau, co
             out[row] = (X[row] - acc) if minus else acc
 
 
+cdef inline int pair_row(StochasticGame game, const int32_t* P, int64_t n, bint upper, int32_t* col,
+                         double* coef) noexcept nogil:
+    """The product's row as distinct columns of X = [L; U] with their summed coefficients, in
+    the order the rolls first name them (the wins and losses are constants, not entries)."""
+    cdef int r, j, m = 0
+    cdef int32_t c
+    cdef int64_t t
+    cdef double w
+    for r in range(game.nrolls):
+        c = P[r]
+        if c >= 0:
+            t = (n + c) if upper else c
+            w = game.roll_p[r]
+        elif c == SG_WIN or c == SG_LOSS or c == SG_NOCODE:
+            continue
+        else:
+            t = -(<int64_t> c) - 1
+            if not upper:
+                t += n
+            w = -game.roll_p[r]
+        for j in range(m):
+            if col[j] == t:
+                coef[j] += w
+                break
+        else:
+            col[m] = <int32_t> t
+            coef[m] = w
+            m += 1
+    return m
+
+
+def pair_matrix(StochasticGame game, int32_t[:, ::1] pol, int32_t[:, ::1] tau, const uint8_t[::1] pinned,
+                int64_t[::1] indptr, int32_t[::1] indices=None, double[::1] data=None, int threads=1):
+    """The matrix A of ``pair_apply`` (without its constants) in compressed rows: a row's
+    outcomes that name the same entry of X are summed into one coefficient (the rolls of a state
+    name about three distinct successors among six), so a product reads half as much. Without
+    ``indices``, it writes each row's entry count to ``indptr[row + 1]`` (for a cumulative sum);
+    with them, it fills ``indices`` and ``data`` from ``indptr``. Rows ``pinned`` 1 are empty."""
+    game.ready()
+    check_pair(game, pol, tau, pinned.shape[0], 2 * game.total, 2 * game.total)
+    cdef int64_t n = game.total, row, s
+    if 2 * n >= 2 ** 31:
+        raise ValueError("pair_matrix numbers columns in int32; this game has too many states")
+    if indptr.shape[0] != 2 * n + 1:
+        raise ValueError(f"indptr must have 2 x {n} + 1 entries")
+    cdef bint fill = indices is not None
+    if fill and (data is None or indices.shape[0] != indptr[2 * n] or data.shape[0] != indptr[2 * n]):
+        raise ValueError("indices and data must have indptr[-1] entries each")
+    cdef int nt = max(1, threads), R = game.nrolls, m, j, tid
+    cdef bint upper
+    # per thread: a C array declared here would be shared by prange's threads
+    cdef int32_t* col = <int32_t*> malloc(nt * 32 * sizeof(int32_t))
+    cdef double* coef = <double*> malloc(nt * 32 * sizeof(double))
+    cdef const int32_t* PL = &pol[0, 0]
+    cdef const int32_t* PU = &tau[0, 0]
+    cdef const uint8_t* Pin = &pinned[0]
+    cdef int64_t* IP = &indptr[0]
+    cdef int32_t* I = &indices[0] if fill and indices.shape[0] else NULL
+    cdef double* D = &data[0] if fill and data.shape[0] else NULL
+    if col == NULL or coef == NULL:
+        free(col)
+        free(coef)
+        raise MemoryError()
+    with nogil:
+        for row in prange(2 * n, schedule="static", chunksize=65536, num_threads=nt):
+            tid = threadid()
+            if Pin[row] == 1:
+                m = 0
+            else:
+                upper = row >= n
+                s = row - n if upper else row
+                m = pair_row(game, (PU if upper else PL) + s * R, n, upper, col + 32 * tid, coef + 32 * tid)
+            if not fill:
+                IP[row + 1] = m
+            else:
+                for j in range(m):
+                    I[IP[row] + j] = col[32 * tid + j]
+                    D[IP[row] + j] = coef[32 * tid + j]
+    free(col)
+    free(coef)
+
+
+def sparse_apply(const int64_t[::1] indptr, const int32_t[::1] indices, const double[::1] data,
+                 const double[::1] x, double[::1] out, bint minus=False, int threads=1):
+    """``out = A x`` for A in compressed rows (``x - A x`` with ``minus``), float64, each row's
+    entries summed in their stored order (so the result never depends on the threads)."""
+    cdef int64_t rows = indptr.shape[0] - 1, row, k
+    if x.shape[0] != rows or out.shape[0] != rows:
+        raise ValueError(f"x and out must have {rows} entries")
+    if indices.shape[0] < indptr[rows] or data.shape[0] < indptr[rows]:
+        raise ValueError("indices and data must have indptr[-1] entries")
+    cdef int nt = max(1, threads)
+    cdef double acc
+    cdef const int64_t* IP = &indptr[0]
+    cdef const int32_t* I = &indices[0] if indices.shape[0] else NULL
+    cdef const double* D = &data[0] if data.shape[0] else NULL
+    cdef const double* X = &x[0] if rows else NULL
+    with nogil:
+        for row in prange(rows, schedule="static", chunksize=65536, num_threads=nt):
+            acc = 0.0
+            for k in range(IP[row], IP[row + 1]):
+                acc = acc + D[k] * X[I[k]]
+            out[row] = (X[row] - acc) if minus else acc
+
+
 cdef int respond_state(StochasticGame game, const int32_t* c, const count_t* cnt, const double* X, int64_t n,
                        double tie, int32_t* row, int32_t* buf) noexcept nogil:
     """``best_response`` at one state; returns how many rolls changed their answer. Each group's

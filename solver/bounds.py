@@ -58,6 +58,7 @@ import numpy as np
 
 from gamesolver.solver import _stochastic as kernels
 from gamesolver.solver.krylov import bicgstab
+from gamesolver.solver.outcomes import memory_bytes
 from gamesolver.solver.progress import progress
 
 _LOOSEN_SWEEPS = 300  # K = 4 on the 8-tile board needs about 150
@@ -244,14 +245,22 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
     c = np.empty(2 * n)
     zero = np.zeros(2 * n)
     matvecs = 0
+    sparse = _sparse_fits(n, game.roll_count)
+    matrix: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def matvec(x: np.ndarray, out: np.ndarray) -> None:
-        kernels.pair_apply(game, policy, tau, pinned, x, out, minus=True, threads=threads)
+        if matrix is not None:
+            kernels.sparse_apply(*matrix, x, out, minus=True, threads=threads)
+        else:
+            kernels.pair_apply(game, policy, tau, pinned, x, out, minus=True, threads=threads)
 
     with progress(rounds, "bounds: best answers to the strategy", enabled=show_progress) as bar:
         for r in range(1, rounds + 1):
             kernels.pair_apply(game, policy, tau, pinned, zero, c, constants=True, slack=slack, small=small,
                                threads=threads)
+            matrix = None  # the last round's, freed before this one's is built
+            if sparse:
+                matrix = pair_matrix(game, policy, tau, pinned, threads)
             res = bicgstab(matvec, c, X, tol=slack * _KRYLOV_TOL, maxiter=_KRYLOV_STEPS, threads=threads)
             matvecs += res.matvecs
             if not res.converged:
@@ -272,6 +281,29 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
                 return StrategyPair(X[:n].copy(), X[n:].copy(), r, matvecs, True)
     return StrategyPair(X[:n].copy(), X[n:].copy(), rounds, matvecs, False,
                         f"the opponent's answers still changed after {rounds} rounds")
+
+
+def _sparse_fits(n: int, rolls: int) -> bool:
+    """Whether the pair's matrix in compressed rows (at most a column and a coefficient a roll,
+    12 bytes, for each of 2n rows) fits in an eighth of the memory, and numbers its columns in
+    int32; otherwise each product reads the strategies' codes instead (half as fast)."""
+    return 2 * n < 2**31 and 2 * n * (rolls * 12 + 8) <= memory_bytes() // 8
+
+
+def pair_matrix(game: Any, policy: np.ndarray, tau: np.ndarray, pinned: np.ndarray,
+                threads: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``kernels.pair_apply``'s matrix without its constants, as (indptr, indices, data) in
+    compressed rows: the outcomes of a row that name the same entry are one coefficient (a state's
+    six rolls name about three distinct successors), so a product reads half as much and took
+    half the time on four pieces (``kernels.sparse_apply``: 0.084 s against 0.177 s, two threads)."""
+    n2 = pinned.shape[0]
+    indptr = np.zeros(n2 + 1, dtype=np.int64)
+    kernels.pair_matrix(game, policy, tau, pinned, indptr, threads=threads)
+    np.cumsum(indptr, out=indptr)
+    indices = np.empty(int(indptr[-1]), dtype=np.int32)
+    data = np.empty(int(indptr[-1]))
+    kernels.pair_matrix(game, policy, tau, pinned, indptr, indices, data, threads=threads)
+    return indptr, indices, data
 
 
 def _hot(sweep: Callable[..., tuple[float, float]], L: np.ndarray, U: np.ndarray, mark: np.ndarray,

@@ -364,6 +364,69 @@ def test_the_pair_product_is_the_written_sum(mini4, seed: int, slack: float) -> 
 
 
 @settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), threads=st.sampled_from([1, 3]), minus=st.booleans())
+def test_the_pair_matrix_in_compressed_rows_gives_the_pair_product(mini4, seed: int, threads: int,
+                                                                   minus: bool) -> None:
+    """The products of the pair's equations read the matrix in compressed rows (``pair_matrix``,
+    ``sparse_apply``): the same product as ``pair_apply`` (held to the written sum above) up to
+    rounding, a row's repeated successors merged into one entry, pinned rows empty."""
+    from gamesolver.solver.bounds import pair_matrix
+
+    rng = np.random.default_rng(seed)
+    n, R = mini4.state_count, mini4.roll_count
+    pol, tau = random_answers(mini4, rng), random_answers(mini4, rng)
+    pinned = rng.integers(0, 3, 2 * n).astype(np.uint8)
+    x = rng.uniform(-1, 1, 2 * n)
+    indptr, indices, data = pair_matrix(mini4, pol, tau, pinned, threads)
+    counts = np.diff(indptr)
+    assert counts.min() >= 0 and counts.max() <= R and not counts[pinned == 1].any()
+    for row in rng.integers(0, 2 * n, 60).tolist():
+        cols = indices[indptr[row]:indptr[row + 1]]
+        assert len(set(cols.tolist())) == cols.size and np.all((cols >= 0) & (cols < 2 * n))
+    want, got = np.empty(2 * n), np.empty(2 * n)
+    kernels.pair_apply(mini4, pol, tau, pinned, x, want, minus=minus)
+    kernels.sparse_apply(indptr, indices, data, x, got, minus=minus, threads=threads)
+    assert np.abs(got - want).max() <= 1e-12
+    with pytest.raises(ValueError, match="entries"):
+        kernels.sparse_apply(indptr, indices, data, x[:-1], got)
+
+
+def test_sparse_apply_is_the_written_product() -> None:
+    # rows: [2 at column 1, -1 at column 0], [nothing], [0.5 at column 2]
+    indptr = np.array([0, 2, 2, 3], dtype=np.int64)
+    indices = np.array([1, 0, 2], dtype=np.int32)
+    data = np.array([2.0, -1.0, 0.5])
+    x = np.array([3.0, 5.0, 7.0])
+    out = np.empty(3)
+    kernels.sparse_apply(indptr, indices, data, x, out)
+    assert out.tolist() == [7.0, 0.0, 3.5]
+    kernels.sparse_apply(indptr, indices, data, x, out, minus=True, threads=2)
+    assert out.tolist() == [-4.0, 5.0, 3.5]
+
+
+def test_a_proof_without_room_for_the_pair_matrix_reads_the_codes(tmp_path, monkeypatch) -> None:
+    """Where the compressed matrix would not fit, each product reads the strategies' codes
+    (``pair_apply``): the same proof, up to the solves' rounding."""
+    from gamesolver.solver import bounds
+
+    o = mini_options(tmp_path, 4)
+    game = kernel(o)
+    values = np.asarray(solve(o, tmp_path / "t", tolerance=1e-6, threads=2)["value"])
+    built = []
+    real = bounds.pair_matrix
+    monkeypatch.setattr(bounds, "pair_matrix", lambda *a: built.append(1) or real(*a))
+    fast = certify(game, values, 1e-6, threads=2)
+    assert built
+    monkeypatch.setattr(bounds, "_sparse_fits", lambda n, rolls: False)
+    built.clear()
+    slow = certify(game, values, 1e-6, threads=2)
+    assert not built and fast.method == slow.method == "strategy"
+    assert fast.gap < 1e-6 and slow.gap < 1e-6
+    assert np.all(fast.lower <= slow.upper) and np.all(slow.lower <= fast.upper)
+    assert np.abs(fast.lower - slow.lower).max() < 1e-7 and np.abs(fast.upper - slow.upper).max() < 1e-7
+
+
+@settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), tie=st.sampled_from([0.0, 1e-3, 0.1]), stored=st.booleans())
 def test_the_best_answer_is_best_and_keeps_near_ties(mini4, seed: int, tie: float, stored: bool) -> None:
     from gamesolver.solver.outcomes import build_graph
