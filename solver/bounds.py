@@ -81,10 +81,11 @@ _SMALL = 2.0 ** -2
 # Each BiCGSTAB solve runs to a residual of slack * _KRYLOV_TOL (max norm). Below the slack an
 # ordinary row stays consistent whatever the residual; only the trapped rows' smaller slack can be
 # overrun, and the loosening sweeps settle those. Measured on four pieces (a tolerance-1e-6 table,
-# proven below 1e-5 in two passes, same intervals to 1e-9 at every setting): 1/16 took 1,583
-# products and 404 s, 1/4 1,044 and 314 s, 1/2 1,042 and 303 s, 1 774 and 257 s, 2 710 and 368 s,
-# 4 757 and 385 s (from 2 on ordinary rows are overrun too and loosening took 56 sweeps' worth over
-# hot sets instead of 4). 1/2 keeps twice the distance from that edge.
+# proven below 1e-5 in two passes, products by pair_apply, same intervals to 1e-9 at every
+# setting): 1/16 took 1,583 products and 404 s, 1/4 1,044 and 314 s, 1/2 1,042 and 303 s, 1 774
+# and 257 s, 2 710 and 368 s, 4 757 and 385 s (from 2 on ordinary rows are overrun too and
+# loosening took 56 sweeps' worth over hot sets instead of 4). 1/2 keeps twice the distance from
+# that edge.
 _KRYLOV_TOL = 1 / 2
 _TIGHTEN_SWEEPS = 200
 # After each full sweep, the states it moved (the hot set) are swept alone, up to _HOT_SWEEPS
