@@ -744,16 +744,17 @@ cdef check_bounds(StochasticGame game, Py_ssize_t nl, Py_ssize_t nu):
         raise ValueError(f"bound arrays must have {game.total} entries each")
 
 
-cdef const real* read_from(StochasticGame game, const real[::1] L_from, const real[::1] U_from,
-                          const real* L) except NULL:
-    """Where a bounds sweep reads L: ``L_from`` when a Jacobi sweep gives it (checked with
-    ``U_from``), else the bounds it writes."""
+cdef void read_from(StochasticGame game, const real[::1] L_from, const real[::1] U_from, const real* L,
+                    const real* U, const real** Lr, const real** Ur) except *:
+    """Where a bounds sweep reads (Lr, Ur): ``L_from`` and ``U_from`` when a Jacobi sweep gives
+    them, else the bounds it writes (L, U)."""
     if (L_from is None) != (U_from is None):
         raise ValueError("L_from and U_from go together: give both or neither")
     if L_from is None:
-        return L
+        Lr[0], Ur[0] = L, U
+        return
     check_bounds(game, L_from.shape[0], U_from.shape[0])
-    return &L_from[0]
+    Lr[0], Ur[0] = &L_from[0], &U_from[0]
 
 
 def bounds_sweep(StochasticGame game, real[::1] L, real[::1] U, int threads=1, int64_t start=0,
@@ -780,8 +781,9 @@ def bounds_sweep(StochasticGame game, real[::1] L, real[::1] U, int threads=1, i
     game.ready()
     check_bounds(game, L.shape[0], U.shape[0])
     stop = check_range(game, L.shape[0], start, stop, 1.0)
-    cdef const real* Lr = read_from(game, L_from, U_from, &L[0])
-    cdef const real* Ur = &U_from[0] if U_from is not None else &U[0]
+    cdef const real* Lr
+    cdef const real* Ur
+    read_from(game, L_from, U_from, &L[0], &U[0], &Lr, &Ur)
     cdef int64_t m = check_subset(game, subset, mark)
     cdef const int64_t* S = &subset[0] if m else NULL
     cdef uint8_t* Mk = &mark[0] if mark is not None else NULL
@@ -1349,8 +1351,9 @@ def graph_bounds_sweep(StochasticGame game, const int64_t[::1] offsets, const ui
     check_graph(game, offsets, counts, codes)
     check_bounds(game, L.shape[0], U.shape[0])
     stop = check_range(game, L.shape[0], start, stop, 1.0)
-    cdef const real* Lr = read_from(game, L_from, U_from, &L[0])
-    cdef const real* Ur = &U_from[0] if U_from is not None else &U[0]
+    cdef const real* Lr
+    cdef const real* Ur
+    read_from(game, L_from, U_from, &L[0], &U[0], &Lr, &Ur)
     cdef int64_t m = check_subset(game, subset, mark)
     cdef const int64_t* S = &subset[0] if m else NULL
     cdef uint8_t* Mk = &mark[0] if mark is not None else NULL
@@ -1398,20 +1401,28 @@ def graph_bounds_sweep(StochasticGame game, const int64_t[::1] offsets, const ui
 # (a much smaller slack there: a cycle must not gain much by it), 1 a row fixed at 0 (play under
 # the pair never ends from it), 0 every other row.
 
-cdef inline double pair_term(int32_t c, const double* X, int64_t n, bint upper, bint constants) noexcept nogil:
-    """Outcome ``c`` of a row of L (``upper`` false) or of U, read from X = [L; U]: the same
-    side moving again reads its own half, the turn passing reads the other half negated."""
+cdef inline int64_t pair_column(int32_t c, int64_t n, bint upper) noexcept nogil:
+    """The entry of X = [L; U] that outcome ``c`` (not a win, a loss or NOCODE) of a row of L
+    (``upper`` false) or of U reads: the same side moving again reads its own half, the turn
+    passing the other half (negated: ``c < 0``)."""
     cdef int64_t t
     if c >= 0:
-        return X[n + c] if upper else X[c]
+        return (n + c) if upper else c
+    t = -(<int64_t> c) - 1
+    return t if upper else n + t
+
+
+cdef inline double pair_term(int32_t c, const double* X, int64_t n, bint upper, bint constants) noexcept nogil:
+    """Outcome ``c`` of a row of L (``upper`` false) or of U, read from X = [L; U]."""
+    if c >= 0:
+        return X[pair_column(c, n, upper)]
     if c == SG_WIN:
         return 1.0 if constants else 0.0
     if c == SG_LOSS:
         return -1.0 if constants else 0.0
     if c == SG_NOCODE:
         return 0.0
-    t = -(<int64_t> c) - 1
-    return -(X[t] if upper else X[n + t])
+    return -X[pair_column(c, n, upper)]
 
 
 cdef check_pair(StochasticGame game, int32_t[:, ::1] pol, int32_t[:, ::1] tau, Py_ssize_t npinned,
@@ -1467,16 +1478,10 @@ cdef inline int pair_row(StochasticGame game, const int32_t* P, int64_t n, bint 
     cdef double w
     for r in range(game.nrolls):
         c = P[r]
-        if c >= 0:
-            t = (n + c) if upper else c
-            w = game.roll_p[r]
-        elif c == SG_WIN or c == SG_LOSS or c == SG_NOCODE:
+        if c == SG_WIN or c == SG_LOSS or c == SG_NOCODE:
             continue
-        else:
-            t = -(<int64_t> c) - 1
-            if not upper:
-                t += n
-            w = -game.roll_p[r]
+        t = pair_column(c, n, upper)
+        w = game.roll_p[r] if c >= 0 else -game.roll_p[r]
         for j in range(m):
             if col[j] == t:
                 coef[j] += w
