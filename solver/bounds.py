@@ -4,13 +4,15 @@ A small Bellman residual does not bound the error of a game that mixes slowly (o
 rules with four pieces, values that move less than 1e-5 a sweep were 7e-5 off). ``certify``
 turns solved values into proven bounds:
 
-1. **A strategy** for the side to move: for each roll, among the actions within the tolerance of
-   the best by the values, one that brings the game nearest its end. Ranking passes
-   (``_stochastic.rank_pass``) number every (position, side to move) by when play can be made to
-   leave the positions where it could last for ever; the strategy
-   (``_stochastic.attractor_policy``) takes a near-best action towards a smaller rank where the
-   roll offers one. (The greedy strategy, best by the bounds alone, can cycle on near-ties where
-   it is ahead, and then nothing proves it ever cashes its lead.)
+1. **A strategy** for the side to move: the best action by the values, except where play must be
+   made to move on. Ranking passes (``_stochastic.rank_pass``) number every (position, side to
+   move) by when play can be made to leave the positions where it could last for ever, using
+   actions within the tolerance of the best; the strategy (``_stochastic.attractor_policy``)
+   makes sure each ranked node leads to a smaller rank on at least one roll: for free where a
+   roll's best action does, else on the roll where a near-best leading action gives up least.
+   (The greedy strategy, best by the values alone, can cycle on near-ties where it is ahead, and
+   then nothing proves it ever cashes its lead. Leading on with every roll that can, as this
+   did before, gave up up to the tolerance a move all through play.)
 2. **A consistent pair**: L at most the strategy's backup of (L, U) and U at least the best
    backup, at every state. ``strategy_pair`` (the default) takes L as what the strategy
    guarantees against the opponent's best answer and U as what that answer gets: policy
@@ -29,16 +31,21 @@ turns solved values into proven bounds:
    settles for ever in an end component (a set the opponent and the dice can keep it in while
    the strategy is kept): there the game is worth 0 while L claims at most m, the largest L
    over such places. So the value is at least L - max(0, m), and by the same argument for the
-   opponent at most U + max(0, m). The ranking passes run again with the strategy fixed: what
-   they never remove holds every end component.
+   opponent at most U + max(0, m). What the ranking never removed holds every end component:
+   in a set that play under the strategy never leaves, its node of smallest rank would lead
+   out of it (the strategy's node on the roll chosen in step 1, the opponent's on a roll where
+   every action leads to a smaller rank, which is how such a node was ranked).
 4. **Rounding.** Each backup is summed with its exact rounding errors (``_stochastic.bounds_sweep``)
    and rounded outward only when a step was inexact, so float32 storage never moves a bound
    across the value. The roll probabilities are the game's float32 ones (exact for dice in
    sixteenths, as Ur's).
 
 5. **Refining.** A strategy chosen by rough values gives some of their error away. Where the
-   widest interval stays above the tolerance, ``certify`` proves again from the middles of the
+   widest interval stays above the tolerance, ``certify`` tries again from the middles of the
    intervals (``refine`` passes at most) and keeps the intersection of what every pass proved.
+   A pass whose pair is still wider than the tolerance (and narrower than half the last one's)
+   is not proven at all: its middles only choose the next strategy, so it skips the loosening
+   and tightening sweeps (about a fifth of a pass on four pieces).
 6. **The same proof every time.** A table and a thread count give the same intervals run after
    run: each thread ranks its own block of states in order, loosening ends only where a whole
    sweep moves nothing (and that pair does not depend on the order of the updates), and the
@@ -50,6 +57,7 @@ from the given values to the ends of their proven intervals.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -116,8 +124,9 @@ class Certificate:
     method: str = "loosening"
     rounds: int = 0  # "strategy": rounds of the opponent's best answer
     matvecs: int = 0  # "strategy": products by the pair's matrix (each about a policy sweep of 2N rows)
-    passes: int = 1  # certificates whose intervals were intersected (``certify``'s ``refine``)
+    passes: int = 1  # strategies tried (``certify``'s ``refine``); the proven ones' intervals intersected
     why: str = ""  # why the strategy's pair or the loosening came to nothing, where one did
+    proven: bool = True  # false: an intermediate pass's pair, left unproven (``certify``'s ``refine``)
 
     def centred(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
         """Float32 values at the middle of the intervals, the intervals rounded outward to
@@ -375,46 +384,68 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
     ``refine``: while the strategy's widest interval is above ``tolerance``, up to this many
     more certificates from the middles of the last one's intervals (a strategy chosen by better
     values loses less), each intersected with the ones before (every one is proven, so their
-    intersection is). It stops early when a pass does not halve the widest interval. The bound
-    is still measured from the given ``values``."""
+    intersection is). It stops early when a pass does not halve the widest interval. A pass
+    that is not the last possible one and whose pair is still wider than ``tolerance`` (and half
+    the last one's width at most) is left unproven: it only chooses the next strategy. The
+    last pass is always proven. The bound is still measured from the given ``values``."""
     if method not in ("strategy", "loosening"):
         raise ValueError(f"method must be 'strategy' or 'loosening'; got {method!r}")
     if refine < 0:
         raise ValueError(f"refine must be at least 0; got {refine}")
     kw = dict(threads=threads, show_progress=show_progress, log=log, tighten_sweeps=tighten_sweeps, graph=graph,
               loosen_sweeps=loosen_sweeps, method=method, rounds=rounds)
-    cert = _certify_once(game, values, tolerance, **kw)
     v = values.astype(np.float64)
-    for _ in range(refine):
-        if cert.method != "strategy" or cert.gap <= tolerance:
+    proven: Certificate | None = None  # the intersection of the passes proven so far
+    runs: list[Certificate] = []
+    given, start, before = values, None, np.inf
+    for p in range(refine + 1):
+
+        def skip(width: float, p: int = p, last: float = before) -> bool:
+            # An intermediate pass whose pair is still wider than the tolerance, and has halved the
+            # one before, only serves to choose the next pass's strategy: its pair is not proven.
+            return p < refine and width > tolerance and width <= last / 2
+
+        cert = _certify_once(game, given, tolerance, start=start, skip=skip, **kw)
+        runs.append(cert)
+        if cert.proven:
+            if proven is not None:
+                lower = np.maximum(proven.lower, cert.lower)
+                upper = np.minimum(proven.upper, cert.upper)
+                cert = dataclasses.replace(cert, lower=lower, upper=upper, gap=float((upper - lower).max()),
+                                           endless_margin=max(proven.endless_margin, cert.endless_margin))
+            proven = cert
+        elif log:
+            log(f"bounds: pass {p + 1}: the pair is {cert.gap:.3g} wide at most, above {tolerance:g}; "
+                f"not proven, its middles choose the next strategy")
+        if cert.proven and log and p:
+            bound = float(max((v - proven.lower).max(), (proven.upper - v).max()))
+            log(f"bounds: pass {p + 1}: widest interval {proven.gap:.3g}, every value within {bound:.3g}")
+        if (cert.proven and (cert.method != "strategy" or cert.gap <= tolerance or cert.gap > before / 2)) \
+                or p == refine:
             break
-        if log:
+        if log and cert.proven:
             log(f"bounds: widest interval {cert.gap:.3g} above {tolerance:g}; certifying again from the middles")
-        middles = ((cert.lower + cert.upper) / 2).astype(values.dtype)
-        more = _certify_once(game, middles, tolerance, start=(cert.lower, cert.upper), **kw)
-        lower = np.maximum(cert.lower, more.lower)
-        upper = np.minimum(cert.upper, more.upper)
         before = cert.gap
-        cert = Certificate(
-            lower, upper, float(max((v - lower).max(), (upper - v).max())), float((upper - lower).max()),
-            max(cert.endless_margin, more.endless_margin), more.trapped,
-            cert.loosen_sweeps + more.loosen_sweeps, cert.tighten_sweeps + more.tighten_sweeps,
-            cert.trap_passes + more.trap_passes, cert.seconds + more.seconds, cert.hot_states + more.hot_states,
-            cert.method, cert.rounds + more.rounds,
-            cert.matvecs + more.matvecs, cert.passes + 1, "; ".join(w for w in (cert.why, more.why) if w))
-        if log:
-            log(f"bounds: pass {cert.passes}: widest interval {cert.gap:.3g}, every value within {cert.bound:.3g}")
-        if cert.gap > before / 2:
-            break
-    return cert
+        given = ((cert.lower + cert.upper) / 2).astype(values.dtype)
+        start = (cert.lower, cert.upper)
+    assert proven is not None  # the last pass is always proven
+    return dataclasses.replace(
+        proven, bound=float(max((v - proven.lower).max(), (proven.upper - v).max())),
+        loosen_sweeps=sum(c.loosen_sweeps for c in runs), tighten_sweeps=sum(c.tighten_sweeps for c in runs),
+        trap_passes=sum(c.trap_passes for c in runs), seconds=sum(c.seconds for c in runs),
+        hot_states=sum(c.hot_states for c in runs), rounds=sum(c.rounds for c in runs),
+        matvecs=sum(c.matvecs for c in runs), passes=len(runs), why="; ".join(c.why for c in runs if c.why))
 
 
 def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int, show_progress: bool | None,
                   log: Callable[[str], None] | None, tighten_sweeps: int, graph: Any, loosen_sweeps: int,
                   method: str, rounds: int,
-                  start: tuple[np.ndarray, np.ndarray] | None = None) -> Certificate:
-    """One certificate around ``values`` (``certify`` without ``refine``); ``start``: the intervals
-    proven so far, where the strategy's pair starts its first solve."""
+                  start: tuple[np.ndarray, np.ndarray] | None = None,
+                  skip: Callable[[float], bool] | None = None) -> Certificate:
+    """One certificate around ``values`` (``certify`` without ``refine``); ``start``: the pair
+    of the pass before, where the strategy's pair starts its first solve. ``skip``: given the
+    widest interval of the strategy's pair, whether to return that pair unproven (``proven``
+    false) instead of settling and proving it."""
     t0 = time.perf_counter()
     stored = ({"offsets": graph.offsets, "counts": graph.counts, "codes": graph.codes}
               if graph is not None and graph.stored else {})
@@ -430,17 +461,21 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
     n = game.state_count
     if values.shape != (n,):
         raise ValueError(f"values must have one entry per state ({n})")
-    # The strategy whose guarantee is proven: near-best actions by the values, and among them
-    # the one that brings the game nearest its end, where a roll offers one.
+    # The strategy whose guarantee is proven: the best actions by the values, except that each
+    # node where play can be made to move on does so on some roll (``attractor_policy``).
     R = game.roll_count
     policy = np.empty((n, R), dtype=np.int32)
-    ranks = _ranks(game, values, tolerance, threads, None, show_progress, "bounds: the strategy", stored)
-    kernels.attractor_policy(game, values, tolerance, ranks[0], ranks[1], policy, threads=threads, **stored)
-    del ranks
-    RP, RQ, passes = _ranks(game, values, tolerance, threads, policy, show_progress,
-                            "bounds: where play can last for ever", stored)
+    RP, RQ, passes = _ranks(game, values, tolerance, threads, None, show_progress, "bounds: the strategy", stored)
+    kernels.attractor_policy(game, values, tolerance, RP, RQ, policy, threads=threads, **stored)
+    # Where play can last for ever against the strategy: the nodes the ranking never removed (step
+    # 3 of the module text). A second ranking with the strategy fixed removes the same nodes: it
+    # removes every ranked node in rank order, and none other, as a node the first left alone has
+    # no near-best action (the strategy's is the best) into the ranked ones.
     ZP, ZQ = RP == 0, RQ == 0
     del RP, RQ
+    if log:
+        log(f"bounds: the strategy chosen; play can last for ever against it from "
+            f"{int(ZP.sum(dtype=np.int64) + ZQ.sum(dtype=np.int64)):,} positions ({passes} ranking passes)")
     pair = None
     why: list[str] = []
     if method == "strategy":
@@ -451,6 +486,9 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
                 + ("" if pair.settled else f"; no pair ({pair.why}), loosening from the values instead"))
         if not pair.settled:
             why.append(f"the strategy's pair: {pair.why}")
+        elif skip is not None and skip(width := float((pair.upper - pair.lower).max())):
+            return Certificate(pair.lower, pair.upper, np.nan, width, 0.0, int(ZP.sum() + ZQ.sum()), 0, 0, passes,
+                               time.perf_counter() - t0, 0, "strategy", pair.rounds, pair.matvecs, proven=False)
     if pair is not None and pair.settled:
         grid = _GRID
         L = np.maximum(np.floor(pair.lower * grid) / grid, -1.0)
