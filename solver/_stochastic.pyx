@@ -1050,7 +1050,8 @@ def rank_pass(StochasticGame game, const real[::1] V, double eps, int32_t[::1] R
 
 
 cdef void policy_state(StochasticGame game, const int32_t* c, const count_t* cnt, const real* V, double eps,
-                       const int32_t* A, const int32_t* B, int64_t s, int32_t* out, int32_t* buf) noexcept nogil:
+                       const int32_t* A, const int32_t* B, int64_t s, int32_t* out, int32_t* buf,
+                       bint every) noexcept nogil:
     """``attractor_policy`` for one state: its code per roll into ``out``."""
     cdef int G = game.ngroups, r, i, n, pick = -1
     cdef const int32_t* start[32]
@@ -1080,7 +1081,7 @@ cdef void policy_state(StochasticGame game, const int32_t* c, const count_t* cnt
                 if w >= best - eps and leaves_now(buf[i], A, B, A[s] - 1, 0, 0) and w > lbest:
                     lbest = w
                     leave = buf[i]
-            if lbest >= best:  # a best action leads on: it costs nothing
+            if lbest >= best or (every and lbest > -2.5):  # a best action leads on: it costs nothing
                 code = leave
                 free_ = 1
             elif lbest > -2.5:  # one that costs: the roll where it costs least, below
@@ -1096,7 +1097,7 @@ cdef void policy_state(StochasticGame game, const int32_t* c, const count_t* cnt
 
 def attractor_policy(StochasticGame game, const real[::1] V, double eps, const int32_t[::1] RP,
                      const int32_t[::1] RQ, int32_t[:, ::1] policy, int threads=1,
-                     const int64_t[::1] offsets=None, const uint8_t[:, ::1] counts=None, const int32_t[::1] codes=None):
+                     const int64_t[::1] offsets=None, const uint8_t[:, ::1] counts=None, const int32_t[::1] codes=None, bint every=False):
     """The certified side's strategy from the ranks: the best action by ``V`` for every roll,
     except that a removed node must lead on with some chance. Where a roll's best action already
     ends the game or leads to a smaller rank (a roll with no action ends it), the node does so at
@@ -1106,8 +1107,10 @@ def attractor_policy(StochasticGame game, const real[::1] V, double eps, const i
     the other rolls their best. One roll is enough: in a set that play under the strategy never
     leaves, the node of smallest rank would lead out of it. (Taking the leading action on every
     roll that has one, as before, gave up up to ``eps`` a move all through play: the widest proven
-    interval on four pieces came out 6.7e-6 where this gives 4.0e-6.) ``offsets``, ``counts``,
-    ``codes``: a stored graph."""
+    interval on four pieces came out 6.7e-6 where this gives 4.0e-6.) ``every``: that older rule,
+    a near-best leading action on every roll that has one (play ends sooner: ``certify`` falls
+    back on it where the pair's equations do not solve). ``offsets``, ``counts``, ``codes``: a
+    stored graph."""
     game.ready()
     if V.shape[0] != game.total or RP.shape[0] != game.total or RQ.shape[0] != game.total:
         raise ValueError("value or rank array does not fit the state space")
@@ -1131,11 +1134,11 @@ def attractor_policy(StochasticGame game, const real[::1] V, double eps, const i
                 tid = threadid()
                 if stored:
                     policy_state(game, C + F[s], N + s * G, Vp, eps, A, B, s, P + s * R,
-                                 bufs + tid * SG_MAX_OUTCOMES)
+                                 bufs + tid * SG_MAX_OUTCOMES, every)
                 else:
                     game.generate(s, &outs[tid])
                     policy_state(game, outs[tid].codes, outs[tid].counts, Vp, eps, A, B, s, P + s * R,
-                                 bufs + tid * SG_MAX_OUTCOMES)
+                                 bufs + tid * SG_MAX_OUTCOMES, every)
     finally:
         free(outs)
         free(bufs)

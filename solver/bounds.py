@@ -80,6 +80,10 @@ _SLACK = 2.0 ** -30
 _GRID = 2.0 ** 40
 _ROUNDS = 60
 _KRYLOV_STEPS = 20_000
+# ... and gives up when this many iterations (two products each) have not halved its residual: a
+# solve stagnates where the pair's play almost never ends (on four pieces, from middles of a pair
+# solved only to 1e-7, one did for minutes). A healthy one gains a decade every 100 or so.
+_KRYLOV_STALL = 1000
 # Rows where the opponent can keep play going for ever (but the pair's play still ends) take a
 # smaller slack, slack * _SMALL: a full slack would add up over their long play. Larger is
 # sturdier against the solves' rounding, which the loosening sweeps must otherwise settle: on
@@ -280,7 +284,7 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
             matrix = None  # the last round's, freed before this one's is built
             if sparse:
                 matrix = pair_matrix(game, policy, tau, pinned, threads)
-            res = bicgstab(matvec, c, X, tol=solve_to, maxiter=_KRYLOV_STEPS, threads=threads)
+            res = bicgstab(matvec, c, X, tol=solve_to, maxiter=_KRYLOV_STEPS, threads=threads, stall=_KRYLOV_STALL)
             matvecs += res.matvecs
             if not res.converged:
                 return StrategyPair(X[:n], X[n:], r, matvecs, False,
@@ -482,7 +486,6 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
     # removes every ranked node in rank order, and none other, as a node the first left alone has
     # no near-best action (the strategy's is the best) into the ranked ones.
     ZP, ZQ = RP == 0, RQ == 0
-    del RP, RQ
     if log:
         log(f"bounds: the strategy chosen; play can last for ever against it from "
             f"{int(ZP.sum(dtype=np.int64) + ZQ.sum(dtype=np.int64)):,} positions ({passes} ranking passes)")
@@ -509,6 +512,16 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
             spent = [rough.rounds, rough.matvecs]
         pair = strategy_pair(game, values, policy, trapped_rows, threads, stored, show_progress,
                              rounds, log=log, start=start)
+        if not pair.settled:
+            # The strategy leads on with one roll at a node; where that leaves play that almost never
+            # ends, the pair's equations may not solve. Leading on with every roll that can costs
+            # more, but play ends sooner: try once more with that strategy.
+            if log:
+                log(f"bounds: no pair ({pair.why}); again with a strategy that leads on with every roll that can")
+            spent = [spent[0] + pair.rounds, spent[1] + pair.matvecs]
+            kernels.attractor_policy(game, values, tolerance, RP, RQ, policy, threads=threads, every=True, **stored)
+            pair = strategy_pair(game, values, policy, trapped_rows, threads, stored, show_progress,
+                                 rounds, log=log, start=start)
         pair = dataclasses.replace(pair, rounds=pair.rounds + spent[0], matvecs=pair.matvecs + spent[1])
         if log:
             log(f"bounds: the strategy against its best answer, {pair.rounds} rounds, {pair.matvecs:,} products"

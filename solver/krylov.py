@@ -69,13 +69,16 @@ OPS = {"fused": _krylov, "numpy": NumpyOps}
 
 
 def bicgstab(matvec: MatVec, b: np.ndarray, x0: np.ndarray, *, tol: float, maxiter: int = 1000,
-             threads: int = 1, ops: str = "fused") -> KrylovResult:
+             threads: int = 1, ops: str = "fused", stall: int = 0) -> KrylovResult:
     """Solve ``M x = b`` until the largest residual entry is below ``tol`` (max norm).
 
     Stops early, with ``converged=False``, on ``maxiter`` iterations or a breakdown (a zero
     inner product); the caller keeps whatever ``x`` reached, which is never worse than useless
     because the caller checks it independently. ``threads``: for the vector steps (the product
     has its own); ``ops``: ``fused`` (``solver/_krylov.pyx``) or ``numpy`` (the reference).
+    ``stall``: also stop (``converged=False``) when that many iterations have not halved the
+    lowest residual seen before them (0: never): a system whose play almost never ends can
+    stagnate for all of ``maxiter``.
     """
     if ops not in OPS:
         raise ValueError(f"ops must be one of {sorted(OPS)}; got {ops!r}")
@@ -95,9 +98,16 @@ def bicgstab(matvec: MatVec, b: np.ndarray, x0: np.ndarray, *, tol: float, maxit
     rho = alpha = omega = 1.0
     best = initial = float(np.abs(r).max())
     rho_new = K.dot(r0, r, threads=nt)
+    lowest, mark, since = best, best, 0
     for _ in range(maxiter):
         if best < tol:
             break
+        lowest = min(lowest, best)
+        since += 1
+        if stall and since > stall:
+            if lowest > mark / 2:
+                break
+            mark, since = lowest, 0
         if rho_new == 0.0 or omega == 0.0:
             break
         beta = (rho_new / rho) * (alpha / omega)

@@ -3,6 +3,7 @@ the bounds against an exact rational reference on random states; the proven inte
 independent slow value iteration's values; endless play is what the margin is about."""
 from __future__ import annotations
 
+import dataclasses
 from fractions import Fraction
 
 import numpy as np
@@ -720,11 +721,13 @@ def test_a_rank_pass_is_the_written_ranking(mini4, seed: int, eps: float, with_p
 
 
 def check_attractor_policy(game, V: np.ndarray, eps: float, RP: np.ndarray, RQ: np.ndarray,
-                           policy: np.ndarray) -> None:
+                           policy: np.ndarray, every: bool = False) -> None:
     """``_stochastic.attractor_policy``'s rule, written out: the best action by V on every roll,
     except at a ranked node where no roll's best action leads on (ends the game or goes to a
     smaller rank): there the roll where a near-best leading action gives up least (probability
-    times value given up, the first such roll on a tie) takes its best leading action."""
+    times value given up, the first such roll on a tie) takes its best leading action. ``every``:
+    the older rule, where at a ranked node every roll with a near-best leading action takes its
+    best one."""
     ends = (kernels.WIN, kernels.LOSS, kernels.NOCODE)
     p = np.asarray(game.roll_probabilities, dtype=np.float32)
 
@@ -749,6 +752,10 @@ def check_attractor_policy(game, V: np.ndarray, eps: float, RP: np.ndarray, RQ: 
             assert [value(c) for c in chosen] == best
             continue
         leading = [[value(c) for c in codes if value(c) >= b - eps and leads(c)] for codes, b in zip(rows, best)]
+        if every:
+            for c, w, b in zip(chosen, leading, best):
+                assert (leads(c) and value(c) == max(w)) if w else value(c) == b
+            continue
         free = [bool(w) and max(w) >= b for w, b in zip(leading, best)]
         if any(free):
             assert [value(c) for c in chosen] == best
@@ -765,9 +772,9 @@ def check_attractor_policy(game, V: np.ndarray, eps: float, RP: np.ndarray, RQ: 
 
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), eps=st.sampled_from([0.0, 1e-3, 0.25]), stored=st.booleans(),
-       threads=st.sampled_from([1, 3]), done=st.sampled_from([0.3, 0.9]))
+       threads=st.sampled_from([1, 3]), done=st.sampled_from([0.3, 0.9]), every=st.booleans())
 def test_the_attractor_strategy_leads_on_where_it_must_at_the_least_cost(
-        mini4, seed: int, eps: float, stored: bool, threads: int, done: float) -> None:
+        mini4, seed: int, eps: float, stored: bool, threads: int, done: float, every: bool) -> None:
     from gamesolver.solver.outcomes import build_graph
 
     rng = np.random.default_rng(seed)
@@ -780,15 +787,15 @@ def test_the_attractor_strategy_leads_on_where_it_must_at_the_least_cost(
         g = build_graph(mini4)
         kw = {"offsets": g.offsets, "counts": g.counts, "codes": g.codes}
     policy = np.full((n, mini4.roll_count), 12345, dtype=np.int32)
-    kernels.attractor_policy(mini4, V, eps, RP, RQ, policy, threads=threads, **kw)
-    check_attractor_policy(mini4, V, eps, RP, RQ, policy)
+    kernels.attractor_policy(mini4, V, eps, RP, RQ, policy, threads=threads, every=every, **kw)
+    check_attractor_policy(mini4, V, eps, RP, RQ, policy, every)
 
 
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), eps=st.sampled_from([0.0, 1e-3, 0.25]), stored=st.booleans(),
-       threads=st.sampled_from([1, 2, 3]))
+       threads=st.sampled_from([1, 2, 3]), every=st.booleans())
 def test_the_strategy_can_last_for_ever_exactly_where_the_ranking_left_nodes(
-        mini4, seed: int, eps: float, stored: bool, threads: int) -> None:
+        mini4, seed: int, eps: float, stored: bool, threads: int, every: bool) -> None:
     """``certify`` takes the nodes the strategy's ranking never removed as those where play can
     last for ever against the strategy, without ranking again with the strategy fixed (as it did
     before): the ranking with the strategy fixed leaves exactly the same nodes."""
@@ -804,8 +811,41 @@ def test_the_strategy_can_last_for_ever_exactly_where_the_ranking_left_nodes(
         kw = {"offsets": g.offsets, "counts": g.counts, "codes": g.codes}
     RP, RQ, _ = bounds._ranks(mini4, V, eps, threads, None, False, "", kw)
     policy = np.empty((n, mini4.roll_count), dtype=np.int32)
-    kernels.attractor_policy(mini4, V, eps, RP, RQ, policy, threads=threads, **kw)
-    check_attractor_policy(mini4, V, eps, RP, RQ, policy)
+    kernels.attractor_policy(mini4, V, eps, RP, RQ, policy, threads=threads, every=every, **kw)
+    check_attractor_policy(mini4, V, eps, RP, RQ, policy, every)
     SP, SQ, _ = bounds._ranks(mini4, V, eps, threads, policy, False, "", kw)
     assert np.array_equal(SP == 0, RP == 0) and np.array_equal(SQ == 0, RQ == 0)
     assert 0 < np.count_nonzero(RP == 0) + np.count_nonzero(RQ == 0) < 2 * n or eps == 0.25
+
+
+def test_where_the_pair_does_not_solve_the_proof_tries_the_strategy_that_leads_on_every_roll(
+        tmp_path, monkeypatch) -> None:
+    """A pair whose equations do not solve (stagnating play) gets one more try, with the older
+    strategy that leads on with every roll that can, and the proof goes on from that pair."""
+    from gamesolver.solver import bounds
+
+    o = mini_options(tmp_path, 4)
+    game = kernel(o)
+    values = np.asarray(solve(o, tmp_path / "t", tolerance=1e-3, threads=1)["value"])
+    real = bounds.strategy_pair
+    policies = []
+
+    def flaky(game, values, policy, *args, **kw):
+        policies.append(policy.copy())
+        pair = real(game, values, policy, *args, **kw)
+        if len(policies) == 1:
+            return dataclasses.replace(pair, settled=False, why="stagnated (made up by the test)")
+        return pair
+
+    monkeypatch.setattr(bounds, "strategy_pair", flaky)
+    cert = certify(game, values, 1e-3, threads=1, refine=0)
+    assert len(policies) == 2 and cert.method == "strategy" and cert.gap < 1e-2
+    RP, RQ, _ = bounds._ranks(game, values, 1e-3, 1, None, False, "", {})
+    every = np.empty_like(policies[0])
+    kernels.attractor_policy(game, values, 1e-3, RP, RQ, every, every=True)
+    assert np.array_equal(policies[1], every) and not np.array_equal(policies[0], every)
+    ref = ref_values(o, 1e-10)
+    b = o.board
+    ranks = game.rank([b.mask(m) for m, _ in ref], [b.mask(t) for _, t in ref])
+    want = np.array(list(ref.values()))
+    assert np.all(cert.lower[ranks] <= want + 1e-9) and np.all(want - 1e-9 <= cert.upper[ranks])

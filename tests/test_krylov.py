@@ -100,3 +100,27 @@ def test_fused_and_numpy_solves_agree(size: int, seed: int, threads: int) -> Non
                        threads=threads, ops=ops)
         assert res.converged, ops
         assert np.allclose(res.x, exact, atol=1e-9), ops
+
+
+def test_a_stagnating_solve_stops_after_the_stall_window() -> None:
+    """A singular system with no solution (a closed loop of two states that hand each other all
+    their value, and a constant that asks for a gain): the residual never halves again, and with
+    ``stall`` the solve gives up after that many iterations instead of running to ``maxiter``."""
+    size = 40
+    rng = np.random.default_rng(3)
+    A = rng.random((size, size)) * 0.9 / size
+    A[:2] = 0.0
+    A[0, 1] = A[1, 0] = 1.0
+    M = np.eye(size) - A
+    b = rng.random(size)
+    b[:2] = 1.0
+    mv = lambda x, out: np.matmul(M, x, out=out)  # noqa: E731
+    slow = bicgstab(mv, b, np.zeros(size), tol=1e-12, maxiter=3000)
+    quick = bicgstab(mv, b, np.zeros(size), tol=1e-12, maxiter=3000, stall=50)
+    assert not slow.converged and not quick.converged
+    assert quick.matvecs < 200 < slow.matvecs
+    # a solvable system is untouched by the same window
+    A[0, 1] = A[1, 0] = 0.5
+    M = np.eye(size) - A
+    ok = bicgstab(lambda x, out: np.matmul(M, x, out=out), b, np.zeros(size), tol=1e-11, maxiter=3000, stall=50)
+    assert ok.converged and np.allclose(M @ ok.x, b, atol=1e-9)
