@@ -100,10 +100,6 @@ _SMALL = 2.0 ** -2
 # that edge.
 _KRYLOV_TOL = 1 / 2
 _TIGHTEN_SWEEPS = 200
-# A pass that may stay unproven (``certify``'s ``refine``) first solves its pair only to a
-# residual of tolerance * _ROUGH, with answers switching on gains above that: its middles are all
-# such a pass gives, and the solves' last decades cost the most products.
-_ROUGH = 1 / 1000
 # After each full sweep, the states it moved (the hot set) are swept alone, up to _HOT_SWEEPS
 # times and _HOT_BUDGET full sweeps' worth, until a sweep moves none of them: the slow part of
 # the loosening lives on few states. A hot set of more than 1/_HOT_MOST of the states is skipped.
@@ -201,7 +197,7 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
                   graph: dict[str, Any] | None = None, show_progress: bool | None = False,
                   rounds: int = _ROUNDS, slack: float = _SLACK,
                   log: Callable[[str], None] | None = None,
-                  start: tuple[np.ndarray, np.ndarray] | None = None, rough: float = 0.0) -> StrategyPair:
+                  start: tuple[np.ndarray, np.ndarray] | None = None) -> StrategyPair:
     """A pair near consistency from the strategy ``policy`` and the opponent's best answer to it.
 
     L is what the strategy guarantees and U what the opponent's best answer to it gets (in
@@ -221,11 +217,7 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
 
     ``start`` (L, U): where the first solve starts instead of the values (the opponent's first
     answers still come from the values): a pair proven for a nearby strategy, which has less of
-    the slow error that play carries round its long cycles than the values have.
-
-    ``rough``: solve only to a residual of ``rough`` and let answers switch only on gains above
-    it: a pair that is not to be proven, whose middles choose the next strategy (the last
-    decades of a solve cost the most products)."""
+    the slow error that play carries round its long cycles than the values have."""
     n = game.state_count
     stored = graph or {}
     X = np.concatenate([values, values]).astype(np.float64)
@@ -233,8 +225,7 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
     strict = np.ascontiguousarray(trapped[n:]).astype(np.uint8)  # tau answers in the U rows
     tau = np.ascontiguousarray(policy.copy())
     small = slack * _SMALL
-    tie, strict_tie = max(slack / 2, rough), max(small / 2, rough)
-    solve_to = max(slack * _KRYLOV_TOL, rough)
+    tie, strict_tie = slack / 2, small / 2
 
     def pins() -> np.ndarray:
         p = trapped.astype(np.uint8) * 2
@@ -284,7 +275,8 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
             matrix = None  # the last round's, freed before this one's is built
             if sparse:
                 matrix = pair_matrix(game, policy, tau, pinned, threads)
-            res = bicgstab(matvec, c, X, tol=solve_to, maxiter=_KRYLOV_STEPS, threads=threads, stall=_KRYLOV_STALL)
+            res = bicgstab(matvec, c, X, tol=slack * _KRYLOV_TOL, maxiter=_KRYLOV_STEPS, threads=threads,
+                           stall=_KRYLOV_STALL)
             matvecs += res.matvecs
             if not res.converged:
                 return StrategyPair(X[:n], X[n:], r, matvecs, False,
@@ -413,12 +405,12 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
     given, start, before = values, None, np.inf
     for p in range(refine + 1):
 
-        def skip(width: float, last: float = before) -> bool:
+        def skip(width: float, p: int = p, last: float = before) -> bool:
             # An intermediate pass whose pair is still wider than the tolerance, and has halved the
             # one before, only serves to choose the next pass's strategy: its pair is not proven.
-            return width > tolerance and width <= last / 2
+            return p < refine and width > tolerance and width <= last / 2
 
-        cert = _certify_once(game, given, tolerance, start=start, skip=skip if p < refine else None, **kw)
+        cert = _certify_once(game, given, tolerance, start=start, skip=skip, **kw)
         runs.append(cert)
         if cert.proven:
             if proven is not None:
@@ -457,9 +449,8 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
                   skip: Callable[[float], bool] | None = None) -> Certificate:
     """One certificate around ``values`` (``certify`` without ``refine``); ``start``: the pair
     of the pass before, where the strategy's pair starts its first solve. ``skip`` (None: this
-    pass must be proven): given the widest interval of the strategy's pair, solved roughly
-    (``_ROUGH``), whether to return that pair unproven (``proven`` false) instead of solving it
-    exactly, settling and proving it."""
+    pass must be proven): given the widest interval of the strategy's pair, whether to return
+    that pair unproven (``proven`` false) instead of settling and proving it."""
     t0 = time.perf_counter()
     stored = ({"offsets": graph.offsets, "counts": graph.counts, "codes": graph.codes}
               if graph is not None and graph.stored else {})
@@ -493,23 +484,6 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
     why: list[str] = []
     if method == "strategy":
         trapped_rows = np.concatenate([ZP, ZQ])
-        spent = [0, 0]  # rounds and products of a rough pair that was not enough
-        if skip is not None:
-            # a pass that may stay unproven solves its pair roughly first: if that is still too
-            # wide, its middles are all the pass is for; if not, it is where the exact solve starts
-            rough = strategy_pair(game, values, policy, trapped_rows, threads, stored, show_progress, rounds,
-                                  log=log, start=start, rough=tolerance * _ROUGH)
-            if log:
-                log(f"bounds: the strategy against its best answer, roughly (to {tolerance * _ROUGH:.2g}): "
-                    f"{rough.rounds} rounds, {rough.matvecs:,} products")
-            if rough.settled:
-                width = float((rough.upper - rough.lower).max())
-                if skip(width):
-                    return Certificate(rough.lower, rough.upper, np.nan, width, 0.0, int(trapped_rows.sum()), 0, 0,
-                                       passes, time.perf_counter() - t0, 0, "strategy", rough.rounds, rough.matvecs,
-                                       proven=False)
-                start = (rough.lower, rough.upper)
-            spent = [rough.rounds, rough.matvecs]
         pair = strategy_pair(game, values, policy, trapped_rows, threads, stored, show_progress,
                              rounds, log=log, start=start)
         if not pair.settled:
@@ -518,16 +492,19 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
             # more, but play ends sooner: try once more with that strategy.
             if log:
                 log(f"bounds: no pair ({pair.why}); again with a strategy that leads on with every roll that can")
-            spent = [spent[0] + pair.rounds, spent[1] + pair.matvecs]
+            spent = pair.rounds, pair.matvecs
             kernels.attractor_policy(game, values, tolerance, RP, RQ, policy, threads=threads, every=True, **stored)
             pair = strategy_pair(game, values, policy, trapped_rows, threads, stored, show_progress,
                                  rounds, log=log, start=start)
-        pair = dataclasses.replace(pair, rounds=pair.rounds + spent[0], matvecs=pair.matvecs + spent[1])
+            pair = dataclasses.replace(pair, rounds=pair.rounds + spent[0], matvecs=pair.matvecs + spent[1])
         if log:
             log(f"bounds: the strategy against its best answer, {pair.rounds} rounds, {pair.matvecs:,} products"
                 + ("" if pair.settled else f"; no pair ({pair.why}), loosening from the values instead"))
         if not pair.settled:
             why.append(f"the strategy's pair: {pair.why}")
+        elif skip is not None and skip(width := float((pair.upper - pair.lower).max())):
+            return Certificate(pair.lower, pair.upper, np.nan, width, 0.0, int(trapped_rows.sum()), 0, 0, passes,
+                               time.perf_counter() - t0, 0, "strategy", pair.rounds, pair.matvecs, proven=False)
     if pair is not None and pair.settled:
         grid = _GRID
         L = np.maximum(np.floor(pair.lower * grid) / grid, -1.0)
