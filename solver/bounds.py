@@ -141,8 +141,7 @@ class Certificate:
         lower = np.where(lower > self.lower, np.nextafter(lower, np.float32(-np.inf)), lower)
         upper = self.upper.astype(np.float32)
         upper = np.where(upper < self.upper, np.nextafter(upper, np.float32(np.inf)), upper)
-        m = mid.astype(np.float64)
-        bound = float(max((m - self.lower).max(), (self.upper - m).max()))
+        bound = _bound(mid.astype(np.float64), self.lower, self.upper)
         return mid, lower.astype(np.float32), upper.astype(np.float32), bound
 
     def summary(self) -> dict[str, Any]:
@@ -321,6 +320,11 @@ def pair_matrix(game: Any, policy: np.ndarray, tau: np.ndarray, pinned: np.ndarr
     return indptr, indices, data
 
 
+def _bound(values: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> float:
+    """The largest distance from ``values`` to either end of their intervals."""
+    return float(max((values - lower).max(), (upper - values).max()))
+
+
 def _hot(sweep: Callable[..., tuple[float, float]], L: np.ndarray, U: np.ndarray, mark: np.ndarray,
          still: float, **kw: Any) -> int:
     """Sweep the marked states (``mark``: those the last full sweep moved, or, loosening, every
@@ -405,12 +409,12 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
     given, start, before = values, None, np.inf
     for p in range(refine + 1):
 
-        def skip(width: float, p: int = p, last: float = before) -> bool:
+        def skip(width: float, last: float = before) -> bool:
             # An intermediate pass whose pair is still wider than the tolerance, and has halved the
             # one before, only serves to choose the next pass's strategy: its pair is not proven.
-            return p < refine and width > tolerance and width <= last / 2
+            return width > tolerance and width <= last / 2
 
-        cert = _certify_once(game, given, tolerance, start=start, skip=skip, **kw)
+        cert = _certify_once(game, given, tolerance, start=start, skip=skip if p < refine else None, **kw)
         runs.append(cert)
         if cert.proven:
             if proven is not None:
@@ -423,8 +427,8 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
             log(f"bounds: pass {p + 1}: the pair is {cert.gap:.3g} wide at most, above {tolerance:g}; "
                 f"not proven, its middles choose the next strategy")
         if cert.proven and log and p:
-            bound = float(max((v - proven.lower).max(), (proven.upper - v).max()))
-            log(f"bounds: pass {p + 1}: widest interval {proven.gap:.3g}, every value within {bound:.3g}")
+            log(f"bounds: pass {p + 1}: widest interval {proven.gap:.3g}, every value within "
+                f"{_bound(v, proven.lower, proven.upper):.3g}")
         if (cert.proven and (cert.method != "strategy" or cert.gap <= tolerance or cert.gap > before / 2)) \
                 or p == refine:
             break
@@ -435,7 +439,7 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
         start = (cert.lower, cert.upper)
     assert proven is not None  # the last pass is always proven
     return dataclasses.replace(
-        proven, bound=float(max((v - proven.lower).max(), (proven.upper - v).max())),
+        proven, bound=_bound(v, proven.lower, proven.upper),
         loosen_sweeps=sum(c.loosen_sweeps for c in runs), tighten_sweeps=sum(c.tighten_sweeps for c in runs),
         trap_passes=sum(c.trap_passes for c in runs), seconds=sum(c.seconds for c in runs),
         hot_states=sum(c.hot_states for c in runs), rounds=sum(c.rounds for c in runs),
@@ -477,9 +481,10 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
     # removes every ranked node in rank order, and none other, as a node the first left alone has
     # no near-best action (the strategy's is the best) into the ranked ones.
     ZP, ZQ = RP == 0, RQ == 0
+    trapped = int(ZP.sum(dtype=np.int64) + ZQ.sum(dtype=np.int64))
     if log:
-        log(f"bounds: the strategy chosen; play can last for ever against it from "
-            f"{int(ZP.sum(dtype=np.int64) + ZQ.sum(dtype=np.int64)):,} positions ({passes} ranking passes)")
+        log(f"bounds: the strategy chosen; play can last for ever against it from {trapped:,} positions "
+            f"({passes} ranking passes)")
     pair = None
     why: list[str] = []
     if method == "strategy":
@@ -503,7 +508,7 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
         if not pair.settled:
             why.append(f"the strategy's pair: {pair.why}")
         elif skip is not None and skip(width := float((pair.upper - pair.lower).max())):
-            return Certificate(pair.lower, pair.upper, np.nan, width, 0.0, int(trapped_rows.sum()), 0, 0, passes,
+            return Certificate(pair.lower, pair.upper, np.nan, width, 0.0, trapped, 0, 0, passes,
                                time.perf_counter() - t0, 0, "strategy", pair.rounds, pair.matvecs, proven=False)
     if pair is not None and pair.settled:
         grid = _GRID
@@ -563,7 +568,6 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
             if moved < tolerance / 1000:
                 break
             hot += _hot(sweep, L, U, mark, tolerance / 1000, policy=policy, L_from=L0, U_from=U0)
-    trapped = int(ZP.sum(dtype=np.int64) + ZQ.sum(dtype=np.int64))
     m = 0.0
     if ZP.any():
         m = max(m, float(L[ZP].max()))
@@ -572,7 +576,7 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
     lower = L.astype(np.float64) - m
     upper = U.astype(np.float64) + m
     v = values.astype(np.float64)
-    bound = float(max((v - lower).max(), (upper - v).max()))
+    bound = _bound(v, lower, upper)
     settled = pair is not None and pair.settled
     cert = Certificate(lower, upper, bound, float((upper - lower).max()), m, trapped, loose, tight, passes,
                        time.perf_counter() - t0, hot, "trivial" if trivial else "strategy" if settled else "loosening",

@@ -24,6 +24,37 @@ def mini4(tmp_path_factory):
     return kernel(mini_options(tmp_path_factory.mktemp("bounds"), 4))
 
 
+# few distinct values, so that ties and near-ties are common
+NEAR_TIES = np.array([-0.5, -0.25, 0.0, 0.001, 0.25, 0.5], dtype=np.float32)
+
+
+def graph_kw(game, stored: bool) -> dict:
+    """The kernels' keyword arguments for reading ``game``'s stored outcome graph ({}: generate)."""
+    if not stored:
+        return {}
+    from gamesolver.solver.outcomes import build_graph
+
+    g = build_graph(game)
+    return {"offsets": g.offsets, "counts": g.counts, "codes": g.codes}
+
+
+def code_value(c: int, V: np.ndarray) -> float:
+    """What outcome code ``c`` is worth to the side that chose it, by the values ``V``."""
+    ends = {kernels.WIN: 1.0, kernels.LOSS: -1.0, kernels.NOCODE: 0.0}
+    if c in ends:
+        return ends[c]
+    return float(V[c]) if c >= 0 else -float(V[-c - 1])
+
+
+def assert_holds_reference(o, game, cert, within: float = 1e-9) -> None:
+    """The proven intervals hold a slow, plain value iteration in Python, run to 1e-10."""
+    ref = ref_values(o, 1e-10)
+    b = o.board
+    ranks = game.rank([b.mask(m) for m, _ in ref], [b.mask(t) for _, t in ref])
+    want = np.array(list(ref.values()))
+    assert np.all(cert.lower[ranks] <= want + within) and np.all(want - within <= cert.upper[ranks])
+
+
 def exact_backup(game, s: int, L: np.ndarray, U: np.ndarray) -> tuple[Fraction, Fraction]:
     """The bounds' backup at state s in exact rationals, from the game's own outcome lists."""
     lo = hi = Fraction(0)
@@ -91,11 +122,7 @@ def test_proven_intervals_contain_the_independent_values(tmp_path, pieces: int) 
     table = solve(o, tmp_path / "t", tolerance=1e-6, threads=2)
     values = np.asarray(table["value"])
     cert = certify(game, values, 1e-6, threads=2, tighten_sweeps=60)
-    ref = ref_values(o, 1e-10)  # a slow, plain value iteration in Python, run to 1e-10
-    b = o.board
-    ranks = game.rank([b.mask(m) for m, _ in ref], [b.mask(t) for _, t in ref])
-    want = np.array(list(ref.values()))
-    assert np.all(cert.lower[ranks] <= want + 1e-7) and np.all(want - 1e-7 <= cert.upper[ranks])
+    assert_holds_reference(o, game, cert, within=1e-7)
     assert np.all(cert.lower <= values + cert.bound) and np.all(values - cert.bound <= cert.upper)
     if pieces == 3:  # nobody can win on this board with three pieces: everything is endless play
         assert not np.any(values) and cert.bound <= 1e-6
@@ -435,18 +462,13 @@ def test_a_proof_without_room_for_the_pair_matrix_reads_the_codes(tmp_path, monk
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), tie=st.sampled_from([0.0, 1e-3, 0.1]), stored=st.booleans())
 def test_the_best_answer_is_best_and_keeps_near_ties(mini4, seed: int, tie: float, stored: bool) -> None:
-    from gamesolver.solver.outcomes import build_graph
-
     rng = np.random.default_rng(seed)
     n, R = mini4.state_count, mini4.roll_count
     x = rng.uniform(-1, 1, 2 * n)
     tau0 = random_answers(mini4, rng)
     strict = (rng.random(n) < 0.3).astype(np.uint8)
     tau = tau0.copy()
-    kw = {}
-    if stored:
-        g = build_graph(mini4)
-        kw = {"offsets": g.offsets, "counts": g.counts, "codes": g.codes}
+    kw = graph_kw(mini4, stored)
     changed = kernels.best_response(mini4, x, tau, tie=tie, strict=strict, strict_tie=0.0, threads=2, **kw)
     assert changed == int(np.count_nonzero(tau != tau0))
     for s in rng.integers(0, n, 40).tolist():
@@ -492,11 +514,7 @@ def test_the_strategy_pair_certifies_at_once_where_loosening_takes_long(tmp_path
     # both are proofs, so the intervals overlap everywhere, and the values lie within each bound
     assert np.all(fast.lower <= slow.upper) and np.all(slow.lower <= fast.upper)
     assert np.all(np.abs(values - fast.lower) <= fast.bound) and np.all(np.abs(fast.upper - values) <= fast.bound)
-    ref = ref_values(o, 1e-10)
-    b = o.board
-    ranks = game.rank([b.mask(m) for m, _ in ref], [b.mask(t) for _, t in ref])
-    want = np.array(list(ref.values()))
-    assert np.all(fast.lower[ranks] <= want + 1e-9) and np.all(want - 1e-9 <= fast.upper[ranks])
+    assert_holds_reference(o, game, fast)
     with pytest.raises(ValueError, match="method must be"):
         certify(game, values, 1e-6, method="guess")
 
@@ -514,11 +532,7 @@ def test_refining_certifies_again_from_the_middles_and_keeps_what_both_prove(tmp
     assert once.gap > 1e-6  # a strategy chosen by rough values loses more than the tolerance ...
     assert twice.gap < once.gap / 10  # ... one chosen by the first intervals' middles does not
     assert twice.proven
-    ref = ref_values(o, 1e-10)
-    b = o.board
-    ranks = game.rank([b.mask(m) for m, _ in ref], [b.mask(t) for _, t in ref])
-    want = np.array(list(ref.values()))
-    assert np.all(twice.lower[ranks] <= want + 1e-9) and np.all(want - 1e-9 <= twice.upper[ranks])
+    assert_holds_reference(o, game, twice)
     # the bound still speaks of the values given, not of the middles
     assert twice.bound == pytest.approx(max((rough - twice.lower).max(), (twice.upper - rough).max()))
     assert twice.bound > 1e-4 and twice.summary()["passes"] == 2
@@ -645,9 +659,7 @@ def rank_pass_ref(game, V: np.ndarray, eps: float, RP: np.ndarray, RQ: np.ndarra
     old = int(counter[0])
 
     def value(c: int) -> float:
-        if c in ends:
-            return {kernels.WIN: 1.0, kernels.LOSS: -1.0, kernels.NOCODE: 0.0}[c]
-        return float(V[c]) if c >= 0 else -float(V[-c - 1])
+        return code_value(c, V)
 
     removed = 0
     n = game.state_count
@@ -694,20 +706,14 @@ def test_a_rank_pass_is_the_written_ranking(mini4, seed: int, eps: float, with_p
                                             backwards: bool, done: float, split: tuple[int, int]) -> None:
     # (threads, blocks): one block a thread by default; the blocks alone decide the ranks
     threads, blocks = split
-    from gamesolver.solver.outcomes import build_graph
-
     rng = np.random.default_rng(seed)
     n = mini4.state_count
-    # few distinct values, so that ties and near-ties are common
-    V = rng.choice(np.array([-0.5, -0.25, 0.0, 0.001, 0.25, 0.5], dtype=np.float32), n)
+    V = rng.choice(NEAR_TIES, n)
     # some nodes ranked already, as after earlier passes
     RP = np.where(rng.random(n) < done, rng.integers(1, 1000, n), 0).astype(np.int32)
     RQ = np.where(rng.random(n) < done, rng.integers(1, 1000, n), 0).astype(np.int32)
     policy = random_answers(mini4, rng) if with_policy else None
-    kw = {}
-    if stored:
-        g = build_graph(mini4)
-        kw = {"offsets": g.offsets, "counts": g.counts, "codes": g.codes}
+    kw = graph_kw(mini4, stored)
     got = [RP.copy(), RQ.copy(), np.array([1000], dtype=np.int32)]
     want = [RP.copy(), RQ.copy(), np.array([1000], dtype=np.int32)]
     removed = kernels.rank_pass(mini4, V, eps, *got, threads=threads, policy=policy, backwards=backwards,
@@ -730,9 +736,7 @@ def check_attractor_policy(game, V: np.ndarray, eps: float, RP: np.ndarray, RQ: 
     p = np.asarray(game.roll_probabilities, dtype=np.float32)
 
     def value(c: int) -> float:
-        if c in ends:
-            return {kernels.WIN: 1.0, kernels.LOSS: -1.0, kernels.NOCODE: 0.0}[c]
-        return float(V[c]) if c >= 0 else -float(V[-c - 1])
+        return code_value(c, V)
 
     for s in range(game.state_count):
         rows = [game.roll_outcomes(s, r) or [kernels.NOCODE] for r in range(game.roll_count)]
@@ -773,17 +777,12 @@ def check_attractor_policy(game, V: np.ndarray, eps: float, RP: np.ndarray, RQ: 
        threads=st.sampled_from([1, 3]), done=st.sampled_from([0.3, 0.9]), every=st.booleans())
 def test_the_attractor_strategy_leads_on_where_it_must_at_the_least_cost(
         mini4, seed: int, eps: float, stored: bool, threads: int, done: float, every: bool) -> None:
-    from gamesolver.solver.outcomes import build_graph
-
     rng = np.random.default_rng(seed)
     n = mini4.state_count
-    V = rng.choice(np.array([-0.5, -0.25, 0.0, 0.001, 0.25, 0.5], dtype=np.float32), n)
+    V = rng.choice(NEAR_TIES, n)
     RP = np.where(rng.random(n) < done, rng.integers(1, 1000, n), 0).astype(np.int32)
     RQ = np.where(rng.random(n) < done, rng.integers(1, 1000, n), 0).astype(np.int32)
-    kw = {}
-    if stored:
-        g = build_graph(mini4)
-        kw = {"offsets": g.offsets, "counts": g.counts, "codes": g.codes}
+    kw = graph_kw(mini4, stored)
     policy = np.full((n, mini4.roll_count), 12345, dtype=np.int32)
     kernels.attractor_policy(mini4, V, eps, RP, RQ, policy, threads=threads, every=every, **kw)
     check_attractor_policy(mini4, V, eps, RP, RQ, policy, every)
@@ -798,15 +797,10 @@ def test_the_strategy_can_last_for_ever_exactly_where_the_ranking_left_nodes(
     last for ever against the strategy, without ranking again with the strategy fixed (as it did
     before): the ranking with the strategy fixed leaves exactly the same nodes."""
     from gamesolver.solver import bounds
-    from gamesolver.solver.outcomes import build_graph
-
     rng = np.random.default_rng(seed)
     n = mini4.state_count
-    V = rng.choice(np.array([-0.5, -0.25, 0.0, 0.001, 0.25, 0.5], dtype=np.float32), n)
-    kw = {}
-    if stored:
-        g = build_graph(mini4)
-        kw = {"offsets": g.offsets, "counts": g.counts, "codes": g.codes}
+    V = rng.choice(NEAR_TIES, n)
+    kw = graph_kw(mini4, stored)
     RP, RQ, _ = bounds._ranks(mini4, V, eps, threads, None, False, "", kw)
     policy = np.empty((n, mini4.roll_count), dtype=np.int32)
     kernels.attractor_policy(mini4, V, eps, RP, RQ, policy, threads=threads, every=every, **kw)
@@ -842,8 +836,4 @@ def test_where_the_pair_does_not_solve_the_proof_tries_the_strategy_that_leads_o
     every = np.empty_like(policies[0])
     kernels.attractor_policy(game, values, 1e-3, RP, RQ, every, every=True)
     assert np.array_equal(policies[1], every) and not np.array_equal(policies[0], every)
-    ref = ref_values(o, 1e-10)
-    b = o.board
-    ranks = game.rank([b.mask(m) for m, _ in ref], [b.mask(t) for _, t in ref])
-    want = np.array(list(ref.values()))
-    assert np.all(cert.lower[ranks] <= want + 1e-9) and np.all(want - 1e-9 <= cert.upper[ranks])
+    assert_holds_reference(o, game, cert)
