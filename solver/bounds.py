@@ -66,7 +66,8 @@ import numpy as np
 
 from gamesolver.solver import _stochastic as kernels
 from gamesolver.solver.krylov import bicgstab
-from gamesolver.solver.outcomes import memory_bytes
+from gamesolver.solver.errors import InputError
+from gamesolver.solver.outcomes import available_bytes, memory_bytes
 from gamesolver.solver.progress import progress
 
 _LOOSEN_SWEEPS = 300  # K = 4 on the 8-tile board needs about 150
@@ -84,6 +85,8 @@ _KRYLOV_STEPS = 20_000
 # solve stagnates where the pair's play almost never ends (on four pieces, from middles of a pair
 # solved only to 1e-7, one did for minutes). A healthy one gains a decade every 100 or so.
 _KRYLOV_STALL = 1000
+# Vectors of the pair's length that ``bicgstab`` allocates for a solve (x, r, r0, p, v, s, t).
+_KRYLOV_VECTORS = 7
 # Rows where the opponent can keep play going for ever (but the pair's play still ends) take a
 # smaller slack, slack * _SMALL: a full slack would add up over their long play. Larger is
 # sturdier against the solves' rounding, which the loosening sweeps must otherwise settle: on
@@ -258,8 +261,8 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
     c = np.empty(2 * n)
     zero = np.zeros(2 * n)
     matvecs = 0
-    sparse = _sparse_fits(n, game.roll_count)
     matrix: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    said = False
 
     def matvec(x: np.ndarray, out: np.ndarray) -> None:
         if matrix is not None:
@@ -272,8 +275,10 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
             kernels.pair_apply(game, policy, tau, pinned, zero, c, constants=True, slack=slack, small=small,
                                threads=threads)
             matrix = None  # the last round's, freed before this one's is built
-            if sparse:
-                matrix = pair_matrix(game, policy, tau, pinned, threads)
+            matrix, why = pair_matrix(game, policy, tau, pinned, threads)
+            if log and not said:
+                log(f"bounds: {why}")
+                said = True
             res = bicgstab(matvec, c, X, tol=slack * _KRYLOV_TOL, maxiter=_KRYLOV_STEPS, threads=threads,
                            stall=_KRYLOV_STALL)
             matvecs += res.matvecs
@@ -297,27 +302,61 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
                         f"the opponent's answers still changed after {rounds} rounds")
 
 
-def _sparse_fits(n: int, rolls: int) -> bool:
-    """Whether the pair's matrix in compressed rows (at most a column and a coefficient a roll,
-    12 bytes, for each of 2n rows) fits in an eighth of the memory, and numbers its columns in
-    int32; otherwise each product reads the strategies' codes instead (half as fast)."""
-    return 2 * n < 2**31 and 2 * n * (rolls * 12 + 8) <= memory_bytes() // 8
+def certify_bytes(n: int, rolls: int) -> int:
+    """The memory ``certify`` needs at its peak for ``n`` states of ``rolls`` rolls, without the
+    pair's optional matrix: per state the strategy, the opponent's answers and their copy (4 bytes
+    a roll each), BiCGSTAB's seven vectors and the pair, its constants and the start (16 bytes
+    each, one entry per side), the intersection so far and the middles (24), ranks and marks (12)."""
+    return n * (3 * 4 * rolls + (_KRYLOV_VECTORS + 3) * 16 + 24 + 12)
 
 
-def pair_matrix(game: Any, policy: np.ndarray, tau: np.ndarray, pinned: np.ndarray,
-                threads: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def check_certify_fits(n: int, rolls: int) -> int:
+    """``certify_bytes``, or an InputError (before anything is solved or written) where the proof
+    cannot fit in this machine's memory: better refused at once than stopped by the system's
+    out-of-memory killer after a long solve."""
+    need, memory = certify_bytes(n, rolls), memory_bytes()
+    if memory and need > memory:
+        raise InputError(f"the proof (--certify) of {n:,} states needs about {need / 2**30:.1f} GiB, more than "
+                         f"this machine's {memory / 2**30:.1f} GiB; solve without --certify here, and prove the "
+                         "table on a machine with more memory")
+    return need
+
+
+def _matrix_fits(nbytes: int, vectors: int) -> bool:
+    """Whether the pair's matrix (``nbytes``, counted exactly) and BiCGSTAB's ``vectors`` bytes
+    still to come fit in nine tenths of the memory available now (the page cache of a mapped
+    stored graph counts as available: sweeps read it back from the file). Otherwise each product
+    reads the strategies' codes instead, half as fast; on five pieces with a 24 GiB machine the
+    matrix takes about 5 GiB and fits, where the old test (its worst case, six entries a row,
+    in an eighth of the memory) sent every product to the codes."""
+    return nbytes + vectors <= 0.9 * available_bytes()
+
+
+def pair_matrix(game: Any, policy: np.ndarray, tau: np.ndarray, pinned: np.ndarray, threads: int,
+                ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray] | None, str]:
     """``kernels.pair_apply``'s matrix without its constants, as (indptr, indices, data) in
     compressed rows: the outcomes of a row that name the same entry are one coefficient (a state's
     six rolls name about three distinct successors), so a product reads half as much and took
-    half the time on four pieces (``kernels.sparse_apply``: 0.084 s against 0.177 s, two threads)."""
+    half the time on four pieces (``kernels.sparse_apply``: 0.084 s against 0.177 s, two threads).
+    Its entries are counted first; where they and BiCGSTAB's vectors would not fit in the memory
+    available (``_matrix_fits``), or its columns in int32, it is not built: None, and the
+    products read the codes. The string says which, for the log."""
     n2 = pinned.shape[0]
+    if n2 >= 2**31:
+        return None, "products read the strategies' codes (the pair's matrix numbers columns in int32)"
     indptr = np.zeros(n2 + 1, dtype=np.int64)
     kernels.pair_matrix(game, policy, tau, pinned, indptr, threads=threads)
     np.cumsum(indptr, out=indptr)
-    indices = np.empty(int(indptr[-1]), dtype=np.int32)
-    data = np.empty(int(indptr[-1]))
+    entries = int(indptr[-1])
+    nbytes = indptr.nbytes + entries * (4 + 8)
+    size = f"{entries / max(1, n2):.2f} entries a row, {nbytes / 2**30:.2f} GiB"
+    if not _matrix_fits(nbytes, _KRYLOV_VECTORS * n2 * 8):
+        return None, (f"products read the strategies' codes (the pair's matrix, {size}, and BiCGSTAB's vectors "
+                      f"would not fit in the {available_bytes() / 2**30:.1f} GiB available)")
+    indices = np.empty(entries, dtype=np.int32)
+    data = np.empty(entries)
     kernels.pair_matrix(game, policy, tau, pinned, indptr, indices, data, threads=threads)
-    return indptr, indices, data
+    return (indptr, indices, data), f"products by the pair's matrix in memory ({size})"
 
 
 def _bound(values: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> float:
@@ -401,6 +440,7 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
         raise ValueError(f"method must be 'strategy' or 'loosening'; got {method!r}")
     if refine < 0:
         raise ValueError(f"refine must be at least 0; got {refine}")
+    check_certify_fits(game.state_count, game.roll_count)
     kw = dict(threads=threads, show_progress=show_progress, log=log, tighten_sweeps=tighten_sweeps, graph=graph,
               loosen_sweeps=loosen_sweeps, method=method, rounds=rounds)
     v = values.astype(np.float64)

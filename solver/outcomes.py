@@ -171,6 +171,20 @@ def memory_bytes() -> int:
         return 0
 
 
+def available_bytes() -> int:
+    """Memory that new allocations can take now without swapping: the kernel's MemAvailable
+    (free memory plus the page cache it can drop, such as a mapped stored graph's pages), or,
+    where there is no /proc/meminfo, an eighth of the memory."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return memory_bytes() // 8
+
+
 def want_graph(K: Any, choice: str, other_bytes: int = 0, share: float = 1.0) -> bool:
     """Whether to store the graph: ``store`` always (an error when it cannot fit in this
     machine's memory), ``regenerate`` never, ``auto`` when it and ``other_bytes`` fit in half of

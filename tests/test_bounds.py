@@ -16,6 +16,7 @@ from gamesolver.games.ur.rules import UrOptions
 from gamesolver.games.ur.solve import solve
 from gamesolver.solver import _stochastic as kernels
 from gamesolver.solver.bounds import certify
+from gamesolver.solver.errors import InputError
 from tests.test_ur_reference import mini_options, ref_values
 
 
@@ -410,7 +411,9 @@ def test_the_pair_matrix_in_compressed_rows_gives_the_pair_product(mini4, seed: 
     pol, tau = random_answers(mini4, rng), random_answers(mini4, rng)
     pinned = rng.integers(0, 3, 2 * n).astype(np.uint8)
     x = rng.uniform(-1, 1, 2 * n)
-    indptr, indices, data = pair_matrix(mini4, pol, tau, pinned, threads)
+    matrix, why = pair_matrix(mini4, pol, tau, pinned, threads)
+    assert matrix is not None and "in memory" in why
+    indptr, indices, data = matrix
     counts = np.diff(indptr)
     assert counts.min() >= 0 and counts.max() <= R and not counts[pinned == 1].any()
     for row in rng.integers(0, 2 * n, 60).tolist():
@@ -439,24 +442,50 @@ def test_sparse_apply_is_the_written_product() -> None:
 
 def test_a_proof_without_room_for_the_pair_matrix_reads_the_codes(tmp_path, monkeypatch) -> None:
     """Where the compressed matrix would not fit, each product reads the strategies' codes
-    (``pair_apply``): the same proof, up to the solves' rounding."""
+    (``pair_apply``): the same proof, up to the solves' rounding. The fit is decided on the
+    matrix's exact size, counted first, with BiCGSTAB's seven vectors beside it."""
     from gamesolver.solver import bounds
 
     o = mini_options(tmp_path, 4)
     game = kernel(o)
     values = np.asarray(solve(o, tmp_path / "t", tolerance=1e-6, threads=1)["value"])
-    built = []
-    real = bounds.pair_matrix
-    monkeypatch.setattr(bounds, "pair_matrix", lambda *a: built.append(1) or real(*a))
-    fast = certify(game, values, 1e-6, threads=2)
-    assert built
-    monkeypatch.setattr(bounds, "_sparse_fits", lambda n, rolls: False)
-    built.clear()
-    slow = certify(game, values, 1e-6, threads=2)
-    assert not built and fast.method == slow.method == "strategy"
+    asked, lines = [], []
+    real = bounds._matrix_fits
+    monkeypatch.setattr(bounds, "_matrix_fits", lambda nbytes, vectors: asked.append((nbytes, vectors)) or real(
+        nbytes, vectors))
+    fast = certify(game, values, 1e-6, threads=2, log=lines.append)
+    n2 = 2 * game.state_count
+    assert asked and all(v == 7 * n2 * 8 for _, v in asked)
+    # the count: 8 bytes of row pointer a row, 12 an entry, at most one entry a roll
+    assert all(8 * (n2 + 1) < b <= 8 * (n2 + 1) + 12 * n2 * game.roll_count for b, _ in asked)
+    assert any("products by the pair's matrix in memory" in line for line in lines)
+    monkeypatch.setattr(bounds, "_matrix_fits", lambda nbytes, vectors: False)
+    lines.clear()
+    slow = certify(game, values, 1e-6, threads=2, log=lines.append)
+    assert any("products read the strategies' codes" in line and "would not fit" in line for line in lines)
+    assert fast.method == slow.method == "strategy"
     assert fast.gap < 1e-6 and slow.gap < 1e-6
     assert np.all(fast.lower <= slow.upper) and np.all(slow.lower <= fast.upper)
     assert np.abs(fast.lower - slow.lower).max() < 1e-7 and np.abs(fast.upper - slow.upper).max() < 1e-7
+
+
+def test_available_memory_is_read_from_the_kernel(monkeypatch) -> None:
+    """``available_bytes``: MemAvailable where /proc/meminfo has it, at most the machine's memory,
+    and an eighth of the memory where it cannot be read."""
+    from gamesolver.solver import outcomes
+
+    total = outcomes.memory_bytes()
+    got = outcomes.available_bytes()
+    assert 0 < got <= total
+    real_open = open
+
+    def no_proc(path, *a, **k):
+        if str(path) == "/proc/meminfo":
+            raise OSError("no /proc here")
+        return real_open(path, *a, **k)
+
+    monkeypatch.setattr("builtins.open", no_proc)
+    assert outcomes.available_bytes() == total // 8
 
 
 @settings(max_examples=20, deadline=None)
@@ -629,6 +658,36 @@ def test_solve_certify_aims_at_the_gap_asked_for(tmp_path) -> None:
     assert "1 pass, method strategy" in res.output
     res = CliRunner().invoke(cli, [*common, "--certify", "--certify-gap", "0"])
     assert res.exit_code == 2 and "--certify-gap must be between 0 and 1; got 0" in res.output
+
+
+def test_a_proof_that_cannot_fit_is_refused_before_anything_is_solved(tmp_path, monkeypatch) -> None:
+    """``--certify`` (and ``check --bounds``, and ``certify`` itself) on a machine whose memory
+    cannot hold the proof: one line naming what it needs, exit 2, no table folder, no solve."""
+    from click.testing import CliRunner
+
+    from gamesolver.solver import bounds
+    from gamesolver.solver.cli import cli
+
+    o = mini_options(tmp_path, 4)
+    game = kernel(o)
+    need = bounds.certify_bytes(game.state_count, game.roll_count)
+    assert need == game.state_count * (3 * 4 * game.roll_count + 10 * 16 + 36)
+    common = ["ur", "solve", "--pieces", "4", "--board", o.board_file, "--tolerance", "1e-5"]
+    solved = CliRunner().invoke(cli, [*common, "--out", str(tmp_path / "t")])  # for check, below
+    assert solved.exit_code == 0, solved.output
+    monkeypatch.setattr(bounds, "memory_bytes", lambda: need - 1)
+    res = CliRunner().invoke(cli, [*common, "--out", str(tmp_path / "u"), "--certify"])
+    assert res.exit_code == 2 and not (tmp_path / "u").exists()
+    line = res.output.strip()
+    assert "\n" not in line and "Traceback" not in line
+    assert f"needs about {need / 2**30:.1f} GiB" in line and "solve without --certify" in line
+    res = CliRunner().invoke(cli, ["ur", "check", "--pieces", "4", "--board", o.board_file, "--table",
+                                   str(tmp_path / "t"), "--bounds"])
+    assert res.exit_code == 2 and "the proof (--certify)" in res.output
+    with pytest.raises(InputError, match="needs about"):
+        certify(game, np.zeros(game.state_count, dtype=np.float32), 1e-5)
+    monkeypatch.setattr(bounds, "memory_bytes", lambda: need)
+    assert bounds.check_certify_fits(game.state_count, game.roll_count) == need
 
 
 @pytest.mark.slow

@@ -37,7 +37,7 @@ from gamesolver.games.ur.solve import (
     stored_state_count,
     tier_counts,
 )
-from gamesolver.solver.bounds import certify
+from gamesolver.solver.bounds import certify, check_certify_fits
 from gamesolver.solver.errors import InputError, MissingTableError
 from gamesolver.solver.stochastic import TYPICAL_SWEEPS
 from gamesolver.solver.report import example
@@ -479,6 +479,8 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
     # checking never solves (a missing table is an error), and it recomputes every checksum
     table = load_table(options, where, build=False, verify=True, cache=cache)
     K = kernel(options)
+    if with_bounds:  # refused before the work starts
+        check_certify_fits(K.state_count, K.roll_count)
     values = np.ascontiguousarray(table["value"], dtype=np.float32)
     tolerance = float(table.meta.get("tolerance", DEFAULT_TOLERANCE))
     eps = eps if eps is not None else check_eps(tolerance)

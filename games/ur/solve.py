@@ -22,7 +22,7 @@ from gamesolver.games.ur import kernel
 from gamesolver.games.ur.engine import Action, actions, terminal_value
 from gamesolver.games.ur.notation import Position
 from gamesolver.games.ur.rules import UrOptions
-from gamesolver.solver.bounds import certify
+from gamesolver.solver.bounds import certify, check_certify_fits
 from gamesolver.solver.errors import CorruptTableError, InputError, MissingTableError, TableError
 from gamesolver.solver.paths import cache_dir
 from gamesolver.solver.stochastic import (  # noqa: F401  (re-exported for the CLI and tests)
@@ -111,6 +111,10 @@ def solve(
     root = Path(out) if out is not None else default_table_dir(options)
     game = kernel(options)
     header = options.header()
+    if certified:  # refused now rather than after a long solve
+        need = check_certify_fits(game.state_count, game.roll_count)
+        if log:
+            log(f"the proof (--certify) will need about {need / 2**30:.1f} GiB at its peak")
     solved = solve_values(game, root, header, tolerance=tolerance, threads=threads, max_sweeps=max_sweeps,
                           method=method, graph=graph, show_progress=show_progress, log=log, engine=engine)
     meta = {**solved.meta, "board_file": options.board.source}
