@@ -262,7 +262,7 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
     zero = np.zeros(2 * n)
     matvecs = 0
     matrix: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-    said = False
+    said = ""  # the way the products went, logged when it changes
 
     def matvec(x: np.ndarray, out: np.ndarray) -> None:
         if matrix is not None:
@@ -276,9 +276,9 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
                                threads=threads)
             matrix = None  # the last round's, freed before this one's is built
             matrix, why = pair_matrix(game, policy, tau, pinned, threads)
-            if log and not said:
+            if log and why.split(" (")[0] != said:
+                said = why.split(" (")[0]
                 log(f"bounds: {why}")
-                said = True
             res = bicgstab(matvec, c, X, tol=slack * _KRYLOV_TOL, maxiter=_KRYLOV_STEPS, threads=threads,
                            stall=_KRYLOV_STALL)
             matvecs += res.matvecs
