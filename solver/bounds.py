@@ -109,6 +109,7 @@ _TIGHTEN_SWEEPS = 200
 _HOT_SWEEPS = 2000
 _HOT_BUDGET = 10.0
 _HOT_MOST = 8
+_NO_BOUNDS = np.empty(0)
 
 
 @dataclass
@@ -443,9 +444,8 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
     check_certify_fits(game.state_count, game.roll_count)
     kw = dict(threads=threads, show_progress=show_progress, log=log, tighten_sweeps=tighten_sweeps, graph=graph,
               loosen_sweeps=loosen_sweeps, method=method, rounds=rounds)
-    v = values.astype(np.float64)
     proven: Certificate | None = None  # the intersection of the passes proven so far
-    runs: list[Certificate] = []
+    runs: list[Certificate] = []  # every pass's figures, without its intervals (five pieces: 1 GiB a pass)
     given, start, before = values, None, np.inf
     for p in range(refine + 1):
 
@@ -455,7 +455,7 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
             return width > tolerance and width <= last / 2
 
         cert = _certify_once(game, given, tolerance, start=start, skip=skip if p < refine else None, **kw)
-        runs.append(cert)
+        runs.append(dataclasses.replace(cert, lower=_NO_BOUNDS, upper=_NO_BOUNDS))
         if cert.proven:
             if proven is not None:
                 lower = np.maximum(proven.lower, cert.lower)
@@ -468,7 +468,7 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
                 f"not proven, its middles choose the next strategy")
         if cert.proven and log and p:
             log(f"bounds: pass {p + 1}: widest interval {proven.gap:.3g}, every value within "
-                f"{_bound(v, proven.lower, proven.upper):.3g}")
+                f"{_bound(values, proven.lower, proven.upper):.3g}")
         if (cert.proven and (cert.method != "strategy" or cert.gap <= tolerance or cert.gap > before / 2)) \
                 or p == refine:
             break
@@ -479,7 +479,7 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
         start = (cert.lower, cert.upper)
     assert proven is not None  # the last pass is always proven
     return dataclasses.replace(
-        proven, bound=_bound(v, proven.lower, proven.upper),
+        proven, bound=_bound(values, proven.lower, proven.upper),
         loosen_sweeps=sum(c.loosen_sweeps for c in runs), tighten_sweeps=sum(c.tighten_sweeps for c in runs),
         trap_passes=sum(c.trap_passes for c in runs), seconds=sum(c.seconds for c in runs),
         hot_states=sum(c.hot_states for c in runs), rounds=sum(c.rounds for c in runs),
@@ -615,8 +615,7 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
         m = max(m, float(-U[ZQ].min()))
     lower = L.astype(np.float64) - m
     upper = U.astype(np.float64) + m
-    v = values.astype(np.float64)
-    bound = _bound(v, lower, upper)
+    bound = _bound(values, lower, upper)
     settled = pair is not None and pair.settled
     cert = Certificate(lower, upper, bound, float((upper - lower).max()), m, trapped, loose, tight, passes,
                        time.perf_counter() - t0, hot, "trivial" if trivial else "strategy" if settled else "loosening",
