@@ -263,7 +263,7 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
     zero = np.zeros(2 * n)
     matvecs = 0
     matrix: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-    said = ""  # the way the products went, logged when it changes
+    by_matrix: bool | None = None  # the way the last round's products went, logged when it changes
 
     def matvec(x: np.ndarray, out: np.ndarray) -> None:
         if matrix is not None:
@@ -277,9 +277,9 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
                                threads=threads)
             matrix = None  # the last round's, freed before this one's is built
             matrix, why = pair_matrix(game, policy, tau, pinned, threads)
-            if log and why.split(" (")[0] != said:
-                said = why.split(" (")[0]
+            if log and (matrix is not None) != by_matrix:
                 log(f"bounds: {why}")
+            by_matrix = matrix is not None
             res = bicgstab(matvec, c, X, tol=slack * _KRYLOV_TOL, maxiter=_KRYLOV_STEPS, threads=threads,
                            stall=_KRYLOV_STALL)
             matvecs += res.matvecs
@@ -323,14 +323,14 @@ def check_certify_fits(n: int, rolls: int) -> int:
     return need
 
 
-def _matrix_fits(nbytes: int, vectors: int) -> bool:
+def _matrix_fits(nbytes: int, vectors: int, available: int) -> bool:
     """Whether the pair's matrix (``nbytes``, counted exactly) and BiCGSTAB's ``vectors`` bytes
-    still to come fit in nine tenths of the memory available now (the page cache of a mapped
+    still to come fit in nine tenths of the memory ``available`` now (the page cache of a mapped
     stored graph counts as available: sweeps read it back from the file). Otherwise each product
     reads the strategies' codes instead, half as fast; on five pieces with a 24 GiB machine the
     matrix takes about 5 GiB and fits, where the old test (its worst case, six entries a row,
     in an eighth of the memory) sent every product to the codes."""
-    return nbytes + vectors <= 0.9 * available_bytes()
+    return nbytes + vectors <= 0.9 * available
 
 
 def pair_matrix(game: Any, policy: np.ndarray, tau: np.ndarray, pinned: np.ndarray, threads: int,
@@ -351,9 +351,10 @@ def pair_matrix(game: Any, policy: np.ndarray, tau: np.ndarray, pinned: np.ndarr
     entries = int(indptr[-1])
     nbytes = indptr.nbytes + entries * (4 + 8)
     size = f"{entries / max(1, n2):.2f} entries a row, {nbytes / 2**30:.2f} GiB"
-    if not _matrix_fits(nbytes, _KRYLOV_VECTORS * n2 * 8):
+    available = available_bytes()
+    if not _matrix_fits(nbytes, _KRYLOV_VECTORS * n2 * 8, available):
         return None, (f"products read the strategies' codes (the pair's matrix, {size}, and BiCGSTAB's vectors "
-                      f"would not fit in the {available_bytes() / 2**30:.1f} GiB available)")
+                      f"would not fit in the {available / 2**30:.1f} GiB available)")
     indices = np.empty(entries, dtype=np.int32)
     data = np.empty(entries)
     kernels.pair_matrix(game, policy, tau, pinned, indptr, indices, data, threads=threads)

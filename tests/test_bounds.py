@@ -451,15 +451,15 @@ def test_a_proof_without_room_for_the_pair_matrix_reads_the_codes(tmp_path, monk
     values = np.asarray(solve(o, tmp_path / "t", tolerance=1e-6, threads=1)["value"])
     asked, lines = [], []
     real = bounds._matrix_fits
-    monkeypatch.setattr(bounds, "_matrix_fits", lambda nbytes, vectors: asked.append((nbytes, vectors)) or real(
-        nbytes, vectors))
+    monkeypatch.setattr(bounds, "_matrix_fits", lambda nbytes, vectors, available: asked.append(
+        (nbytes, vectors)) or real(nbytes, vectors, available))
     fast = certify(game, values, 1e-6, threads=2, log=lines.append)
     n2 = 2 * game.state_count
     assert asked and all(v == 7 * n2 * 8 for _, v in asked)
     # the count: 8 bytes of row pointer a row, 12 an entry, at most one entry a roll
     assert all(8 * (n2 + 1) < b <= 8 * (n2 + 1) + 12 * n2 * game.roll_count for b, _ in asked)
     assert any("products by the pair's matrix in memory" in line for line in lines)
-    monkeypatch.setattr(bounds, "_matrix_fits", lambda nbytes, vectors: False)
+    monkeypatch.setattr(bounds, "_matrix_fits", lambda nbytes, vectors, available: False)
     lines.clear()
     slow = certify(game, values, 1e-6, threads=2, log=lines.append)
     assert any("products read the strategies' codes" in line and "would not fit" in line for line in lines)
