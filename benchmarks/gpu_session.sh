@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# One GPU session's checks of the GPU backend, as one command that fits a lent machine's limits
+# (a machine that starts bare, no network, ten minutes a command, a few small files back):
+#
+#   bash benchmarks/gpu_session.sh            # on the GPU machine, from the repository's root
+#
+# Stages, each with its own time limit, all inside BUDGET seconds (default 570); a stage that fails
+# does not stop the next. Everything goes to $OUT (default ./gpu-session) in at most eight files:
+#   session.log   every stage's output, with its exit code and seconds
+#   bench.jsonl   benchmarks/bench_ur_gpu.py: states/s of a full and of a policy sweep against one
+#                 CPU thread of the same machine, peak device memory, for K = 4..7
+#   k4.json       four pieces solved on the GPU and on the CPU side by side: values compared
+#   k5.log        five pieces solved on the GPU with the time left (its start value and sweeps)
+#   gpu-mem.csv   the device memory in use, sampled every half second
+# 1. build (no build isolation: the machine has Cython and numpy but no network);
+# 2. the GPU tests of tests/test_ur_gpu.py (the device generator against FortGame on 20,000 random
+#    states for K = 4 and 7, K = 3 and the test board solved on the device against the CPU);
+# 3. K = 4 solved with the CLI on the GPU and, at the same time, on 8 CPU threads: the largest
+#    difference between the two tables and both start values;
+# 4. the benchmark, K = 7, 5, 6, 4 (the real game first);
+# 5. K = 5 on the GPU until the budget ends (SIGINT stops it cleanly, with its checkpoint).
+set -u
+cd "$(dirname "$0")/.." || exit 1
+OUT=${OUT:-gpu-session}
+mkdir -p "$OUT"
+T0=$(date +%s)
+END=$((T0 + ${BUDGET:-570}))
+LOG="$OUT/session.log"
+PY=${PYTHON:-python3}
+export PYTHONUNBUFFERED=1
+say() { echo "$*" | tee -a "$LOG"; }
+left() { echo $((END - $(date +%s))); }
+
+# stage NAME CAP FILE CMD...: run CMD for at most CAP seconds (less if the budget ends sooner),
+# its output to FILE, and say how it ended
+stage() {
+    local name=$1 cap=$2 file=$3
+    shift 3
+    local l t s rc
+    l=$(left)
+    t=$((cap < l - 5 ? cap : l - 5))
+    if [ "$t" -lt 15 ]; then
+        say "== $name: skipped, ${l}s of the budget left"
+        return 0
+    fi
+    say "== $name (limit ${t}s) at $(($(date +%s) - T0))s"
+    s=$(date +%s)
+    timeout -s INT -k 15 "$t" "$@" >> "$file" 2>&1
+    rc=$?
+    say "== $name: rc=$rc in $(($(date +%s) - s))s"
+    [ "$file" = "$LOG" ] || tail -n 20 "$file" | tee -a "$LOG"
+    return 0
+}
+
+nvidia-smi --query-gpu=timestamp,memory.used --format=csv,noheader -lms 500 > "$OUT/gpu-mem.csv" 2>/dev/null &
+SMI=$!
+trap 'kill $SMI 2>/dev/null' EXIT
+
+say "== machine: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1), $(nproc) cores"
+say "== $($PY --version 2>&1); numba-cuda $($PY -c 'import numba_cuda; print(numba_cuda.__version__)' 2>&1 | tail -n 1)"
+
+[ -n "${SKIP_BUILD:-}" ] || stage build 200 "$LOG" env SOLVER_BUILD_JOBS=16 $PY -m pip install -q --no-build-isolation --no-deps -e .
+stage gpu-tests 170 "$LOG" $PY -m pytest tests/test_ur_gpu.py -q -p no:cacheprovider -m "not slow" \
+    -k "on_the_gpu or gpu_solve_equals or gpu_mini or compile_for_an_h100 or cli_gpu_refuses" --durations=8
+
+k4() {
+    local args=(-m gamesolver.solver ur solve --pieces "$K4" --tolerance 1e-5 --json)
+    rm -rf /tmp/cpu4 /tmp/gpu4
+    $PY "${args[@]}" --threads 8 --out /tmp/cpu4 > /tmp/cpu4.json 2> /tmp/cpu4.err &
+    local cpu=$! s rc
+    s=$(date +%s)
+    $PY "${args[@]}" --backend "$BACKEND" --out /tmp/gpu4 > /tmp/gpu4.json 2> /tmp/gpu4.err
+    rc=$?
+    echo "$BACKEND solve: rc=$rc in $(($(date +%s) - s)) s (wall, compiling included)"
+    tail -n 4 /tmp/gpu4.err
+    wait $cpu
+    echo "cpu solve: rc=$? ($(tail -n 1 /tmp/cpu4.err))"
+    $PY - <<'EOF'
+import json
+import numpy as np
+cpu = np.load("/tmp/cpu4/value.npy", mmap_mode="r")
+gpu = np.load("/tmp/gpu4/value.npy", mmap_mode="r")
+d = np.abs(cpu.astype(np.float64) - gpu)
+out = {"states": int(cpu.size), "max_abs_diff": float(d.max()), "argmax": int(d.argmax()),
+       "over_1e-5": int((d > 1e-5).sum()), "over_1e-4": int((d > 1e-4).sum()),
+       "certified_start_interval_cpu_k4": [0.0604604, 0.0604614]}
+for side in ("cpu", "gpu"):
+    out[side] = json.load(open(f"/tmp/{side}4.json"))
+print(json.dumps(out))
+EOF
+}
+export PY K4=${K4:-4} BACKEND=${BACKEND:-gpu}
+export -f k4
+stage k4 150 "$OUT/k4.json" bash -c k4
+stage bench 200 "$OUT/bench.jsonl" $PY benchmarks/bench_ur_gpu.py --pieces 7 5 6 4 --repeats 2 --json
+stage k5 600 "$OUT/k5.log" $PY -m gamesolver.solver ur solve --pieces 5 --tolerance 1e-5 --backend gpu \
+    --out /tmp/gpu5 --json
+say "== peak device memory in use (MiB): $(cut -d, -f2 "$OUT/gpu-mem.csv" | tr -dc '0-9\n' | sort -n | tail -n 1)"
+say "== done at $(($(date +%s) - T0))s"
