@@ -34,6 +34,9 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
+    from gamesolver.solver.gpu import _numpy_for_numba
+
+    _numpy_for_numba()
     try:
         import numba_cuda  # noqa: F401
         from numba import cuda

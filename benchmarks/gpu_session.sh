@@ -91,8 +91,8 @@ EOF
 }
 export PY K4=${K4:-4} BACKEND=${BACKEND:-gpu}
 export -f k4
-stage k4 150 "$OUT/k4.json" bash -c k4
-stage bench 200 "$OUT/bench.jsonl" $PY benchmarks/bench_ur_gpu.py --pieces 7 5 6 4 --repeats 2 --json
+stage k4 120 "$OUT/k4.json" bash -c k4
+stage bench 170 "$OUT/bench.jsonl" $PY benchmarks/bench_ur_gpu.py --pieces 7 5 6 4 --repeats 2 --json
 stage k5 600 "$OUT/k5.log" $PY -m gamesolver.solver ur solve --pieces 5 --tolerance 1e-5 --backend gpu \
     --out /tmp/gpu5 --json
 say "== peak device memory in use (MiB): $(cut -d, -f2 "$OUT/gpu-mem.csv" | tr -dc '0-9\n' | sort -n | tail -n 1)"

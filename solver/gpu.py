@@ -40,8 +40,16 @@ _F1 = np.float32(1.0)
 _FNONE = np.float32(-2.0)  # below every value: nothing seen yet
 
 
+def _numpy_for_numba() -> None:
+    """numba-cuda 0.30 registers an overload of ``np.row_stack`` when its CUDA target is imported,
+    and NumPy 2.5 removed that alias of ``np.vstack``: give it back before the import, or it fails."""
+    if not hasattr(np, "row_stack"):
+        np.row_stack = np.vstack  # type: ignore[attr-defined]
+
+
 def import_cuda() -> Any:
     """``numba.cuda``, or one InputError naming the extra to install."""
+    _numpy_for_numba()
     try:
         import numba_cuda  # noqa: F401  (the package the extra installs; numba alone has no CUDA target)
         from numba import cuda
@@ -573,6 +581,7 @@ class GpuEngine:
 
 
 def import_numba() -> Any:
+    _numpy_for_numba()
     try:
         import numba
     except ImportError:

@@ -21,7 +21,10 @@ from gamesolver.games.ur import kernel  # noqa: E402
 from gamesolver.games.ur.gpu_fort import device_game  # noqa: E402
 from gamesolver.games.ur.rules import UrOptions  # noqa: E402
 from gamesolver.solver import _stochastic as cy  # noqa: E402
+from gamesolver.solver.gpu import _numpy_for_numba  # noqa: E402
 from tests.test_ur_reference import mini_options  # noqa: E402
+
+_numpy_for_numba()
 
 WIN, LOSS = -2**31, -2**31 + 1
 

@@ -25,6 +25,9 @@ from gamesolver.solver.cli import cli
 from gamesolver.solver.stochastic import solve_values
 from tests.test_ur_reference import mini_options
 
+from gamesolver.solver.gpu import _numpy_for_numba
+
+_numpy_for_numba()
 try:
     import numba  # noqa: F401
     import numba_cuda  # noqa: F401
