@@ -187,9 +187,12 @@ def analyze_answer(options: UrOptions, table: Any, pos: Position) -> dict[str, A
 
 
 CLUSTER_CORES = 64  # the cluster the missing-table message prices a solve on (e.g. 4 nodes of 16)
-# One H100-class GPU's full sweep, seconds a state: 2-5 s for K = 7's 1,277,171,301 placements,
-# estimated from a sweep's memory traffic (about 3.3 TB); not measured, no GPU has run the backend yet
-GPU_SECONDS_PER_STATE = (2.0 / 1_277_171_301, 5.0 / 1_277_171_301)
+# One NVIDIA H200's round of the walk, seconds a stored state, measured on one (2026-11-26,
+# benchmarks/bench_ur_gpu.py): a full sweep of K = 7's 639,358,121 states took 12.71 s; the walk adds
+# its policy sweeps (0.125 s each there), about 24 of them a full sweep as K = 4 solved on that GPU
+# needed (203 full, 4,889 policy sweeps): 12.71 s to 12.71 + 24 x 0.125 = 15.7 s a round
+GPU_MEASURED_ON = "NVIDIA H200"
+GPU_SECONDS_PER_STATE = (12.71 / 639_358_121, 15.7 / 639_358_121)
 
 
 def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple[str, dict[str, Any]]:
@@ -215,14 +218,14 @@ def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple
             f"some {TYPICAL_SWEEPS[0]}-{TYPICAL_SWEEPS[1]} times: one sweep takes about "
             f"{duration(p.sweep_seconds(cores))} on this machine ({cores} cores, {p.per_state * 1e6:.1f} us a "
             f"state and core, measured just now), the whole solve about {span(here)} here and about "
-            f"{span(cluster)} on a Ray cluster of {CLUSTER_CORES} worker cores, and perhaps {span(gpu)} on one "
-            f"H100-class GPU (projected from a sweep's memory traffic; the GPU backend has not run on one yet); "
+            f"{span(cluster)} on a Ray cluster of {CLUSTER_CORES} worker cores, and about {span(gpu)} on one "
+            f"{GPU_MEASURED_ON} GPU (its sweep rate measured there on seven pieces); "
             f"values {p.value_bytes / 2**30:.2f} GiB. Build it with '{commands[0]}', on a cluster with "
             f"'{commands[1]}' (docs/ur.md says how to start one), or on a GPU with '{commands[2]}' "
             f"(pip install \"gamesolver[gpu]\")")
     return text, {"missing_table": str(where), "pieces": k, "commands": commands,
                   "projection": {**p.as_dict(cores, CLUSTER_CORES), "gpu_solve_seconds": list(gpu),
-                                 "gpu_measured": False}}
+                                 "gpu_measured": True, "gpu_measured_on": GPU_MEASURED_ON}}
 
 
 def _missing_table(options: UrOptions, where: Path, named: bool, as_json: bool) -> None:
