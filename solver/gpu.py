@@ -220,12 +220,13 @@ def _cpu_kernels(spec: Any, tpb: int) -> Any:
     G = spec.ngroups  # the buffers' sizes are arguments: one compilation serves every size
 
     @jit
-    def sweep(T, V, dst, start, stop, g, RP, RG, policy, record, write, codes, scratch):
+    def sweep(T, V, dst, start, stop, g, RP, RG, policy, record, write, S, indexed, codes, scratch):
         counts = np.zeros(G, np.int64)
         bestv = np.zeros(G, np.float32)
         bestc = np.zeros(G, np.int64)
         worst = _F0
-        for s in range(start, stop):
+        for i in range(start, stop):
+            s = S[i] if indexed else i
             if generate(T, s, codes, counts, scratch) < 0:
                 return np.float32(-1.0)
             v = backup(codes, counts, V, g, RP, RG, bestv, bestc, policy, s, record)
@@ -239,15 +240,18 @@ def _cpu_kernels(spec: Any, tpb: int) -> Any:
         return worst
 
     @jit
-    def evaluate(policy, V, start, stop, g, RP):
+    def evaluate(policy, V, start, stop, g, RP, S, indexed, mark, marking, above):
         worst = _F0
-        for s in range(start, stop):
+        for i in range(start, stop):
+            s = S[i] if indexed else i
             acc = policy_backup(policy, V, s, g, RP)
             d = acc - V[s]
             if d < 0:
                 d = -d
             if d > worst:
                 worst = d
+            if marking and d > above:
+                mark[s] = 1
             V[s] = acc
         return worst
 
@@ -325,6 +329,10 @@ class GpuEngine:
         self.good: Any = None
         self.policy: Any = None  # the walk's greedy policy, recorded by sweeps with a policy
         self.nopolicy = self._to_device(np.zeros((1, self.R), dtype=np.int32))
+        self.noindex = self._to_device(np.zeros(1, dtype=np.int64))  # placeholders for "no subset", "no marks"
+        self.nomark = self._to_device(np.zeros(1, dtype=np.uint8))
+        self.hot: Any = None  # the walk's hot-set marks
+        self._subset: tuple[np.ndarray, Any] | None = None  # the last subset swept and its device copy
         self._host: tuple[int, tuple[int, ...]] | None = None  # the host array the device mirrors
         self._ahead = False  # policy sweeps have changed the device's values since the host's copy
         if log:
@@ -347,7 +355,9 @@ class GpuEngine:
         s = self.spec
         tables = sum(int(np.asarray(a).nbytes) for a in s.tables)
         local = 4 * s.max_outcomes + 8 * (3 * s.ngroups + s.scratch_size)
-        return int(self.n * (4 + 1 + (4 * self.R if policy else 0)) + tables + local * self.resident_threads())
+        # values, the check's marks; with the walk's policy its hot-set marks and a hot set (at most
+        # an eighth of the states, 8 bytes each)
+        return int(self.n * (4 + 1 + (4 * self.R + 2 if policy else 0)) + tables + local * self.resident_threads())
 
     def free_bytes(self) -> int | None:
         if self.target != "cuda":
@@ -436,18 +446,65 @@ class GpuEngine:
 
     # ---- the engine's interface -----------------------------------------------------------
 
+    subset_sweeps = True  # ``sweep`` backs up a list of states alone (the endless check's local repair)
+    hot_sets = True  # ``evaluate`` sweeps a list of states and marks the ones it changed (the walk's hot rounds)
+
+    def _index(self, subset: np.ndarray | None) -> tuple[Any, bool, int]:
+        """The device's copy of the ranks ``subset`` (increasing, inside the state space), whether
+        there is one, and its length. The walk sweeps one hot set many times: the same array is
+        copied over once."""
+        if subset is None:
+            return self.noindex, False, 0
+        if self._subset is not None and self._subset[0] is subset:
+            return self._subset[1], True, int(subset.shape[0])
+        sub = np.ascontiguousarray(subset, dtype=np.int64)
+        m = int(sub.shape[0])
+        if m and (sub[0] < 0 or sub[-1] >= self.n or np.any(np.diff(sub) <= 0)):
+            raise ValueError(f"subset must be increasing ranks in 0..{self.n - 1}")
+        dev = self._to_device(sub) if m else self.noindex
+        self._subset = (subset, dev)  # the caller's array is held, so its identity means its ranks
+        return dev, True, m
+
+    def _marks(self, mark: np.ndarray | None) -> tuple[Any, bool]:
+        """The device's copy of the host's marks (a byte a state), or a placeholder."""
+        if mark is None:
+            return self.nomark, False
+        if mark.shape != (self.n,) or mark.dtype != np.uint8:
+            raise ValueError(f"mark array has {mark.shape} entries of {mark.dtype}; expected one byte a state ({self.n})")
+        if self.hot is None:
+            self.hot = self._to_device(mark)
+        else:
+            self._put(self.hot, mark)
+        return self.hot, True
+
+    def _gather(self, S: Any, m: int, V: np.ndarray, subset: np.ndarray) -> None:
+        """The host's values of the states ``subset`` made the device's (only those changed)."""
+        if self.target == "cuda":
+            got = self._empty((m,), np.float32)
+            self.k["gather"][(m + self.tpb - 1) // self.tpb, self.tpb](self.V, S, got)
+            V[subset] = got.copy_to_host()
+        else:
+            V[subset] = self.V[subset]
+
     def sweep(self, V: np.ndarray, threads: int = 1, start: int = 0, stop: int = -1, write: bool = True,
-              policy: np.ndarray | None = None, discount: float = 1.0, out: np.ndarray | None = None) -> float:
+              policy: np.ndarray | None = None, discount: float = 1.0, out: np.ndarray | None = None,
+              subset: np.ndarray | None = None) -> float:
         """One sweep over ranks start..stop-1 in place on the device; returns the largest change
         (``write=False``: the Bellman residual, nothing written). With ``policy`` (any array: the
         policy itself stays on the device) the greedy codes are recorded there. ``out``: a Jacobi
         sweep instead, every new value computed from the old ones and written to ``out`` (host),
-        the values left as they were."""
+        the values left as they were. ``subset``: back up only these ranks (increasing) instead
+        of start..stop-1 (the endless check's local repair)."""
         stop = self.n if stop < 0 else int(stop)
         if not 0 <= start <= stop <= self.n:
             raise ValueError(f"ranks {start}..{stop} outside the state space (0..{self.n})")
         if not 0.0 < discount <= 1.0:
             raise ValueError("discount must be in (0, 1]")
+        if subset is not None and out is not None:
+            raise ValueError("a Jacobi sweep (out) covers ranks, not a subset")
+        S, indexed, m = self._index(subset)
+        if indexed:
+            start, stop = 0, m
         g = np.float32(discount)
         self._values(V, upload=True)
         record = policy is not None
@@ -462,13 +519,13 @@ class GpuEngine:
             for a, b in self._pieces(start, stop):
                 blocks = (b - a + self.tpb - 1) // self.tpb
                 self.k["sweep"][blocks, self.tpb](self.T, self.V, dst, a, b, g, self.RP, self.RG, P, record,
-                                                  write, w, err)
+                                                  write, S, indexed, w, err)
             self._check(err)
             worst = float(w.copy_to_host()[0])
         else:
             for a, b in self._pieces(start, stop):
                 got = float(self.k["sweep"](self.T, self.V, dst, a, b, g, self.RP, self.RG, P, record, write,
-                                            *self._buffers()))
+                                            S, indexed, *self._buffers()))
                 self._check(got < 0)
                 worst = max(worst, got)
         if out is not None:
@@ -476,31 +533,45 @@ class GpuEngine:
         elif write and self._ahead:  # the device was ahead outside the range too
             self._get(self.V, 0, self.n, V)
             self._ahead = False
+        elif write and indexed:
+            if m:
+                self._gather(S, m, V, subset)
         elif write:
             self._get(self.V, start, stop, V)
         return worst
 
     def evaluate(self, policy: np.ndarray, V: np.ndarray, threads: int = 1, discount: float = 1.0,
-                 start: int = 0, stop: int = -1) -> float:
+                 start: int = 0, stop: int = -1, subset: np.ndarray | None = None,
+                 mark: np.ndarray | None = None, above: float = 0.0) -> float:
         """One sweep of the greedy policy recorded by the last sweep with a policy, over ranks
-        start..stop-1, in place on the device (the host's copy catches up at the next full sweep
-        or check)."""
+        start..stop-1 (or the increasing ranks ``subset``, a hot set), in place on the device (the
+        host's copy catches up at the next full sweep or check). ``mark``: a byte a state, set to
+        1 where this sweep changed the value by more than ``above`` (left alone elsewhere)."""
         if self.policy is None:
             raise RuntimeError("no policy recorded yet: sweep with a policy first")
         stop = self.n if stop < 0 else int(stop)
         if not 0 <= start <= stop <= self.n:
             raise ValueError(f"ranks {start}..{stop} outside the state space (0..{self.n})")
+        S, indexed, m = self._index(subset)
+        if indexed:
+            start, stop = 0, m
+        M, marking = self._marks(mark)
         self._values(V, upload=False)
         g = np.float32(discount)
+        hot = np.float32(above)
         worst = 0.0
         if self.target == "cuda":
             w, _ = self._scalars()
             for a, b in self._pieces(start, stop):
                 blocks = (b - a + self.tpb - 1) // self.tpb
-                self.k["evaluate"][blocks, self.tpb](self.policy, self.V, a, b, g, self.RP, w)
+                self.k["evaluate"][blocks, self.tpb](self.policy, self.V, a, b, g, self.RP, S, indexed, M, marking,
+                                                     hot, w)
             worst = float(w.copy_to_host()[0])
         else:
-            worst = float(self.k["evaluate"](self.policy, self.V, start, stop, g, self.RP))
+            worst = float(self.k["evaluate"](self.policy, self.V, start, stop, g, self.RP, S, indexed, M, marking,
+                                             hot))
+        if marking:
+            self._get(M, 0, self.n, mark)
         self._ahead = True
         return worst
 
@@ -569,7 +640,8 @@ class GpuEngine:
 
     def close(self) -> None:
         """Let the device arrays go (numba frees them with their last reference)."""
-        self.V = self.good = self.policy = None
+        self.V = self.good = self.policy = self.hot = None
+        self._subset = None
         self.T = ()
         self._host = None
 

@@ -42,15 +42,16 @@ def cuda_kernels(spec: Any, tpb: int) -> Any:
             cuda.atomic.max(worst, 0, cache[0])
 
     @cuda.jit
-    def sweep(T, V, dst, start, stop, g, RP, RG, policy, record, write, worst, err):
+    def sweep(T, V, dst, start, stop, g, RP, RG, policy, record, write, S, indexed, worst, err):
         codes = cuda.local.array(MAXOUT, int32)
         counts = cuda.local.array(G, int64)
         scratch = cuda.local.array(SCR, int64)
         bestv = cuda.local.array(G, float32)
         bestc = cuda.local.array(G, int64)
-        s = start + cuda.grid(1)
+        i = start + cuda.grid(1)
         d = _F0
-        if s < stop:
+        if i < stop:
+            s = S[i] if indexed else i
             if generate(T, s, codes, counts, scratch) < 0:
                 cuda.atomic.max(err, 0, 1)
             else:
@@ -63,14 +64,17 @@ def cuda_kernels(spec: Any, tpb: int) -> Any:
         block_max(d, worst)
 
     @cuda.jit
-    def evaluate(policy, V, start, stop, g, RP, worst):
-        s = start + cuda.grid(1)
+    def evaluate(policy, V, start, stop, g, RP, S, indexed, mark, marking, above, worst):
+        i = start + cuda.grid(1)
         d = _F0
-        if s < stop:
+        if i < stop:
+            s = S[i] if indexed else i
             acc = policy_backup(policy, V, s, g, RP)
             d = acc - V[s]
             if d < 0:
                 d = -d
+            if marking and d > above:
+                mark[s] = 1
             V[s] = acc
         block_max(d, worst)
 
@@ -108,6 +112,13 @@ def cuda_kernels(spec: Any, tpb: int) -> Any:
             cuda.atomic.add(added, 0, cache[0])
 
     @cuda.jit
+    def gather(V, S, out):
+        """``out[i] = V[S[i]]``: the values of a subset, to bring back only those."""
+        i = cuda.grid(1)
+        if i < out.shape[0]:
+            out[i] = V[S[i]]
+
+    @cuda.jit
     def outcomes(T, ranks, codes, counts, written):
         """The game's outcome codes of each state in ``ranks`` (row i of ``codes`` and ``counts``):
         the device's generator, for comparison with the host's."""
@@ -116,4 +127,5 @@ def cuda_kernels(spec: Any, tpb: int) -> Any:
         if i < ranks.shape[0]:
             written[i] = generate(T, ranks[i], codes[i], counts[i], scratch)
 
-    return {"outcomes": outcomes, "sweep": sweep, "evaluate": evaluate, "endless": endless, "generate": generate}
+    return {"outcomes": outcomes, "sweep": sweep, "evaluate": evaluate, "endless": endless, "generate": generate,
+            "gather": gather}

@@ -94,6 +94,23 @@ def kernels_case(board: str, tmp: Path) -> dict:
     first = True
     while eng.endless_pass(half, gb, 1e-3, first=first, start=a, stop=b) or first:
         first = False
+    # a hot set and the local repair's subset: ranks spread over the space none of which leads to
+    # another (so the order the threads take them in cannot matter), swept alone
+    pick = np.unique(rng.integers(0, n, size=80))
+    succ = [{abs(c) - (c < 0) for grp in game.outcome_groups(int(r)) for c in grp if c > -2147483646}
+            for r in pick.tolist()]
+    sub = np.array([r for r, t in zip(pick.tolist(), succ) if not t & set(pick.tolist())], dtype=np.int64)
+    tgt = np.where(Q >= 0, Q.astype(np.int64), -Q.astype(np.int64) - 1)
+    Qh = np.where(np.isin(tgt, sub) & (Q != WIN) & (Q != LOSS), WIN, Q).astype(np.int32)
+    eng.policy = eng._to_device(Qh)
+    Hd, Hc = V.copy(), V.copy()
+    md, mc = np.zeros(n, dtype=np.uint8), np.zeros(n, dtype=np.uint8)
+    hot_change = eng.evaluate(None, Hd, discount=0.999, subset=sub, mark=md, above=0.05)
+    eng._sync_host(Hd)
+    cy_hot = cy.evaluate(game, Qh, Hc, threads=1, discount=0.999, subset=sub, mark=mc, above=0.05)
+    Sd, Sc = V.copy(), V.copy()
+    sub_change = eng.sweep(Sd, subset=sub, discount=0.999)
+    cy_sub = cy.sweep(game, Sc, threads=1, subset=sub, discount=0.999)
     ranks = rng.integers(0, n, size=60)
     outcomes_equal = eng.outcomes(ranks) == [game.outcome_groups(int(r)) for r in ranks]
     return {
@@ -107,6 +124,14 @@ def kernels_case(board: str, tmp: Path) -> dict:
         "evaluate_change_diff": abs(float(ev_change) - float(cy_ev_change)),
         "marks_equal": bool(np.array_equal(ga, gb)),
         "marked": int(ga[a:b].sum()),
+        "subset": int(sub.size),
+        "hot_max_diff": float(np.abs(Hd - Hc).max()),
+        "hot_change_diff": abs(float(hot_change) - float(cy_hot)),
+        "hot_marks_equal": bool(np.array_equal(md, mc)),
+        "hot_marked": int(mc.sum()),
+        "subset_max_diff": float(np.abs(Sd - Sc).max()),
+        "subset_change_diff": abs(float(sub_change) - float(cy_sub)),
+        "subset_moved": int(np.count_nonzero(Sc != V)),
     }
 
 
@@ -146,8 +171,11 @@ def ptx() -> dict:
     T = typeof(spec.tables)
     f32, i64, b, pol = types.float32[::1], types.int64, types.boolean, types.int32[:, ::1]
     sigs = {
-        "sweep": (T, f32, f32, i64, i64, types.float32, f32, types.int64[::1], pol, b, b, f32, types.int32[::1]),
-        "evaluate": (pol, f32, i64, i64, types.float32, f32, f32),
+        "sweep": (T, f32, f32, i64, i64, types.float32, f32, types.int64[::1], pol, b, b, types.int64[::1], b, f32,
+                  types.int32[::1]),
+        "evaluate": (pol, f32, i64, i64, types.float32, f32, types.int64[::1], b, types.uint8[::1], b, types.float32,
+                     f32),
+        "gather": (f32, types.int64[::1], f32),
         "endless": (T, f32, types.uint8[::1], types.float32, b, i64, i64, types.int64[::1], types.int64[::1],
                     types.int32[::1]),
         "outcomes": (T, types.int64[::1], types.int32[:, ::1], types.int64[:, ::1], types.int64[::1]),

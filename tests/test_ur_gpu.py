@@ -164,6 +164,16 @@ def test_cpu_target_kernels_equal_the_cython_engine_bit_for_bit(tmp_path) -> Non
         assert cy.evaluate(game, P, a, threads=1, discount=discount) == eng.evaluate(None, b, discount=discount)
         eng._sync_host(b)
         assert np.array_equal(a, b)
+    # a hot set swept alone, marking what it changed; a subset backed up alone (the local repair)
+    sub = np.flatnonzero(np.random.default_rng(4).random(n) < 0.1).astype(np.int64)
+    ma, mb = np.zeros(n, dtype=np.uint8), np.zeros(n, dtype=np.uint8)
+    ca = cy.evaluate(game, P, a, threads=1, discount=0.99, subset=sub, mark=ma, above=0.01)
+    cb = eng.evaluate(None, b, discount=0.99, subset=sub, mark=mb, above=0.01)
+    eng._sync_host(b)
+    assert ca == cb and np.array_equal(a, b) and np.array_equal(ma, mb) and 0 < ma.sum() <= sub.size
+    ca = cy.sweep(game, a, threads=1, subset=sub, discount=0.99)
+    cb = eng.sweep(b, subset=sub, discount=0.99)
+    assert ca == cb > 0 and np.array_equal(a, b)
     half = np.where(np.abs(V) < 0.5, V * 0.01, V).astype(np.float32)  # some states near 0, most not
     ga, gb = np.zeros(n, dtype=np.uint8), np.zeros(n, dtype=np.uint8)
     first = True
@@ -179,24 +189,21 @@ def test_cpu_target_kernels_equal_the_cython_engine_bit_for_bit(tmp_path) -> Non
 
 @needs_numba
 @pytest.mark.parametrize("board", ["mini4", "real2"])
-def test_cpu_target_solves_like_the_cpu_engine(tmp_path, board, monkeypatch) -> None:
+def test_cpu_target_solves_like_the_cpu_engine(tmp_path, board) -> None:
     o = mini_options(tmp_path, 4) if board == "mini4" else UrOptions(pieces=2)
     game = kernel(o)
     # regenerating: the stored graph's sweeps give the same values, but its groups hold the codes
     # sorted, so where outcomes tie the greedy policy (and so the walk's policy sweeps) can differ
-    hot = solve_values(game, tmp_path / "hot", o.header(), threads=1, graph="regenerate")
-    # the device engine has no hot-set rounds (the CPU walk's policy sweeps over the states that
-    # still change): the same arithmetic is the CPU walk without them; with them, the same answer
-    monkeypatch.setattr(stochastic, "WALK_HOT_SWEEPS", 0)
     one = solve_values(game, tmp_path / "cpu", o.header(), threads=1, graph="regenerate")
-    assert np.abs(hot.values - one.values).max() < 1e-4
     with _cpu_engine(spec_of(o)) as eng:
         dev = solve_values(game, tmp_path / "gpu", o.header(), engine=eng)
     assert dev.meta["backend"] == "gpu" and dev.meta["endless_check"]["flagged"] == 0
-    assert dev.meta["sweeps"] == one.meta["sweeps"] and dev.meta["policy_sweeps"] == one.meta["policy_sweeps"]
+    # the same walk, hot-set rounds included (the policy sweeps over the states that still change)
+    for key in ("sweeps", "policy_sweeps", "hot_set_states"):
+        assert dev.meta[key] == one.meta[key], key
     assert np.array_equal(dev.values, one.values)  # in rank order on one thread: the same arithmetic
     if board == "mini4":
-        assert np.abs(one.values).max() > 0.1
+        assert np.abs(one.values).max() > 0.1 and one.meta["hot_set_states"] > 0
 
 
 @needs_numba
@@ -223,12 +230,12 @@ def test_a_run_that_cannot_fit_on_the_device_is_refused_before_it_starts(tmp_pat
     spec = spec_of(UrOptions(pieces=7, mirror=False))
     need = GpuEngine.bytes_needed(type("E", (), {"spec": spec, "n": spec.total, "R": spec.nrolls,
                                                  "resident_threads": lambda self: 1})(), True)
-    # values, the walk's policy and the check's marks: 29 bytes a state
-    assert need >= spec.total * 29
+    # values, the walk's policy, its hot-set marks and hot set, the check's marks: 31 bytes a state
+    assert need >= spec.total * 31
     monkeypatch.setattr(GpuEngine, "free_bytes", lambda self: need - 1)
     with pytest.raises(InputError, match=r"needs about .* GiB of device memory .* free on the GPU"):
         GpuEngine(spec, target="cpu")
-    monkeypatch.setattr(GpuEngine, "free_bytes", lambda self: need - 1 - spec.total * 24)
+    monkeypatch.setattr(GpuEngine, "free_bytes", lambda self: need - 1 - spec.total * 26)
     with pytest.raises(InputError):  # plain sweeps need no policy, but this is still too little
         GpuEngine(spec, target="cpu", policy=False)
 
@@ -253,6 +260,11 @@ def test_cuda_kernels_in_the_simulator_equal_the_cython_engine() -> None:
         assert case["change_diff"] <= 1e-6
         assert case["evaluate_max_diff"] <= 1e-6 and case["evaluate_change_diff"] <= 1e-6
         assert case["marks_equal"] and case["marked"] > 0
+        # the walk's hot sets (a policy sweep of a list of ranks, marking changes) and the local
+        # repair's subset sweep
+        assert case["subset"] >= 10 and case["hot_marks_equal"] and case["hot_marked"] > 0
+        assert case["hot_max_diff"] <= 1e-6 and case["hot_change_diff"] <= 1e-6
+        assert case["subset_max_diff"] <= 1e-6 and case["subset_change_diff"] <= 1e-6 and case["subset_moved"] > 0
 
 
 @needs_numba
@@ -274,8 +286,8 @@ def test_kernels_compile_for_an_h100_without_a_gpu() -> None:
         pytest.skip(done.stdout.strip().splitlines()[-1])
     assert done.returncode == 0, done.stderr[-3000:]
     got = json.loads(done.stdout.strip().splitlines()[-1])
-    assert set(got) == {"sweep", "evaluate", "endless", "outcomes"}
-    assert all(size > 10_000 for size in got.values())
+    assert set(got) == {"sweep", "evaluate", "endless", "outcomes", "gather"}
+    assert all(size > 1_000 for size in got.values()) and got["sweep"] > 100_000  # the generator inlined
 
 
 @needs_gpu
