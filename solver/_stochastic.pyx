@@ -894,12 +894,13 @@ cdef inline uint32_t roll_mask(StochasticGame game, const count_t* cnt, int r) n
 
 cdef int rank_state(StochasticGame game, const int32_t* c, const count_t* cnt, const real* V, double eps,
                     int64_t s, int32_t* RP, int32_t* RQ, int32_t old, int64_t lo, int64_t hi,
-                    int32_t* counter, const int32_t* pol, int32_t* buf) noexcept nogil:
+                    int32_t* counter, const int32_t* pol, int32_t* buf, const uint8_t* allow) noexcept nogil:
     """One state's nodes in a ranking pass. Rolls share outcome groups, so each group's figures
     are found once, when a roll first needs them: its best value, the best value among its codes
     that leave (only codes within eps of the group's best can be within eps of a roll's best),
     and whether every code leaves; a roll then combines its groups' figures. ``old``, ``lo``,
-    ``hi``: what counts as removed (``leaves_now``); ``counter``: the block's last rank given."""
+    ``hi``: what counts as removed (``leaves_now``); ``counter``: the block's last rank given;
+    ``allow`` (NULL: every state): the states whose certified side's node may be removed."""
     cdef int G = game.ngroups, g, i, r, removed = 0, out_p = 0, out_q = 0, all_leave, any_code
     cdef const int32_t* start[32]
     cdef double gbest[32]
@@ -908,7 +909,7 @@ cdef int rank_state(StochasticGame game, const int32_t* c, const count_t* cnt, c
     cdef uint32_t known = 0, mask
     cdef double best, lbest, w, top
     cdef int32_t code
-    cdef bint need_p = RP[s] == 0, need_q = RQ[s] == 0
+    cdef bint need_p = RP[s] == 0 and (allow == NULL or allow[s] != 0), need_q = RQ[s] == 0
     group_starts(G, c, cnt, start)
     for g in range(G):
         gall[g] = -1
@@ -980,14 +981,15 @@ cdef int rank_state(StochasticGame game, const int32_t* c, const count_t* cnt, c
 def rank_pass(StochasticGame game, const real[::1] V, double eps, int32_t[::1] RP, int32_t[::1] RQ,
               int32_t[::1] counter, int threads=1, int32_t[:, ::1] policy=None, bint backwards=False,
               const int64_t[::1] offsets=None, const uint8_t[:, ::1] counts=None, const int32_t[::1] codes=None,
-              int blocks=0):
+              int blocks=0, const uint8_t[::1] allow=None):
     """One pass of the ranking above, in place; returns how many nodes it removed. ``counter``
     (one entry, 0 before the first pass) holds the last rank given. ``V``: the values that say
     which actions are near-best (within ``eps``); with ``policy`` the certified side's action is
     the policy's instead. ``backwards`` visits each block from its top; ``offsets``, ``counts``,
     ``codes``: a stored graph to read the outcomes from instead of generating them. ``blocks``:
     how many blocks (default: one a thread); the ranks depend on it but not on the threads or
-    their timing."""
+    their timing. ``allow`` (a byte a state; None: every state): only where it is set may the
+    certified side's node be removed."""
     cdef bint stored = codes is not None
     if stored:
         check_graph(game, offsets, counts, codes)
@@ -998,6 +1000,9 @@ def rank_pass(StochasticGame game, const real[::1] V, double eps, int32_t[::1] R
         raise ValueError("one counter, and fewer than 2**30 states")
     cdef const int32_t* P = policy_rows(game, policy)
     cdef int64_t n = game.total
+    if allow is not None and allow.shape[0] != n:
+        raise ValueError(f"allow has {allow.shape[0]} entries; expected one a state ({n})")
+    cdef const uint8_t* Al = &allow[0] if allow is not None else NULL
     cdef int nt = <int> max(1, min(threads, n)), b, R = game.nrolls, tid
     cdef int nb = <int> max(1, min(blocks if blocks > 0 else nt, n))
     cdef int32_t old = counter[0]
@@ -1031,12 +1036,12 @@ def rank_pass(StochasticGame game, const real[::1] V, double eps, int32_t[::1] R
                     if stored:
                         removed[b * 8] += rank_state(game, C + F[s], N + s * G, Vp, eps, s, A, B, old, lo, hi,
                                                      last + b * 16, (P + s * R) if P != NULL else NULL,
-                                                     bufs + tid * SG_MAX_OUTCOMES)
+                                                     bufs + tid * SG_MAX_OUTCOMES, Al)
                     else:
                         game.generate(s, &outs[tid])
                         removed[b * 8] += rank_state(game, outs[tid].codes, outs[tid].counts, Vp, eps, s, A, B, old,
                                                      lo, hi, last + b * 16, (P + s * R) if P != NULL else NULL,
-                                                     bufs + tid * SG_MAX_OUTCOMES)
+                                                     bufs + tid * SG_MAX_OUTCOMES, Al)
         for b in range(nb):
             if last[b * 16] > top:
                 top = last[b * 16]

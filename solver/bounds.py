@@ -110,6 +110,14 @@ _HOT_SWEEPS = 2000
 _HOT_BUDGET = 10.0
 _HOT_MOST = 8
 _NO_BOUNDS = np.empty(0)
+# Where the strategy's pair never leaves some rows and the values there are this many times the
+# tolerance or more (the endless check's slack), the ranking goes on at those states with actions
+# within this many times the tolerance. On five pieces the side ahead in the entry-recapture
+# cycles leaves them only by an action 2e-5 below its best by the table: within the tolerance the
+# strategy stayed, play there could last for ever against it, and those rows were pinned at 0
+# (intervals [-0.067, 0]). Widening everywhere instead cost the test board (four pieces on eight
+# tiles) its proof: 3.7e-7 wide became 7.4e-5, leading on where nothing was pinned.
+_WIDER = 10.0
 
 
 @dataclass
@@ -167,6 +175,7 @@ class StrategyPair:
     matvecs: int
     settled: bool  # the opponent's answers stopped changing: the pair is consistent
     why: str = ""
+    closed: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64), repr=False)  # rows pinned at 0
 
 
 def _targets(policy: np.ndarray, tau: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
@@ -298,7 +307,7 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
                 log(f"bounds: round {r}: {res.matvecs:,} products, {changed:,} answers and {moved:,} endless rows "
                     f"changed, U - L from {float(width.min()):.3g} to {float(width.max()):.3g}")
             if not changed and not moved:
-                return StrategyPair(X[:n].copy(), X[n:].copy(), r, matvecs, True)
+                return StrategyPair(X[:n].copy(), X[n:].copy(), r, matvecs, True, closed=np.flatnonzero(pinned == 1))
     return StrategyPair(X[:n].copy(), X[n:].copy(), rounds, matvecs, False,
                         f"the opponent's answers still changed after {rounds} rounds")
 
@@ -398,19 +407,26 @@ def _outward(values: np.ndarray, d: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _ranks(game: Any, values: np.ndarray, eps: float, threads: int, policy: np.ndarray | None,
-           show_progress: bool | None, label: str, stored: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, int]:
+           show_progress: bool | None, label: str, stored: dict[str, Any],
+           ranks: tuple[np.ndarray, np.ndarray] | None = None,
+           allow: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int]:
     """The rank at which each node (state, side) leaves the set where play can last for ever
-    (``_stochastic.rank_pass``), 0 for the nodes that never do; and the passes it took."""
+    (``_stochastic.rank_pass``), 0 for the nodes that never do; and the passes it took.
+    ``ranks`` (RP, RQ): go on from these, in place, every new rank above the ones given.
+    ``allow`` (a byte a state): only there may the certified side's nodes leave."""
     n = game.state_count
-    RP = np.zeros(n, dtype=np.int32)
-    RQ = np.zeros(n, dtype=np.int32)
-    counter = np.zeros(1, dtype=np.int32)
+    if ranks is None:
+        RP = np.zeros(n, dtype=np.int32)
+        RQ = np.zeros(n, dtype=np.int32)
+    else:
+        RP, RQ = ranks
+    counter = np.array([max(int(RP.max(initial=0)), int(RQ.max(initial=0)))], dtype=np.int32)
     passes = 0
     with progress(2 * n, label, enabled=show_progress) as bar:
         while True:
             passes += 1
             removed = kernels.rank_pass(game, values, eps, RP, RQ, counter, threads=threads, policy=policy,
-                                        backwards=passes % 2 == 0, **stored)
+                                        backwards=passes % 2 == 0, allow=allow, **stored)
             bar.update(removed)
             if not removed:
                 return RP, RQ, passes
@@ -516,7 +532,8 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
     R = game.roll_count
     policy = np.empty((n, R), dtype=np.int32)
     RP, RQ, passes = _ranks(game, values, tolerance, threads, None, show_progress, "bounds: the strategy", stored)
-    kernels.attractor_policy(game, values, tolerance, RP, RQ, policy, threads=threads, **stored)
+    slack = tolerance
+    kernels.attractor_policy(game, values, slack, RP, RQ, policy, threads=threads, **stored)
     # Where play can last for ever against the strategy: the nodes the ranking never removed (step
     # 3 of the module text). A second ranking with the strategy fixed removes the same nodes: it
     # removes every ranked node in rank order, and none other, as a node the first left alone has
@@ -539,10 +556,39 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
             if log:
                 log(f"bounds: no pair ({pair.why}); again with a strategy that leads on with every roll that can")
             spent = pair.rounds, pair.matvecs
-            kernels.attractor_policy(game, values, tolerance, RP, RQ, policy, threads=threads, every=True, **stored)
+            kernels.attractor_policy(game, values, slack, RP, RQ, policy, threads=threads, every=True, **stored)
             pair = strategy_pair(game, values, policy, trapped_rows, threads, stored, show_progress,
                                  rounds, log=log, start=start)
             pair = dataclasses.replace(pair, rounds=pair.rounds + spent[0], matvecs=pair.matvecs + spent[1])
+        if pair.settled:
+            # Where the pair's play never ends yet the values are far from 0 (the side ahead in a
+            # cycle that, by the values, leaves it only by an action a little below its best), the
+            # rows were pinned at endless play's 0: rank those states' nodes with a wider slack and
+            # solve the pair again for the strategy that now leads them on.
+            closed = pair.closed[pair.closed < n]
+            far = closed[np.abs(values[closed]) >= _WIDER * tolerance]
+            if far.size:
+                allow = np.zeros(n, dtype=np.uint8)
+                allow[far] = 1
+                before = int(np.count_nonzero(RP == 0) + np.count_nonzero(RQ == 0))
+                RP, RQ, more = _ranks(game, values, _WIDER * tolerance, threads, None, show_progress,
+                                      "bounds: leading on where play was kept", stored, ranks=(RP, RQ), allow=allow)
+                passes += more
+                ZP, ZQ = RP == 0, RQ == 0
+                now = int(ZP.sum(dtype=np.int64) + ZQ.sum(dtype=np.int64))
+                if now < before:
+                    slack = _WIDER * tolerance
+                    kernels.attractor_policy(game, values, slack, RP, RQ, policy, threads=threads, **stored)
+                    trapped, trapped_rows = now, np.concatenate([ZP, ZQ])
+                    if log:
+                        log(f"bounds: {far.size:,} states where the pair's play never ends are worth "
+                            f"{_WIDER * tolerance:g} or more by the values; with a slack of {slack:g} there, "
+                            f"{before - now:,} more positions lead on ({now:,} left); the pair again")
+                    spent = pair.rounds, pair.matvecs
+                    pair = strategy_pair(game, values, policy, trapped_rows, threads, stored, show_progress,
+                                         rounds, log=log, start=(pair.lower, pair.upper))
+                    pair = dataclasses.replace(pair, rounds=pair.rounds + spent[0],
+                                               matvecs=pair.matvecs + spent[1])
         if log:
             log(f"bounds: the strategy against its best answer, {pair.rounds} rounds, {pair.matvecs:,} products"
                 + ("" if pair.settled else f"; no pair ({pair.why}), loosening from the values instead"))
