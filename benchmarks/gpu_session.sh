@@ -10,15 +10,15 @@
 #   bench.jsonl   benchmarks/bench_ur_gpu.py: states/s of a full and of a policy sweep against one
 #                 CPU thread of the same machine, peak device memory, for K = 4..7
 #   k4.json       four pieces solved on the GPU and on the CPU side by side: values compared
-#   k5.log        five pieces solved on the GPU with the time left (its start value and sweeps)
+#   k5.log        five pieces solved on the GPU (its start value and sweeps; the CPU's: +0.146072)
 #   gpu-mem.csv   the device memory in use, sampled every half second
 # 1. build (no build isolation: the machine has Cython and numpy but no network);
 # 2. the GPU tests of tests/test_ur_gpu.py (the device generator against FortGame on 20,000 random
 #    states for K = 4 and 7, K = 3 and the test board solved on the device against the CPU);
 # 3. K = 4 solved with the CLI on the GPU and, at the same time, on 8 CPU threads: the largest
 #    difference between the two tables and both start values;
-# 4. the benchmark, K = 7, 5, 6, 4 (the real game first);
-# 5. K = 5 on the GPU until the budget ends (SIGINT stops it cleanly, with its checkpoint).
+# 4. K = 5 on the GPU, five minutes at most (SIGINT stops it cleanly, with its checkpoint);
+# 5. the benchmark with the time left, K = 7, 6, 5, 4 (BENCH_PIECES), the real game first.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-gpu-session}
@@ -92,8 +92,8 @@ EOF
 export PY K4=${K4:-4} BACKEND=${BACKEND:-gpu}
 export -f k4
 stage k4 120 "$OUT/k4.json" bash -c k4
-stage bench 170 "$OUT/bench.jsonl" $PY benchmarks/bench_ur_gpu.py --pieces 7 5 6 4 --repeats 2 --json
-stage k5 600 "$OUT/k5.log" $PY -m gamesolver.solver ur solve --pieces 5 --tolerance 1e-5 --backend gpu \
+stage k5 300 "$OUT/k5.log" $PY -m gamesolver.solver ur solve --pieces 5 --tolerance 1e-5 --backend gpu \
     --out /tmp/gpu5 --json
+stage bench 600 "$OUT/bench.jsonl" $PY benchmarks/bench_ur_gpu.py --pieces ${BENCH_PIECES:-7 6 5 4} --repeats 2 --json
 say "== peak device memory in use (MiB): $(cut -d, -f2 "$OUT/gpu-mem.csv" | tr -dc '0-9\n' | sort -n | tail -n 1)"
 say "== done at $(($(date +%s) - T0))s"
