@@ -12,7 +12,10 @@ turns solved values into proven bounds:
    roll's best action does, else on the roll where a near-best leading action gives up least.
    (The greedy strategy, best by the values alone, can cycle on near-ties where it is ahead, and
    then nothing proves it ever cashes its lead. Leading on with every roll that can, as this
-   did before, gave up up to the tolerance a move all through play.)
+   did before, gave up up to the tolerance a move all through play.) Where the pair of step 2
+   then never ends play at states whose values are 10 times the tolerance or more (endless
+   play's 0 is far off there), those states are ranked again with 10 times the slack and the pair
+   is solved again for the strategy that now leads on there (``_WIDER``).
 2. **A consistent pair**: L at most the strategy's backup of (L, U) and U at least the best
    backup, at every state. ``strategy_pair`` (the default) takes L as what the strategy
    guarantees against the opponent's best answer and U as what that answer gets: policy
