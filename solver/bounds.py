@@ -540,7 +540,9 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
     # Where play can last for ever against the strategy: the nodes the ranking never removed (step
     # 3 of the module text). A second ranking with the strategy fixed removes the same nodes: it
     # removes every ranked node in rank order, and none other, as a node the first left alone has
-    # no near-best action (the strategy's is the best) into the ranked ones.
+    # no near-best action (the strategy's is the best) into the ranked ones. (Once the slack is
+    # widened at some states, below, it may remove more: the set kept is then larger than it need
+    # be, which the proof allows; it must only hold every end component.)
     ZP, ZQ = RP == 0, RQ == 0
     trapped = int(ZP.sum(dtype=np.int64) + ZQ.sum(dtype=np.int64))
     if log:
