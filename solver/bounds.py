@@ -146,6 +146,8 @@ class Certificate:
     passes: int = 1  # strategies tried (``certify``'s ``refine``); the proven ones' intervals intersected
     why: str = ""  # why the strategy's pair or the loosening came to nothing, where one did
     proven: bool = True  # false: an intermediate pass's pair, left unproven (``certify``'s ``refine``)
+    # states ranked with the wider slack (``_WIDER``), which the next pass widens from its start
+    widened: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64), repr=False)
 
     def centred(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
         """Float32 values at the middle of the intervals, the intervals rounded outward to
@@ -467,6 +469,7 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
     proven: Certificate | None = None  # the intersection of the passes proven so far
     runs: list[Certificate] = []  # every pass's figures, without its intervals (five pieces: 1 GiB a pass)
     given, start, before = values, None, np.inf
+    widen = np.empty(0, dtype=np.int64)
     for p in range(refine + 1):
 
         def skip(width: float, last: float = before) -> bool:
@@ -474,7 +477,9 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
             # one before, only serves to choose the next pass's strategy: its pair is not proven.
             return width > tolerance and width <= last / 2
 
-        cert = _certify_once(game, given, tolerance, start=start, skip=skip if p < refine else None, **kw)
+        cert = _certify_once(game, given, tolerance, start=start, skip=skip if p < refine else None, widen=widen,
+                             **kw)
+        widen = cert.widened
         runs.append(dataclasses.replace(cert, lower=_NO_BOUNDS, upper=_NO_BOUNDS))
         if cert.proven:
             if proven is not None:
@@ -510,11 +515,14 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
                   log: Callable[[str], None] | None, tighten_sweeps: int, graph: Any, loosen_sweeps: int,
                   method: str, rounds: int,
                   start: tuple[np.ndarray, np.ndarray] | None = None,
-                  skip: Callable[[float], bool] | None = None) -> Certificate:
+                  skip: Callable[[float], bool] | None = None,
+                  widen: np.ndarray | None = None) -> Certificate:
     """One certificate around ``values`` (``certify`` without ``refine``); ``start``: the pair
     of the pass before, where the strategy's pair starts its first solve. ``skip`` (None: this
     pass must be proven): given the widest interval of the strategy's pair, whether to return
-    that pair unproven (``proven`` false) instead of settling and proving it."""
+    that pair unproven (``proven`` false) instead of settling and proving it. ``widen``: states
+    the pass before ranked with the wider slack, ranked so from the start (its pair need not
+    close play there first to find them again)."""
     t0 = time.perf_counter()
     stored = ({"offsets": graph.offsets, "counts": graph.counts, "codes": graph.codes}
               if graph is not None and graph.stored else {})
@@ -536,6 +544,16 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
     policy = np.empty((n, R), dtype=np.int32)
     RP, RQ, passes = _ranks(game, values, tolerance, threads, None, show_progress, "bounds: the strategy", stored)
     slack = tolerance
+    widened = np.empty(0, dtype=np.int64) if widen is None or method != "strategy" else widen
+    if widened.size:
+        before = int(np.count_nonzero(RP == 0) + np.count_nonzero(RQ == 0))
+        allow = np.zeros(n, dtype=np.uint8)
+        allow[widened] = 1
+        RP, RQ, more = _ranks(game, values, _WIDER * tolerance, threads, None, show_progress,
+                              "bounds: leading on where play was kept", stored, ranks=(RP, RQ), allow=allow)
+        passes += more
+        if int(np.count_nonzero(RP == 0) + np.count_nonzero(RQ == 0)) < before:
+            slack = _WIDER * tolerance
     kernels.attractor_policy(game, values, slack, RP, RQ, policy, threads=threads, **stored)
     # Where play can last for ever against the strategy: the nodes the ranking never removed (step
     # 3 of the module text). A second ranking with the strategy fixed removes the same nodes: it
@@ -571,8 +589,9 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
             # rows were pinned at endless play's 0: rank those states' nodes with a wider slack and
             # solve the pair again for the strategy that now leads them on.
             closed = pair.closed[pair.closed < n]
-            far = closed[np.abs(values[closed]) >= _WIDER * tolerance]
+            far = np.setdiff1d(closed[np.abs(values[closed]) >= _WIDER * tolerance], widened)
             if far.size:
+                widened = np.union1d(widened, far)
                 allow = np.zeros(n, dtype=np.uint8)
                 allow[far] = 1
                 before = int(np.count_nonzero(RP == 0) + np.count_nonzero(RQ == 0))
@@ -601,7 +620,8 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
             why.append(f"the strategy's pair: {pair.why}")
         elif skip is not None and skip(width := float((pair.upper - pair.lower).max())):
             return Certificate(pair.lower, pair.upper, np.nan, width, 0.0, trapped, 0, 0, passes,
-                               time.perf_counter() - t0, 0, "strategy", pair.rounds, pair.matvecs, proven=False)
+                               time.perf_counter() - t0, 0, "strategy", pair.rounds, pair.matvecs, proven=False,
+                               widened=widened)
     if pair is not None and pair.settled:
         grid = _GRID
         L = np.maximum(np.floor(pair.lower * grid) / grid, -1.0)
@@ -671,7 +691,7 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
     settled = pair is not None and pair.settled
     cert = Certificate(lower, upper, bound, float((upper - lower).max()), m, trapped, loose, tight, passes,
                        time.perf_counter() - t0, hot, "trivial" if trivial else "strategy" if settled else "loosening",
-                       pair.rounds if pair else 0, pair.matvecs if pair else 0, why="; ".join(why))
+                       pair.rounds if pair else 0, pair.matvecs if pair else 0, why="; ".join(why), widened=widened)
     if log:
         log(f"bounds: every value within {bound:.3g} of the proven interval's ends ({tight} tightening sweeps, "
             f"{passes} passes over {trapped:,} positions where play can last for ever, margin {m:.3g})")

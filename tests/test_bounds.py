@@ -920,7 +920,19 @@ def test_where_the_pair_keeps_play_far_from_0_the_strategy_leads_on_with_a_wider
     assert not np.array_equal(calls[0][0], calls[1][0])  # a strategy that leads on there
     assert any("more positions lead on" in s for s in said)
     assert cert.trapped == int(calls[1][1].sum()) < int(calls[0][1].sum())
+    far = np.flatnonzero(calls[0][1][:n] & (np.abs(values) >= bounds._WIDER * tol))
+    assert np.array_equal(cert.widened, far)  # what the next pass widens from its start
     assert_holds_reference(o, game, cert)
+    # the next pass ranks those states with the wider slack before its first pair: one pair, with
+    # the fewer positions where play can last for ever, and nothing to solve again
+    calls.clear()
+    monkeypatch.setattr(bounds, "strategy_pair", lambda *a, **kw: (calls.append((None, a[3].copy(), None)),
+                                                                   real(*a, **kw))[1])
+    again = bounds._certify_once(game, values, tol, 1, False, None, bounds._TIGHTEN_SWEEPS, None,
+                                 bounds._LOOSEN_SWEEPS, "strategy", bounds._ROUNDS, widen=cert.widened)
+    assert len(calls) == 1 and int(calls[0][1].sum()) == cert.trapped == again.trapped
+    assert np.array_equal(again.widened, cert.widened)
+    assert_holds_reference(o, game, again)
 
 
 def test_where_the_pair_does_not_solve_the_proof_tries_the_strategy_that_leads_on_every_roll(
