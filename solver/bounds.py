@@ -437,6 +437,18 @@ def _ranks(game: Any, values: np.ndarray, eps: float, threads: int, policy: np.n
                 return RP, RQ, passes
 
 
+def _widen(game: Any, values: np.ndarray, tolerance: float, RP: np.ndarray, RQ: np.ndarray, states: np.ndarray,
+           threads: int, show_progress: bool | None, stored: dict[str, Any]) -> tuple[int, int]:
+    """Go on ranking, in place, with actions within ``_WIDER`` times the tolerance, the certified
+    side's nodes leaving only at ``states``; returns the passes and how many more nodes left."""
+    before = int(np.count_nonzero(RP == 0) + np.count_nonzero(RQ == 0))
+    allow = np.zeros(game.state_count, dtype=np.uint8)
+    allow[states] = 1
+    _, _, passes = _ranks(game, values, _WIDER * tolerance, threads, None, show_progress,
+                          "bounds: leading on where play was kept", stored, ranks=(RP, RQ), allow=allow)
+    return passes, before - int(np.count_nonzero(RP == 0) + np.count_nonzero(RQ == 0))
+
+
 def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
             show_progress: bool | None = False, log: Callable[[str], None] | None = None,
             tighten_sweeps: int = _TIGHTEN_SWEEPS, graph: Any = None,
@@ -546,13 +558,9 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
     slack = tolerance
     widened = np.empty(0, dtype=np.int64) if widen is None or method != "strategy" else widen
     if widened.size:
-        before = int(np.count_nonzero(RP == 0) + np.count_nonzero(RQ == 0))
-        allow = np.zeros(n, dtype=np.uint8)
-        allow[widened] = 1
-        RP, RQ, more = _ranks(game, values, _WIDER * tolerance, threads, None, show_progress,
-                              "bounds: leading on where play was kept", stored, ranks=(RP, RQ), allow=allow)
+        more, led = _widen(game, values, tolerance, RP, RQ, widened, threads, show_progress, stored)
         passes += more
-        if int(np.count_nonzero(RP == 0) + np.count_nonzero(RQ == 0)) < before:
+        if led:
             slack = _WIDER * tolerance
     kernels.attractor_policy(game, values, slack, RP, RQ, policy, threads=threads, **stored)
     # Where play can last for ever against the strategy: the nodes the ranking never removed (step
@@ -592,22 +600,17 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
             far = np.setdiff1d(closed[np.abs(values[closed]) >= _WIDER * tolerance], widened)
             if far.size:
                 widened = np.union1d(widened, far)
-                allow = np.zeros(n, dtype=np.uint8)
-                allow[far] = 1
-                before = int(np.count_nonzero(RP == 0) + np.count_nonzero(RQ == 0))
-                RP, RQ, more = _ranks(game, values, _WIDER * tolerance, threads, None, show_progress,
-                                      "bounds: leading on where play was kept", stored, ranks=(RP, RQ), allow=allow)
+                more, led = _widen(game, values, tolerance, RP, RQ, far, threads, show_progress, stored)
                 passes += more
-                ZP, ZQ = RP == 0, RQ == 0
-                now = int(ZP.sum(dtype=np.int64) + ZQ.sum(dtype=np.int64))
-                if now < before:
+                if led:
+                    ZP, ZQ = RP == 0, RQ == 0
                     slack = _WIDER * tolerance
                     kernels.attractor_policy(game, values, slack, RP, RQ, policy, threads=threads, **stored)
-                    trapped, trapped_rows = now, np.concatenate([ZP, ZQ])
+                    trapped, trapped_rows = trapped - led, np.concatenate([ZP, ZQ])
                     if log:
                         log(f"bounds: {far.size:,} states where the pair's play never ends are worth "
                             f"{_WIDER * tolerance:g} or more by the values; with a slack of {slack:g} there, "
-                            f"{before - now:,} more positions lead on ({now:,} left); the pair again")
+                            f"{led:,} more positions lead on ({trapped:,} left); the pair again")
                     spent = pair.rounds, pair.matvecs
                     pair = strategy_pair(game, values, policy, trapped_rows, threads, stored, show_progress,
                                          rounds, log=log, start=(pair.lower, pair.upper))
