@@ -20,7 +20,6 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from gamesolver.games.ur import kernel
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.solver import _stochastic as cy
-from gamesolver.solver import stochastic
 from gamesolver.solver.cli import cli
 from gamesolver.solver.stochastic import solve_values
 from tests.test_ur_reference import mini_options
