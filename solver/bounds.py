@@ -15,7 +15,8 @@ turns solved values into proven bounds:
    did before, gave up up to the tolerance a move all through play.) Where the pair of step 2
    then never ends play at states whose values are 10 times the tolerance or more (endless
    play's 0 is far off there), those states are ranked again with 10 times the slack and the pair
-   is solved again for the strategy that now leads on there (``_WIDER``).
+   goes on, in whichever round such rows appeared, with the strategy that now leads on there
+   (``_WIDER``).
 2. **A consistent pair**: L at most the strategy's backup of (L, U) and U at least the best
    backup, at every state. ``strategy_pair`` (the default) takes L as what the strategy
    guarantees against the opponent's best answer and U as what that answer gets: policy
@@ -180,7 +181,6 @@ class StrategyPair:
     matvecs: int
     settled: bool  # the opponent's answers stopped changing: the pair is consistent
     why: str = ""
-    closed: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64), repr=False)  # rows pinned at 0
 
 
 def _targets(policy: np.ndarray, tau: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
@@ -214,7 +214,8 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
                   graph: dict[str, Any] | None = None, show_progress: bool | None = False,
                   rounds: int = _ROUNDS, slack: float = _SLACK,
                   log: Callable[[str], None] | None = None,
-                  start: tuple[np.ndarray, np.ndarray] | None = None) -> StrategyPair:
+                  start: tuple[np.ndarray, np.ndarray] | None = None,
+                  lead_on: Callable[[np.ndarray], bool] | None = None) -> StrategyPair:
     """A pair near consistency from the strategy ``policy`` and the opponent's best answer to it.
 
     L is what the strategy guarantees and U what the opponent's best answer to it gets (in
@@ -234,7 +235,15 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
 
     ``start`` (L, U): where the first solve starts instead of the values (the opponent's first
     answers still come from the values): a pair proven for a nearby strategy, which has less of
-    the slow error that play carries round its long cycles than the values have."""
+    the slow error that play carries round its long cycles than the values have.
+
+    ``lead_on``: given the states whose strategy rows play never leaves under the pair (before the
+    first solve and after each round), it may change ``policy`` and ``trapped`` in place to a
+    strategy that leads on there, and say so (true); the rounds go on with those. Such cycles can
+    appear in any round, not only once the answers settle: on five pieces, pass 2's first round
+    closed the entry-recapture cycle at B1 (the side ahead by 0.365 leaves it only by an action
+    1.1e-5 below its best), and its second round spread the 0 pinned there until the pair was
+    0.325 wide."""
     n = game.state_count
     stored = graph or {}
     X = np.concatenate([values, values]).astype(np.float64)
@@ -248,6 +257,15 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
         p = trapped.astype(np.uint8) * 2
         p[_closed(policy, tau, trapped_rows, n)] = 1
         return p
+
+    def led(p: np.ndarray) -> np.ndarray | None:
+        """The pins again if ``lead_on`` changed the strategy where its rows are pinned, else None."""
+        nonlocal trapped_rows, strict
+        if lead_on is None or not lead_on(np.flatnonzero(p[:n] == 1)):
+            return None
+        trapped_rows = np.flatnonzero(trapped)
+        strict = np.ascontiguousarray(trapped[n:]).astype(np.uint8)
+        return pins()
 
     def respond(x: np.ndarray, closed_before: np.ndarray) -> int:
         """Better answers, except where they would close a new cycle that play never leaves: its
@@ -272,6 +290,7 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
     if start is not None:
         X = np.concatenate([start[0], start[1]]).astype(np.float64)
     pinned = pins()
+    pinned = p if (p := led(pinned)) is not None else pinned
     X[pinned == 1] = 0.0
     c = np.empty(2 * n)
     zero = np.zeros(2 * n)
@@ -304,6 +323,8 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
             changed = respond(X, pinned == 1)
             before = pinned
             pinned = pins()
+            if (p := led(pinned)) is not None:
+                pinned, changed = p, changed + 1  # a new strategy: not settled
             moved = int(np.count_nonzero(pinned != before))
             bar.update(1)
             bar.note(f"bounds: {changed:,} answers and {moved:,} endless rows changed")
@@ -312,7 +333,7 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
                 log(f"bounds: round {r}: {res.matvecs:,} products, {changed:,} answers and {moved:,} endless rows "
                     f"changed, U - L from {float(width.min()):.3g} to {float(width.max()):.3g}")
             if not changed and not moved:
-                return StrategyPair(X[:n].copy(), X[n:].copy(), r, matvecs, True, closed=np.flatnonzero(pinned == 1))
+                return StrategyPair(X[:n].copy(), X[n:].copy(), r, matvecs, True)
     return StrategyPair(X[:n].copy(), X[n:].copy(), rounds, matvecs, False,
                         f"the opponent's answers still changed after {rounds} rounds")
 
@@ -578,8 +599,34 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
     why: list[str] = []
     if method == "strategy":
         trapped_rows = np.concatenate([ZP, ZQ])
+
+        def lead_on(closed: np.ndarray) -> bool:
+            # Where the pair's play never ends yet the values are far from 0 (the side ahead in a
+            # cycle that, by the values, leaves it only by an action a little below its best), the
+            # rows are pinned at endless play's 0: rank those states' nodes with a wider slack, and
+            # the pair goes on with the strategy that now leads them on.
+            nonlocal widened, passes, ZP, ZQ, slack, trapped
+            far = np.setdiff1d(closed[np.abs(values[closed]) >= _WIDER * tolerance], widened)
+            if not far.size:
+                return False
+            widened = np.union1d(widened, far)
+            more, led = _widen(game, values, tolerance, RP, RQ, far, threads, show_progress, stored)
+            passes += more
+            if not led:
+                return False
+            ZP, ZQ = RP == 0, RQ == 0
+            slack = _WIDER * tolerance
+            kernels.attractor_policy(game, values, slack, RP, RQ, policy, threads=threads, **stored)
+            trapped -= led
+            trapped_rows[:n], trapped_rows[n:] = ZP, ZQ
+            if log:
+                log(f"bounds: {far.size:,} states where the pair's play never ends are worth "
+                    f"{_WIDER * tolerance:g} or more by the values; with a slack of {slack:g} there, "
+                    f"{led:,} more positions lead on ({trapped:,} left)")
+            return True
+
         pair = strategy_pair(game, values, policy, trapped_rows, threads, stored, show_progress,
-                             rounds, log=log, start=start)
+                             rounds, log=log, start=start, lead_on=lead_on)
         if not pair.settled:
             # The strategy leads on with one roll at a node; where that leaves play that almost never
             # ends, the pair's equations may not solve. Leading on with every roll that can costs
@@ -589,33 +636,8 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
             spent = pair.rounds, pair.matvecs
             kernels.attractor_policy(game, values, slack, RP, RQ, policy, threads=threads, every=True, **stored)
             pair = strategy_pair(game, values, policy, trapped_rows, threads, stored, show_progress,
-                                 rounds, log=log, start=start)
+                                 rounds, log=log, start=start, lead_on=lead_on)
             pair = dataclasses.replace(pair, rounds=pair.rounds + spent[0], matvecs=pair.matvecs + spent[1])
-        if pair.settled:
-            # Where the pair's play never ends yet the values are far from 0 (the side ahead in a
-            # cycle that, by the values, leaves it only by an action a little below its best), the
-            # rows were pinned at endless play's 0: rank those states' nodes with a wider slack and
-            # solve the pair again for the strategy that now leads them on.
-            closed = pair.closed[pair.closed < n]
-            far = np.setdiff1d(closed[np.abs(values[closed]) >= _WIDER * tolerance], widened)
-            if far.size:
-                widened = np.union1d(widened, far)
-                more, led = _widen(game, values, tolerance, RP, RQ, far, threads, show_progress, stored)
-                passes += more
-                if led:
-                    ZP, ZQ = RP == 0, RQ == 0
-                    slack = _WIDER * tolerance
-                    kernels.attractor_policy(game, values, slack, RP, RQ, policy, threads=threads, **stored)
-                    trapped, trapped_rows = trapped - led, np.concatenate([ZP, ZQ])
-                    if log:
-                        log(f"bounds: {far.size:,} states where the pair's play never ends are worth "
-                            f"{_WIDER * tolerance:g} or more by the values; with a slack of {slack:g} there, "
-                            f"{led:,} more positions lead on ({trapped:,} left); the pair again")
-                    spent = pair.rounds, pair.matvecs
-                    pair = strategy_pair(game, values, policy, trapped_rows, threads, stored, show_progress,
-                                         rounds, log=log, start=(pair.lower, pair.upper))
-                    pair = dataclasses.replace(pair, rounds=pair.rounds + spent[0],
-                                               matvecs=pair.matvecs + spent[1])
         if log:
             log(f"bounds: the strategy against its best answer, {pair.rounds} rounds, {pair.matvecs:,} products"
                 + ("" if pair.settled else f"; no pair ({pair.why}), loosening from the values instead"))

@@ -890,47 +890,59 @@ def test_where_the_pair_keeps_play_far_from_0_the_strategy_leads_on_with_a_wider
         tmp_path, monkeypatch) -> None:
     """Where the strategy's pair never ends play (rows pinned at 0) yet the values there are ten
     times the tolerance or more, ``certify`` goes on ranking those states with a slack ten times
-    the tolerance and solves the pair again, from the first one, for the strategy that now leads
-    on there; the proof still holds. (On five pieces of the real board: the side ahead in the
-    entry-recapture cycles leaves them by an action 2e-5 below its best.) The test board's
-    pairs close no such rows, so the spy says they did, at its trapped states worth that much."""
+    the tolerance, and the pair goes on with the strategy that now leads on there, in the round
+    where those rows appeared (on five pieces of the real board, pass 2's first round closed such
+    a cycle; waiting for the answers to settle let the 0 pinned there spread until the pair was
+    0.325 wide). The proof still holds. The test board's pairs close no such rows, so a spy says
+    play never leaves the strategy's rows at its trapped states worth that much, from the first
+    answers on."""
     from gamesolver.solver import bounds
 
     o = mini_options(tmp_path, 4)
     game = kernel(o)
     n, tol = game.state_count, 1e-3
     values = np.asarray(solve(o, tmp_path / "t", tolerance=1e-3, threads=1)["value"])
-    real = bounds.strategy_pair
+    real_closed, real_pair = bounds._closed, bounds.strategy_pair
+    far: list[np.ndarray] = []  # the strategy's rows the spy closes: trapped, worth 10x the tolerance
+
+    def closed(policy, tau, trapped_rows, n_):
+        if not far:
+            rows = trapped_rows[trapped_rows < n]
+            far.append(rows[np.abs(values[rows]) >= bounds._WIDER * tol])
+            assert far[0].size
+        # only while they are still trapped: where the strategy leads on, play can end
+        return np.union1d(real_closed(policy, tau, trapped_rows, n_), np.intersect1d(far[0], trapped_rows))
+
     calls = []
 
     def spy(game, values, policy, trapped, *args, **kw):
-        pair = real(game, values, policy, trapped, *args, **kw)
-        calls.append((policy.copy(), trapped.copy(), kw.get("start")))
-        if len(calls) == 1:
-            far = np.flatnonzero(trapped[:n] & (np.abs(values) >= bounds._WIDER * tol))
-            assert far.size
-            return dataclasses.replace(pair, closed=far)
+        before = policy.copy(), trapped.copy()
+        pair = real_pair(game, values, policy, trapped, *args, **kw)
+        calls.append((before, (policy.copy(), trapped.copy()), pair))
         return pair
 
+    monkeypatch.setattr(bounds, "_closed", closed)
     monkeypatch.setattr(bounds, "strategy_pair", spy)
     said: list[str] = []
     cert = certify(game, values, tol, threads=1, refine=0, log=said.append)
-    assert len(calls) == 2 and calls[1][2] is not None  # solved again, from the first pair
-    assert calls[1][1].sum() < calls[0][1].sum()  # fewer positions where play can last for ever
-    assert not np.array_equal(calls[0][0], calls[1][0])  # a strategy that leads on there
-    assert any("more positions lead on" in s for s in said)
-    assert cert.trapped == int(calls[1][1].sum()) < int(calls[0][1].sum())
-    far = np.flatnonzero(calls[0][1][:n] & (np.abs(values) >= bounds._WIDER * tol))
-    assert np.array_equal(cert.widened, far)  # what the next pass widens from its start
+    (policy0, trapped0), (policy1, trapped1), pair = calls[0]
+    assert len(calls) == 1 and pair.settled  # one pair: its rounds went on with the new strategy
+    assert trapped1.sum() < trapped0.sum()  # fewer positions where play can last for ever
+    assert not np.array_equal(policy0, policy1)  # a strategy that leads on there
+    lead = next(i for i, s in enumerate(said) if "more positions lead on" in s)
+    assert lead < next(i for i, s in enumerate(said) if "round 1:" in s)  # before the first solve
+    assert cert.trapped == int(trapped1.sum())
+    assert np.array_equal(cert.widened, far[0])  # what the next pass widens from its start
     assert_holds_reference(o, game, cert)
-    # the next pass ranks those states with the wider slack before its first pair: one pair, with
-    # the fewer positions where play can last for ever, and nothing to solve again
+    # the next pass ranks those states with the wider slack before its first pair: the fewer
+    # positions where play can last for ever from the start, and nothing more to widen
+    monkeypatch.setattr(bounds, "_closed", real_closed)
     calls.clear()
-    monkeypatch.setattr(bounds, "strategy_pair", lambda *a, **kw: (calls.append((None, a[3].copy(), None)),
-                                                                   real(*a, **kw))[1])
-    again = bounds._certify_once(game, values, tol, 1, False, None, bounds._TIGHTEN_SWEEPS, None,
+    said.clear()
+    again = bounds._certify_once(game, values, tol, 1, False, said.append, bounds._TIGHTEN_SWEEPS, None,
                                  bounds._LOOSEN_SWEEPS, "strategy", bounds._ROUNDS, widen=cert.widened)
-    assert len(calls) == 1 and int(calls[0][1].sum()) == cert.trapped == again.trapped
+    assert len(calls) == 1 and int(calls[0][0][1].sum()) == cert.trapped == again.trapped
+    assert not any("more positions lead on" in s for s in said)
     assert np.array_equal(again.widened, cert.widened)
     assert_holds_reference(o, game, again)
 
