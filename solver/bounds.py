@@ -599,6 +599,7 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
     why: list[str] = []
     if method == "strategy":
         trapped_rows = np.concatenate([ZP, ZQ])
+        every = False  # the fallback's strategy below, which leads on with every roll that can
 
         def lead_on(closed: np.ndarray) -> bool:
             # Where the pair's play never ends yet the values are far from 0 (the side ahead in a
@@ -616,7 +617,7 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
                 return False
             ZP, ZQ = RP == 0, RQ == 0
             slack = _WIDER * tolerance
-            kernels.attractor_policy(game, values, slack, RP, RQ, policy, threads=threads, **stored)
+            kernels.attractor_policy(game, values, slack, RP, RQ, policy, threads=threads, every=every, **stored)
             trapped -= led
             trapped_rows[:n], trapped_rows[n:] = ZP, ZQ
             if log:
@@ -634,7 +635,8 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
             if log:
                 log(f"bounds: no pair ({pair.why}); again with a strategy that leads on with every roll that can")
             spent = pair.rounds, pair.matvecs
-            kernels.attractor_policy(game, values, slack, RP, RQ, policy, threads=threads, every=True, **stored)
+            every = True
+            kernels.attractor_policy(game, values, slack, RP, RQ, policy, threads=threads, every=every, **stored)
             pair = strategy_pair(game, values, policy, trapped_rows, threads, stored, show_progress,
                                  rounds, log=log, start=start, lead_on=lead_on)
             pair = dataclasses.replace(pair, rounds=pair.rounds + spent[0], matvecs=pair.matvecs + spent[1])

@@ -974,3 +974,47 @@ def test_where_the_pair_does_not_solve_the_proof_tries_the_strategy_that_leads_o
     kernels.attractor_policy(game, values, 1e-3, RP, RQ, every, every=True)
     assert np.array_equal(policies[1], every) and not np.array_equal(policies[0], every)
     assert_holds_reference(o, game, cert)
+
+
+def test_where_the_fallback_strategy_widens_it_still_leads_on_with_every_roll(tmp_path, monkeypatch) -> None:
+    """Where the first pair does not solve, the proof tries the strategy that leads on with every
+    roll that can; where that one's pair then closes far rows (a spy says so, as in the test
+    above), the widened strategy it goes on with leads on with every roll that can too."""
+    from gamesolver.solver import bounds
+
+    o = mini_options(tmp_path, 4)
+    game = kernel(o)
+    n, tol = game.state_count, 1e-3
+    values = np.asarray(solve(o, tmp_path / "t", tolerance=1e-3, threads=1)["value"])
+    real_closed, real_pair = bounds._closed, bounds.strategy_pair
+    far: list[np.ndarray] = []
+    policies: list[np.ndarray | None] = []
+
+    def closed(policy, tau, trapped_rows, n_):
+        rows = real_closed(policy, tau, trapped_rows, n_)
+        if len(policies) < 2:  # only in the fallback's pair
+            return rows
+        if not far:
+            t = trapped_rows[trapped_rows < n]
+            far.append(t[np.abs(values[t]) >= bounds._WIDER * tol])
+        return np.union1d(rows, np.intersect1d(far[0], trapped_rows))
+
+    def flaky(game, values, policy, *args, **kw):
+        policies.append(None)
+        pair = real_pair(game, values, policy, *args, **kw)
+        policies[-1] = policy.copy()  # as the pair left it
+        if len(policies) == 1:
+            return dataclasses.replace(pair, settled=False, why="stagnated (made up by the test)")
+        return pair
+
+    monkeypatch.setattr(bounds, "_closed", closed)
+    monkeypatch.setattr(bounds, "strategy_pair", flaky)
+    cert = certify(game, values, tol, threads=1, refine=0)
+    assert len(policies) == 2 and far and far[0].size and np.array_equal(cert.widened, far[0])
+    RP, RQ, _ = bounds._ranks(game, values, tol, 1, None, False, "", {})
+    assert bounds._widen(game, values, tol, RP, RQ, far[0], 1, False, {})[1] > 0  # some lead on
+    every, one = np.empty_like(policies[1]), np.empty_like(policies[1])
+    kernels.attractor_policy(game, values, bounds._WIDER * tol, RP, RQ, every, every=True)
+    kernels.attractor_policy(game, values, bounds._WIDER * tol, RP, RQ, one)
+    assert np.array_equal(policies[1], every) and not np.array_equal(policies[1], one)
+    assert_holds_reference(o, game, cert)
