@@ -247,8 +247,12 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
     n = game.state_count
     stored = graph or {}
     X = np.concatenate([values, values]).astype(np.float64)
-    trapped_rows = np.flatnonzero(trapped)
-    strict = np.ascontiguousarray(trapped[n:]).astype(np.uint8)  # tau answers in the U rows
+
+    def from_trapped() -> tuple[np.ndarray, np.ndarray]:
+        # the trapped rows, and where tau answers in the U rows take the smaller tie
+        return np.flatnonzero(trapped), np.ascontiguousarray(trapped[n:]).astype(np.uint8)
+
+    trapped_rows, strict = from_trapped()
     tau = np.ascontiguousarray(policy.copy())
     small = slack * _SMALL
     tie, strict_tie = slack / 2, small / 2
@@ -258,14 +262,14 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
         p[_closed(policy, tau, trapped_rows, n)] = 1
         return p
 
-    def led(p: np.ndarray) -> np.ndarray | None:
-        """The pins again if ``lead_on`` changed the strategy where its rows are pinned, else None."""
+    def led(p: np.ndarray) -> tuple[np.ndarray, bool]:
+        """The pins ``p``, found again where ``lead_on`` changed the strategy at its pinned rows;
+        and whether it did."""
         nonlocal trapped_rows, strict
         if lead_on is None or not lead_on(np.flatnonzero(p[:n] == 1)):
-            return None
-        trapped_rows = np.flatnonzero(trapped)
-        strict = np.ascontiguousarray(trapped[n:]).astype(np.uint8)
-        return pins()
+            return p, False
+        trapped_rows, strict = from_trapped()
+        return pins(), True
 
     def respond(x: np.ndarray, closed_before: np.ndarray) -> int:
         """Better answers, except where they would close a new cycle that play never leaves: its
@@ -289,8 +293,7 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
     respond(X, pins() == 1)
     if start is not None:
         X = np.concatenate([start[0], start[1]]).astype(np.float64)
-    pinned = pins()
-    pinned = p if (p := led(pinned)) is not None else pinned
+    pinned, _ = led(pins())
     X[pinned == 1] = 0.0
     c = np.empty(2 * n)
     zero = np.zeros(2 * n)
@@ -322,9 +325,8 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
             X = res.x
             changed = respond(X, pinned == 1)
             before = pinned
-            pinned = pins()
-            if (p := led(pinned)) is not None:
-                pinned, changed = p, changed + 1  # a new strategy: not settled
+            pinned, new = led(pins())
+            changed += new  # a new strategy: not settled
             moved = int(np.count_nonzero(pinned != before))
             bar.update(1)
             bar.note(f"bounds: {changed:,} answers and {moved:,} endless rows changed")

@@ -886,6 +886,29 @@ def test_the_strategy_can_last_for_ever_exactly_where_the_ranking_left_nodes(
     assert 0 < np.count_nonzero(RP == 0) + np.count_nonzero(RQ == 0) < 2 * n or eps == 0.25
 
 
+def far_closing(values: np.ndarray, tol: float, n: int, active=lambda: True):
+    """A stand-in for ``bounds._closed`` (returned with the list it fills): besides the rows the
+    real one finds, it says play never leaves the strategy's rows at the trapped states worth ten
+    times ``tol`` or more (fixed at its first active call), while they stay trapped (where the
+    strategy leads on, play can end), and only while ``active()``. The test board's pairs close no
+    such rows themselves."""
+    from gamesolver.solver import bounds
+
+    real = bounds._closed
+    far: list[np.ndarray] = []
+
+    def closed(policy, tau, trapped_rows, n_):
+        rows = real(policy, tau, trapped_rows, n_)
+        if not active():
+            return rows
+        if not far:
+            kept = trapped_rows[trapped_rows < n]
+            far.append(kept[np.abs(values[kept]) >= bounds._WIDER * tol])
+        return np.union1d(rows, np.intersect1d(far[0], trapped_rows))
+
+    return closed, far
+
+
 def test_where_the_pair_keeps_play_far_from_0_the_strategy_leads_on_with_a_wider_slack(
         tmp_path, monkeypatch) -> None:
     """Where the strategy's pair never ends play (rows pinned at 0) yet the values there are ten
@@ -903,16 +926,7 @@ def test_where_the_pair_keeps_play_far_from_0_the_strategy_leads_on_with_a_wider
     n, tol = game.state_count, 1e-3
     values = np.asarray(solve(o, tmp_path / "t", tolerance=1e-3, threads=1)["value"])
     real_closed, real_pair = bounds._closed, bounds.strategy_pair
-    far: list[np.ndarray] = []  # the strategy's rows the spy closes: trapped, worth 10x the tolerance
-
-    def closed(policy, tau, trapped_rows, n_):
-        if not far:
-            rows = trapped_rows[trapped_rows < n]
-            far.append(rows[np.abs(values[rows]) >= bounds._WIDER * tol])
-            assert far[0].size
-        # only while they are still trapped: where the strategy leads on, play can end
-        return np.union1d(real_closed(policy, tau, trapped_rows, n_), np.intersect1d(far[0], trapped_rows))
-
+    closed, far = far_closing(values, tol, n)
     calls = []
 
     def spy(game, values, policy, trapped, *args, **kw):
@@ -926,6 +940,7 @@ def test_where_the_pair_keeps_play_far_from_0_the_strategy_leads_on_with_a_wider
     said: list[str] = []
     cert = certify(game, values, tol, threads=1, refine=0, log=said.append)
     (policy0, trapped0), (policy1, trapped1), pair = calls[0]
+    assert far[0].size
     assert len(calls) == 1 and pair.settled  # one pair: its rounds went on with the new strategy
     assert trapped1.sum() < trapped0.sum()  # fewer positions where play can last for ever
     assert not np.array_equal(policy0, policy1)  # a strategy that leads on there
@@ -986,18 +1001,9 @@ def test_where_the_fallback_strategy_widens_it_still_leads_on_with_every_roll(tm
     game = kernel(o)
     n, tol = game.state_count, 1e-3
     values = np.asarray(solve(o, tmp_path / "t", tolerance=1e-3, threads=1)["value"])
-    real_closed, real_pair = bounds._closed, bounds.strategy_pair
-    far: list[np.ndarray] = []
+    real_pair = bounds.strategy_pair
     policies: list[np.ndarray | None] = []
-
-    def closed(policy, tau, trapped_rows, n_):
-        rows = real_closed(policy, tau, trapped_rows, n_)
-        if len(policies) < 2:  # only in the fallback's pair
-            return rows
-        if not far:
-            t = trapped_rows[trapped_rows < n]
-            far.append(t[np.abs(values[t]) >= bounds._WIDER * tol])
-        return np.union1d(rows, np.intersect1d(far[0], trapped_rows))
+    closed, far = far_closing(values, tol, n, active=lambda: len(policies) >= 2)  # the fallback's pair only
 
     def flaky(game, values, policy, *args, **kw):
         policies.append(None)
