@@ -38,7 +38,14 @@ turns solved values into proven bounds:
    opponent at most U + max(0, m). What the ranking never removed holds every end component:
    in a set that play under the strategy never leaves, its node of smallest rank would lead
    out of it (the strategy's node on the roll chosen in step 1, the opponent's on a roll where
-   every action leads to a smaller rank, which is how such a node was ranked).
+   every action leads to a smaller rank, which is how such a node was ranked). m is taken over
+   fewer nodes still: the ranking goes on from its ranks with the strategy's own action in
+   place of the near-best ones (a strategy node leaves when its chosen outcome on some roll
+   does, an opponent node when every action on some roll does), and only what that never
+   removes can lie in an end component, by the same smallest-rank argument. Where the strategy
+   was widened (step 1), a kept node can lead on anyway: on five pieces, pass 2's margin over
+   every kept node was 0.361, from one node worth +0.36 whose strategy leaves the cycle it was
+   kept for.
 4. **Rounding.** Each backup is summed with its exact rounding errors (``_stochastic.bounds_sweep``)
    and rounded outward only when a step was inexact, so float32 storage never moves a bound
    across the value. The roll probabilities are the game's float32 ones (exact for dice in
@@ -149,6 +156,9 @@ class Certificate:
     proven: bool = True  # false: an intermediate pass's pair, left unproven (``certify``'s ``refine``)
     # states ranked with the wider slack (``_WIDER``), which the next pass widens from its start
     widened: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64), repr=False)
+    # of the trapped nodes, those where play can stay for ever with the strategy kept (step 3):
+    # the endless margin is taken over these
+    staying: int = 0
 
     def centred(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
         """Float32 values at the middle of the intervals, the intervals rounded outward to
@@ -164,8 +174,8 @@ class Certificate:
 
     def summary(self) -> dict[str, Any]:
         return {"bound": self.bound, "gap": self.gap, "endless_margin": self.endless_margin,
-                "endless_nodes": self.trapped, "method": self.method, "rounds": self.rounds,
-                "matvecs": self.matvecs, "loosen_sweeps": self.loosen_sweeps,
+                "endless_nodes": self.trapped, "staying_nodes": self.staying, "method": self.method,
+                "rounds": self.rounds, "matvecs": self.matvecs, "loosen_sweeps": self.loosen_sweeps,
                 "tighten_sweeps": self.tighten_sweeps, "hot_states": self.hot_states,
                 "trap_passes": self.trap_passes, "passes": self.passes, "seconds": round(self.seconds, 3),
                 **({"why": self.why} if self.why else {})}
@@ -472,6 +482,32 @@ def _widen(game: Any, values: np.ndarray, tolerance: float, RP: np.ndarray, RQ: 
     return passes, before - int(np.count_nonzero(RP == 0) + np.count_nonzero(RQ == 0))
 
 
+def _endless_margin(game: Any, values: np.ndarray, policy: np.ndarray, RP: np.ndarray, RQ: np.ndarray,
+                    L: np.ndarray, U: np.ndarray, threads: int, stored: dict[str, Any]) -> tuple[float, int, int]:
+    """Step 3's m for the strategy ``policy`` and the consistent pair (L, U): the largest claim,
+    L for the strategy's nodes and -U for the opponent's, over the nodes where play can stay for
+    ever with the strategy kept (0 where there are none); with how many such nodes there are and
+    the ranking passes it took to find them.
+
+    They are found by ranking on, in place from the ranks ``RP`` and ``RQ``, with the strategy's
+    outcome as its side's only action: what is never removed is the largest set where, on every
+    roll, the strategy's outcome and some action of the opponent's stay inside it. Starting from
+    the ranks given is sound because every node they removed leads on under the strategy
+    (``attractor_policy``'s promise), so ranking from nothing would remove them too. (``values``
+    are read only for their shape: with a strategy, the ranking needs none.)"""
+    passes = 0
+    ZP, ZQ = RP == 0, RQ == 0
+    if ZP.any() or ZQ.any():
+        _, _, passes = _ranks(game, values, 0.0, threads, policy, False, "", stored, ranks=(RP, RQ))
+        ZP, ZQ = RP == 0, RQ == 0
+    m = 0.0
+    if ZP.any():
+        m = max(m, float(L[ZP].max()))
+    if ZQ.any():
+        m = max(m, float(-U[ZQ].min()))
+    return m, int(ZP.sum(dtype=np.int64) + ZQ.sum(dtype=np.int64)), passes
+
+
 def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
             show_progress: bool | None = False, log: Callable[[str], None] | None = None,
             tighten_sweeps: int = _TIGHTEN_SWEEPS, graph: Any = None,
@@ -591,7 +627,8 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
     # removes every ranked node in rank order, and none other, as a node the first left alone has
     # no near-best action (the strategy's is the best) into the ranked ones. (Once the slack is
     # widened at some states, below, it may remove more: the set kept is then larger than it need
-    # be, which the proof allows; it must only hold every end component.)
+    # be, which the proof allows; it must only hold every end component. The endless margin ranks
+    # on with the strategy fixed, ``_endless_margin``, and counts only what that keeps.)
     ZP, ZQ = RP == 0, RQ == 0
     trapped = int(ZP.sum(dtype=np.int64) + ZQ.sum(dtype=np.int64))
     if log:
@@ -709,19 +746,18 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
             if moved < tolerance / 1000:
                 break
             hot += _hot(sweep, L, U, mark, tolerance / 1000, policy=policy, L_from=L0, U_from=U0)
-    m = 0.0
-    if ZP.any():
-        m = max(m, float(L[ZP].max()))
-    if ZQ.any():
-        m = max(m, float(-U[ZQ].min()))
+    m, stay, more = _endless_margin(game, values, policy, RP, RQ, L, U, threads, stored)
+    passes += more
     lower = L.astype(np.float64) - m
     upper = U.astype(np.float64) + m
     bound = _bound(values, lower, upper)
     settled = pair is not None and pair.settled
     cert = Certificate(lower, upper, bound, float((upper - lower).max()), m, trapped, loose, tight, passes,
                        time.perf_counter() - t0, hot, "trivial" if trivial else "strategy" if settled else "loosening",
-                       pair.rounds if pair else 0, pair.matvecs if pair else 0, why="; ".join(why), widened=widened)
+                       pair.rounds if pair else 0, pair.matvecs if pair else 0, why="; ".join(why), widened=widened,
+                       staying=stay)
     if log:
         log(f"bounds: every value within {bound:.3g} of the proven interval's ends ({tight} tightening sweeps, "
-            f"{passes} passes over {trapped:,} positions where play can last for ever, margin {m:.3g})")
+            f"{passes} passes over {trapped:,} positions where play can last for ever, {stay:,} of them where "
+            f"it can stay for ever with the strategy kept, margin {m:.3g})")
     return cert

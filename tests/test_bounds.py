@@ -886,6 +886,88 @@ def test_the_strategy_can_last_for_ever_exactly_where_the_ranking_left_nodes(
     assert 0 < np.count_nonzero(RP == 0) + np.count_nonzero(RQ == 0) < 2 * n or eps == 0.25
 
 
+def staying_ref(game, policy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where play can stay for ever with the strategy ``policy`` kept, written out: start from
+    every node and drop, until nothing drops, a strategy node whose chosen outcome on some roll
+    ends the game or leaves the set, and an opponent node with a roll where every action does."""
+    n, R = game.state_count, game.roll_count
+    rows = [[game.roll_outcomes(s, r) or [kernels.NOCODE] for r in range(R)] for s in range(n)]
+    ends = (kernels.WIN, kernels.LOSS, kernels.NOCODE)
+    inP, inQ = np.ones(n, dtype=bool), np.ones(n, dtype=bool)
+
+    def stays(c: int, same: np.ndarray, other: np.ndarray) -> bool:
+        return c not in ends and bool(same[c] if c >= 0 else other[-c - 1])
+
+    while True:
+        dropP = [s for s in range(n) if inP[s] and not all(stays(int(policy[s, r]), inP, inQ) for r in range(R))]
+        dropQ = [s for s in range(n) if inQ[s] and not all(any(stays(c, inQ, inP) for c in rows[s][r])
+                                                           for r in range(R))]
+        if not dropP and not dropQ:
+            return inP, inQ
+        inP[dropP] = False
+        inQ[dropQ] = False
+
+
+def widened_ranks(game, V: np.ndarray, eps: float, rng, kw: dict, threads: int = 1):
+    """The certificate's ranks with the wider slack at about half the states (``allow``), as
+    ``certify`` ranks them where play was kept far from 0, and the strategy chosen from them."""
+    from gamesolver.solver import bounds
+
+    n = game.state_count
+    RP, RQ, _ = bounds._ranks(game, V, eps, threads, None, False, "", kw)
+    allow = (rng.random(n) < 0.5).astype(np.uint8)
+    RP, RQ, _ = bounds._ranks(game, V, bounds._WIDER * eps, threads, None, False, "", kw, ranks=(RP, RQ),
+                              allow=allow)
+    policy = np.empty((n, game.roll_count), dtype=np.int32)
+    kernels.attractor_policy(game, V, bounds._WIDER * eps, RP, RQ, policy, threads=threads, **kw)
+    return RP, RQ, policy
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), eps=st.sampled_from([1e-3, 0.25]), stored=st.booleans(),
+       threads=st.sampled_from([1, 3]))
+def test_the_endless_margin_counts_only_where_play_can_stay_with_the_strategy_kept(
+        mini4, seed: int, eps: float, stored: bool, threads: int) -> None:
+    """The margin's nodes, found by ranking on from the certificate's ranks, are the written-out
+    largest set where play can stay for ever with the strategy kept, a part of the nodes the
+    ranking left; and the margin is the largest claim over them alone."""
+    from gamesolver.solver import bounds
+
+    rng = np.random.default_rng(seed)
+    n = mini4.state_count
+    V = rng.choice(NEAR_TIES, n)
+    kw = graph_kw(mini4, stored)
+    RP, RQ, policy = widened_ranks(mini4, V, eps, rng, kw, threads)
+    ZP, ZQ = RP == 0, RQ == 0
+    L = rng.uniform(-1, 1, n)
+    U = np.minimum(L + rng.uniform(0, 0.5, n), 1)
+    m, stay, _ = bounds._endless_margin(mini4, V, policy, RP, RQ, L, U, threads, kw)
+    inP, inQ = staying_ref(mini4, policy)
+    assert np.array_equal(RP == 0, inP) and np.array_equal(RQ == 0, inQ)
+    assert np.all(inP <= ZP) and np.all(inQ <= ZQ) and stay == inP.sum() + inQ.sum()
+    assert m == max([0.0, *L[inP], *(-U[inQ])])
+
+
+@pytest.mark.parametrize("seed", [1, 22])
+def test_a_node_the_ranking_kept_that_the_strategy_leads_on_from_claims_no_margin(mini4, seed: int) -> None:
+    """Where the strategy was chosen with the wider slack, some nodes the ranking kept lead on
+    anyway (on five pieces, one worth +0.36 made the margin over every kept node 0.361 and proved
+    nothing): however much such a node claims, the margin does not count it."""
+    from gamesolver.solver import bounds
+
+    rng = np.random.default_rng(seed)
+    n = mini4.state_count
+    V = rng.choice(NEAR_TIES, n)
+    RP, RQ, policy = widened_ranks(mini4, V, 1e-3, rng, {})
+    inP, inQ = staying_ref(mini4, policy)
+    leads = (RP == 0) & ~inP
+    assert leads.any()  # these seeds have such nodes
+    L = np.where(leads, 0.5, -0.5)
+    U = np.full(n, 0.5)
+    m, stay, _ = bounds._endless_margin(mini4, V, policy, RP, RQ, L, U, 1, {})
+    assert m == 0.0 and stay == inP.sum() + inQ.sum()
+
+
 def far_closing(values: np.ndarray, tol: float, n: int, active=lambda: True):
     """A stand-in for ``bounds._closed`` (returned with the list it fills): besides the rows the
     real one finds, it says play never leaves the strategy's rows at the trapped states worth ten
