@@ -113,8 +113,6 @@ _SMALL = 2.0 ** -2
 # loosening took 56 sweeps' worth over hot sets instead of 4). 1/2 keeps twice the distance from
 # that edge.
 _KRYLOV_TOL = 1 / 2
-# A pass that will not be proven (``certify``'s ``refine``) solves to slack * _COARSE first.
-_COARSE = 2.0 ** 6
 _TIGHTEN_SWEEPS = 200
 # After each full sweep, the states it moved (the hot set) are swept alone, up to _HOT_SWEEPS
 # times and _HOT_BUDGET full sweeps' worth, until a sweep moves none of them: the slow part of
@@ -193,9 +191,6 @@ class StrategyPair:
     matvecs: int
     settled: bool  # the opponent's answers stopped changing: the pair is consistent
     why: str = ""
-    # settled only to the coarser residual of ``strategy_pair``'s ``early``: not consistent to the
-    # slack, only fit to choose the next pass's strategy
-    coarse: bool = False
 
 
 def _targets(policy: np.ndarray, tau: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
@@ -230,8 +225,7 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
                   rounds: int = _ROUNDS, slack: float = _SLACK,
                   log: Callable[[str], None] | None = None,
                   start: tuple[np.ndarray, np.ndarray] | None = None,
-                  lead_on: Callable[[np.ndarray], bool] | None = None,
-                  early: Callable[[float], bool] | None = None) -> StrategyPair:
+                  lead_on: Callable[[np.ndarray], bool] | None = None) -> StrategyPair:
     """A pair near consistency from the strategy ``policy`` and the opponent's best answer to it.
 
     L is what the strategy guarantees and U what the opponent's best answer to it gets (in
@@ -259,13 +253,7 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
     appear in any round, not only once the answers settle: on five pieces, pass 2's first round
     closed the entry-recapture cycle at B1 (the side ahead by 0.365 leaves it only by an action
     1.1e-5 below its best), and its second round spread the 0 pinned there until the pair was
-    0.325 wide.
-
-    ``early``: given the widest interval of a pair settled with its equations solved only to a
-    coarse residual (``_COARSE`` times the slack, not ``_KRYLOV_TOL`` times), whether that pair
-    will do (returned with ``coarse`` set); if not, the rounds go on to the fine residual. A pass
-    whose pair is not proven only hands its middles on, and the last decades of every solve
-    were about a third of its products."""
+    0.325 wide."""
     n = game.state_count
     stored = graph or {}
     X = np.concatenate([values, values]).astype(np.float64)
@@ -322,7 +310,6 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
     matvecs = 0
     matrix: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
     by_matrix: bool | None = None  # the way the last round's products went, logged when it changes
-    tol = slack * (_COARSE if early is not None else _KRYLOV_TOL)
 
     def matvec(x: np.ndarray, out: np.ndarray) -> None:
         if matrix is not None:
@@ -339,7 +326,7 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
             if log and (matrix is not None) != by_matrix:
                 log(f"bounds: {why}")
             by_matrix = matrix is not None
-            res = bicgstab(matvec, c, X, tol=tol, maxiter=_KRYLOV_STEPS, threads=threads,
+            res = bicgstab(matvec, c, X, tol=slack * _KRYLOV_TOL, maxiter=_KRYLOV_STEPS, threads=threads,
                            stall=_KRYLOV_STALL)
             matvecs += res.matvecs
             if not res.converged:
@@ -358,14 +345,7 @@ def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np
                 log(f"bounds: round {r}: {res.matvecs:,} products, {changed:,} answers and {moved:,} endless rows "
                     f"changed, U - L from {float(width.min()):.3g} to {float(width.max()):.3g}")
             if not changed and not moved:
-                if tol == slack * _KRYLOV_TOL:
-                    return StrategyPair(X[:n].copy(), X[n:].copy(), r, matvecs, True)
-                width = float((X[n:] - X[:n]).max())
-                if early is not None and early(width):
-                    return StrategyPair(X[:n].copy(), X[n:].copy(), r, matvecs, True, coarse=True)
-                if log:
-                    log(f"bounds: settled to a coarse residual, {width:.3g} wide: on to the fine one")
-                tol = slack * _KRYLOV_TOL
+                return StrategyPair(X[:n].copy(), X[n:].copy(), r, matvecs, True)
     return StrategyPair(X[:n].copy(), X[n:].copy(), rounds, matvecs, False,
                         f"the opponent's answers still changed after {rounds} rounds")
 
@@ -686,7 +666,7 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
             return True
 
         pair = strategy_pair(game, values, policy, trapped_rows, threads, stored, show_progress,
-                             rounds, log=log, start=start, lead_on=lead_on, early=skip)
+                             rounds, log=log, start=start, lead_on=lead_on)
         if not pair.settled:
             # The strategy leads on with one roll at a node; where that leaves play that almost never
             # ends, the pair's equations may not solve. Leading on with every roll that can costs
@@ -697,15 +677,14 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
             every = True
             kernels.attractor_policy(game, values, slack, RP, RQ, policy, threads=threads, every=every, **stored)
             pair = strategy_pair(game, values, policy, trapped_rows, threads, stored, show_progress,
-                                 rounds, log=log, start=start, lead_on=lead_on, early=skip)
+                                 rounds, log=log, start=start, lead_on=lead_on)
             pair = dataclasses.replace(pair, rounds=pair.rounds + spent[0], matvecs=pair.matvecs + spent[1])
         if log:
             log(f"bounds: the strategy against its best answer, {pair.rounds} rounds, {pair.matvecs:,} products"
                 + ("" if pair.settled else f"; no pair ({pair.why}), loosening from the values instead"))
         if not pair.settled:
             why.append(f"the strategy's pair: {pair.why}")
-        elif pair.coarse or (skip is not None and skip(float((pair.upper - pair.lower).max()))):
-            width = float((pair.upper - pair.lower).max())
+        elif skip is not None and skip(width := float((pair.upper - pair.lower).max())):
             return Certificate(pair.lower, pair.upper, np.nan, width, 0.0, trapped, 0, 0, passes,
                                time.perf_counter() - t0, 0, "strategy", pair.rounds, pair.matvecs, proven=False,
                                widened=widened)
