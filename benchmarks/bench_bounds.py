@@ -12,14 +12,6 @@ values to an interval's end, the start's interval; and the time ratio.
 pair's product over 2N rows, the greedy pair of random values, a random right-hand side), its
 vector steps fused (``solver/_krylov.pyx``) against plain NumPy, alternating in one run: seconds
 an iteration, the products' share, and the ratio.
-
-``--coarse``: the strategy's proof (``certify``, its passes as ``solve --certify`` runs them) with
-the passes that will not be proven solving to a coarse residual first (``bounds._COARSE``, today's
-way) against every pass solving to the fine one, alternating ``--repeats`` times on the same
-table: products, seconds, widest interval and the start's interval, and the ratios. ``--values
-FILE``: that table's values (``.npy``) instead of a solve; ``--gap``: the widest interval aimed
-for (default: the tolerance); ``--graph``: sweep a stored outcome graph, as ``solve`` does where it
-fits (K = 4: 1.6 GiB).
 """
 from __future__ import annotations
 
@@ -44,16 +36,9 @@ def main() -> None:
                     help="time BiCGSTAB's vector steps, fused against NumPy, on the real board's pair")
     ap.add_argument("--iterations", type=int, default=20)
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--coarse", action="store_true", help="passes not proven solved coarsely first, against not")
-    ap.add_argument("--values", type=Path, help="the table's values (.npy) instead of a solve")
-    ap.add_argument("--gap", type=float, help="the widest interval to aim for (default: the tolerance)")
-    ap.add_argument("--graph", action="store_true", help="sweep a stored outcome graph")
     args = ap.parse_args()
     if args.krylov:
         krylov_speed(args.krylov, args.threads, args.iterations, args.repeats)
-        return
-    if args.coarse:
-        coarse_against_fine(args)
         return
 
     from gamesolver.games.ur import kernel
@@ -90,45 +75,6 @@ def main() -> None:
                   f"[{cert.lower[start]:+.7f}, {cert.upper[start]:+.7f}] (value {values[start]:+.7f})", flush=True)
         print(f"  strategy / loosening time: {seconds['strategy'] / seconds['loosening']:.3f} "
               f"({seconds['loosening'] / seconds['strategy']:.1f}x faster)")
-
-
-def coarse_against_fine(args: argparse.Namespace) -> None:
-    from gamesolver.games.ur import kernel
-    from gamesolver.games.ur.rules import UrOptions
-    from gamesolver.solver import bounds
-    from gamesolver.solver.outcomes import build_graph
-    from gamesolver.solver.stochastic import solve_values
-
-    with tempfile.TemporaryDirectory() as tmp:
-        options = UrOptions(pieces=args.real or 3)
-        game = kernel(options)
-        if args.values is not None:
-            values = np.load(args.values)
-        else:
-            values = solve_values(game, Path(tmp) / "t", options.header(), tolerance=args.tolerance,
-                                  threads=args.threads).values
-        graph = build_graph(game, threads=args.threads) if args.graph else None
-        gap = args.gap or args.tolerance
-        start = int(game.rank([0], [0])[0])
-        fine_tol = bounds._KRYLOV_TOL
-        coarse_tol = bounds._COARSE
-        runs: dict[str, list[tuple[float, int]]] = {"fine": [], "coarse": []}
-        print(f"real board, {options.pieces} pieces, {game.state_count:,} states, gap aimed for {gap:g}, "
-              f"{'stored graph' if graph is not None else 'regenerating'}, {args.threads} threads", flush=True)
-        for _ in range(args.repeats):
-            for way in ("fine", "coarse"):
-                bounds._COARSE = coarse_tol if way == "coarse" else fine_tol
-                t0 = time.perf_counter()
-                cert = bounds.certify(game, values, gap, threads=args.threads, graph=graph)
-                sec = time.perf_counter() - t0
-                runs[way].append((sec, cert.matvecs))
-                print(f"  {way:6s}: {sec:7.1f} s, {cert.passes} passes, {cert.matvecs:,} products, widest "
-                      f"{cert.gap:.3g}, start in [{cert.lower[start]:+.7f}, {cert.upper[start]:+.7f}]", flush=True)
-        bounds._COARSE = coarse_tol
-        med = {w: (float(np.median([r[0] for r in v])), float(np.median([r[1] for r in v]))) for w, v in runs.items()}
-        print(f"  medians: fine {med['fine'][0]:.1f} s, {med['fine'][1]:,.0f} products; coarse "
-              f"{med['coarse'][0]:.1f} s, {med['coarse'][1]:,.0f} products: {med['fine'][0] / med['coarse'][0]:.2f}x "
-              f"less time, {med['fine'][1] / med['coarse'][1]:.2f}x fewer products")
 
 
 def krylov_speed(k: int, threads: int, iterations: int, repeats: int) -> None:
