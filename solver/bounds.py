@@ -13,10 +13,10 @@ turns solved values into proven bounds:
    (The greedy strategy, best by the values alone, can cycle on near-ties where it is ahead, and
    then nothing proves it ever cashes its lead. Leading on with every roll that can, as this
    did before, gave up up to the tolerance a move all through play.) Where the pair of step 2
-   then never ends play at states whose values are 10 times the tolerance or more (endless
-   play's 0 is far off there), those states are ranked again with 10 times the slack and the pair
-   goes on, in whichever round such rows appeared, with the strategy that now leads on there
-   (``_WIDER``).
+   then never ends play at states where the strategy's side is ahead by 10 times the tolerance
+   or more (endless play's 0 is far below their worth), those states are ranked again with 10
+   times the slack and the pair goes on, in whichever round such rows appeared, with the
+   strategy that now leads on there (``_WIDER``, ``_far``).
 2. **A consistent pair**: L at most the strategy's backup of (L, U) and U at least the best
    backup, at every state. ``strategy_pair`` (the default) takes L as what the strategy
    guarantees against the opponent's best answer and U as what that answer gets: policy
@@ -121,8 +121,8 @@ _HOT_SWEEPS = 2000
 _HOT_BUDGET = 10.0
 _HOT_MOST = 8
 _NO_BOUNDS = np.empty(0)
-# Where the strategy's pair never leaves some rows and the values there are this many times the
-# tolerance or more (the endless check's slack), the ranking goes on at those states with actions
+# Where the strategy's pair never leaves some rows and the strategy's side is ahead there by this
+# many times the tolerance or more (the endless check's slack; ``_far``), the ranking goes on at those states with actions
 # within this many times the tolerance. On five pieces the side ahead in the entry-recapture
 # cycles leaves them only by an action 2e-5 below its best by the table: within the tolerance the
 # strategy stayed, play there could last for ever against it, and those rows were pinned at 0
@@ -470,6 +470,17 @@ def _ranks(game: Any, values: np.ndarray, eps: float, threads: int, policy: np.n
                 return RP, RQ, passes
 
 
+def _far(values: np.ndarray, closed: np.ndarray, tolerance: float) -> np.ndarray:
+    """Of the states ``closed`` (where the pair's play never leaves the strategy's rows), those to
+    rank with the wider slack: where the strategy's side is ahead by ``_WIDER`` times the
+    tolerance or more, so that endless play's 0 pinned there is far below what it is worth.
+    Where it is behind, 0 is more than it is worth; the opponent, ahead, leads on there (its
+    answers are free), and widening the strategy there would only give the difference away: on
+    five pieces, widening both sides of the entry-recapture cycle on B1 left those states 2.2e-5
+    wide, twice the 1.1e-5 that the side ahead gives up by leading on."""
+    return closed[values[closed] >= _WIDER * tolerance]
+
+
 def _widen(game: Any, values: np.ndarray, tolerance: float, RP: np.ndarray, RQ: np.ndarray, states: np.ndarray,
            threads: int, show_progress: bool | None, stored: dict[str, Any]) -> tuple[int, int]:
     """Go on ranking, in place, with actions within ``_WIDER`` times the tolerance, the certified
@@ -646,7 +657,7 @@ def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int,
             # rows are pinned at endless play's 0: rank those states' nodes with a wider slack, and
             # the pair goes on with the strategy that now leads them on.
             nonlocal widened, passes, ZP, ZQ, slack, trapped
-            far = np.setdiff1d(closed[np.abs(values[closed]) >= _WIDER * tolerance], widened)
+            far = np.setdiff1d(_far(values, closed, tolerance), widened)
             if not far.size:
                 return False
             widened = np.union1d(widened, far)

@@ -971,9 +971,9 @@ def test_a_node_the_ranking_kept_that_the_strategy_leads_on_from_claims_no_margi
 def far_closing(values: np.ndarray, tol: float, n: int, active=lambda: True):
     """A stand-in for ``bounds._closed`` (returned with the list it fills): besides the rows the
     real one finds, it says play never leaves the strategy's rows at the trapped states worth ten
-    times ``tol`` or more (fixed at its first active call), while they stay trapped (where the
-    strategy leads on, play can end), and only while ``active()``. The test board's pairs close no
-    such rows themselves."""
+    times ``tol`` or more to either side (fixed at its first active call), while they stay trapped
+    (where the strategy leads on, play can end), and only while ``active()``. The test board's
+    pairs close no such rows themselves."""
     from gamesolver.solver import bounds
 
     real = bounds._closed
@@ -989,6 +989,33 @@ def far_closing(values: np.ndarray, tol: float, n: int, active=lambda: True):
         return np.union1d(rows, np.intersect1d(far[0], trapped_rows))
 
     return closed, far
+
+
+def widen_either_side(monkeypatch) -> None:
+    """``certify`` widens only the closed states where the strategy's side is ahead (``_far``); on
+    the test board every state the ranking keeps has that side behind (it is the side that wants
+    play to go on), so tests of how widening goes on widen either side instead."""
+    from gamesolver.solver import bounds
+
+    monkeypatch.setattr(bounds, "_far", lambda values, closed, tol: closed[np.abs(values[closed])
+                                                                          >= bounds._WIDER * tol])
+
+
+def test_only_states_where_the_strategy_is_ahead_are_widened(tmp_path) -> None:
+    """Of the closed states, ``_far`` picks those worth ten times the tolerance or more to the
+    strategy's side; on the test board's own kept states that is none (all are behind: the side
+    to move there is the one that wants play to go on)."""
+    from gamesolver.solver import bounds
+
+    values = np.array([0.5, -0.5, 1e-3, 9.9e-3, 1e-2, -1e-2, 0.0], dtype=np.float32)
+    assert list(bounds._far(values, np.arange(7), 1e-3)) == [0, 4]
+    assert list(bounds._far(values, np.array([1, 3, 4]), 1e-3)) == [4]
+    o = mini_options(tmp_path, 4)
+    game = kernel(o)
+    v = np.asarray(solve(o, tmp_path / "t", tolerance=1e-3, threads=1)["value"])
+    RP, RQ, _ = bounds._ranks(game, v, 1e-3, 1, None, False, "", {})
+    kept = np.flatnonzero(RP == 0)
+    assert kept.size and not bounds._far(v, kept, 1e-3).size and np.all(v[kept] < 0)
 
 
 def test_where_the_pair_keeps_play_far_from_0_the_strategy_leads_on_with_a_wider_slack(
@@ -1018,6 +1045,7 @@ def test_where_the_pair_keeps_play_far_from_0_the_strategy_leads_on_with_a_wider
         return pair
 
     monkeypatch.setattr(bounds, "_closed", closed)
+    widen_either_side(monkeypatch)
     monkeypatch.setattr(bounds, "strategy_pair", spy)
     said: list[str] = []
     cert = certify(game, values, tol, threads=1, refine=0, log=said.append)
@@ -1096,6 +1124,7 @@ def test_where_the_fallback_strategy_widens_it_still_leads_on_with_every_roll(tm
         return pair
 
     monkeypatch.setattr(bounds, "_closed", closed)
+    widen_either_side(monkeypatch)
     monkeypatch.setattr(bounds, "strategy_pair", flaky)
     cert = certify(game, values, tol, threads=1, refine=0)
     assert len(policies) == 2 and far and far[0].size and np.array_equal(cert.widened, far[0])
