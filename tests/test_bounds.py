@@ -968,6 +968,13 @@ def test_a_node_the_ranking_kept_that_the_strategy_leads_on_from_claims_no_margi
     assert m == 0.0 and stay == inP.sum() + inQ.sum()
 
 
+def far_either_side(values: np.ndarray, states: np.ndarray, tol: float) -> np.ndarray:
+    """Of ``states``, those worth ten times ``tol`` or more to either side."""
+    from gamesolver.solver import bounds
+
+    return states[np.abs(values[states]) >= bounds._WIDER * tol]
+
+
 def far_closing(values: np.ndarray, tol: float, n: int, active=lambda: True):
     """A stand-in for ``bounds._closed`` (returned with the list it fills): besides the rows the
     real one finds, it says play never leaves the strategy's rows at the trapped states worth ten
@@ -985,7 +992,7 @@ def far_closing(values: np.ndarray, tol: float, n: int, active=lambda: True):
             return rows
         if not far:
             kept = trapped_rows[trapped_rows < n]
-            far.append(kept[np.abs(values[kept]) >= bounds._WIDER * tol])
+            far.append(far_either_side(values, kept, tol))
         return np.union1d(rows, np.intersect1d(far[0], trapped_rows))
 
     return closed, far
@@ -997,8 +1004,7 @@ def widen_either_side(monkeypatch) -> None:
     play to go on), so tests of how widening goes on widen either side instead."""
     from gamesolver.solver import bounds
 
-    monkeypatch.setattr(bounds, "_far", lambda values, closed, tol: closed[np.abs(values[closed])
-                                                                          >= bounds._WIDER * tol])
+    monkeypatch.setattr(bounds, "_far", far_either_side)
 
 
 def test_only_states_where_the_strategy_is_ahead_are_widened(tmp_path) -> None:
