@@ -2,23 +2,28 @@
 # One GPU session's checks of the GPU backend, as one command that fits a lent machine's limits
 # (a machine that starts bare, no network, ten minutes a command, a few small files back):
 #
-#   bash benchmarks/gpu_session.sh            # on the GPU machine, from the repository's root
+#   bash benchmarks/gpu_session.sh                          # on the GPU machine, from the repository's root
+#   STAGES="k6 bench" SKIP_BUILD=1 bash benchmarks/gpu_session.sh
+#                                                           # the next command on the same warm machine:
+#                                                           # K = 6 resumes from its checkpoint
 #
-# Stages, each with its own time limit, all inside BUDGET seconds (default 570); a stage that fails
-# does not stop the next. Everything goes to $OUT (default ./gpu-session) in at most eight files:
+# Stages (STAGES, default "build tests k6 bench"), each with its own time limit, all inside BUDGET
+# seconds (default 570); a stage that fails does not stop the next. Everything goes to $OUT
+# (default ./gpu-session) in a few small files:
 #   session.log   every stage's output, with its exit code and seconds
-#   bench.jsonl   benchmarks/bench_ur_gpu.py: states/s of a full and of a policy sweep against one
-#                 CPU thread of the same machine, peak device memory, for K = 4..7
-#   k4.json       four pieces solved on the GPU and on the CPU side by side: values compared
-#   k5.log        five pieces solved on the GPU (its start value and sweeps; the CPU's: +0.146072)
+#   k6.log, k6.json  six pieces solved on the device over its stored graph (73 GiB: an H200), stopped
+#                 by SIGINT at the stage's limit (a checkpoint in /tmp/gpu6 that the same command
+#                 resumes); once solved: sweeps, seconds, the start's value and each roll's best
+#                 action, SHA-256 of the values
+#   k6-opening.npz   the opening file of the K = 6 table (positions within 5 turns; about 100 kB)
+#   bench.jsonl   benchmarks/bench_ur_gpu.py: states/s of a full sweep (regenerating, and over the
+#                 stored graph where it fits) and of a policy sweep, against one CPU thread of the
+#                 same machine, peak device memory, for BENCH_PIECES (default 5 4)
+#   k4.json       (stage k4) four pieces solved on the GPU and on the CPU side by side
+#   k5.log        (stage k5) five pieces solved on the GPU (the CPU's start value: +0.146072)
 #   gpu-mem.csv   the device memory in use, sampled every half second
-# 1. build (no build isolation: the machine has Cython and numpy but no network);
-# 2. the GPU tests of tests/test_ur_gpu.py (the device generator against FortGame on 20,000 random
-#    states for K = 4 and 7, K = 3 and the test board solved on the device against the CPU);
-# 3. K = 4 solved with the CLI on the GPU and, at the same time, on 8 CPU threads: the largest
-#    difference between the two tables and both start values;
-# 4. K = 5 on the GPU, five minutes at most (SIGINT stops it cleanly, with its checkpoint);
-# 5. the benchmark with the time left, K = 7, 6, 5, 4 (BENCH_PIECES), the real game first.
+# build: no build isolation (the machine has Cython and numpy but no network); tests: the GPU
+# tests of the stored graph and of the device generator (tests/test_ur_gpu.py).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-gpu-session}
@@ -59,9 +64,13 @@ trap 'kill $SMI 2>/dev/null' EXIT
 say "== machine: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>&1), $(nproc) cores"
 say "== $($PY --version 2>&1); numba-cuda $($PY -c 'import numba_cuda; print(numba_cuda.__version__)' 2>&1 | tail -n 1)"
 
-[ -n "${SKIP_BUILD:-}" ] || stage build 200 "$LOG" env SOLVER_BUILD_JOBS=16 $PY -m pip install -q --no-build-isolation --no-deps -e .
-stage gpu-tests 170 "$LOG" $PY -m pytest tests/test_ur_gpu.py -q -p no:cacheprovider -m "not slow" \
-    -k "on_the_gpu or gpu_solve_equals or gpu_mini or compile_for_an_h100 or cli_gpu_refuses" --durations=8
+STAGES=" ${STAGES:-build tests k6 bench} "
+want() { [[ "$STAGES" == *" $1 "* ]]; }
+if want build && [ -z "${SKIP_BUILD:-}" ]; then
+    stage build 200 "$LOG" env SOLVER_BUILD_JOBS=16 $PY -m pip install -q --no-build-isolation --no-deps -e .
+fi
+want tests && stage gpu-tests 150 "$LOG" $PY -m pytest tests/test_ur_gpu.py -q -p no:cacheprovider -m "not slow" \
+    -k "stored_graph_on_the_gpu or generator_on_the_gpu" --durations=8
 
 k4() {
     local args=(-m gamesolver.solver ur solve --pieces "$K4" --tolerance 1e-5 --json)
@@ -91,9 +100,24 @@ EOF
 }
 export PY K4=${K4:-4} BACKEND=${BACKEND:-gpu}
 export -f k4
-stage k4 120 "$OUT/k4.json" bash -c k4
-stage k5 300 "$OUT/k5.log" $PY -m gamesolver.solver ur solve --pieces 5 --tolerance 1e-5 --backend gpu \
+want k4 && stage k4 120 "$OUT/k4.json" bash -c k4
+want k5 && stage k5 300 "$OUT/k5.log" $PY -m gamesolver.solver ur solve --pieces 5 --tolerance 1e-5 --backend gpu \
     --out /tmp/gpu5 --json
-stage bench 600 "$OUT/bench.jsonl" $PY benchmarks/bench_ur_gpu.py --pieces ${BENCH_PIECES:-7 6 5 4} --repeats 2 --json
+
+k6() {
+    # the solve (it resumes from /tmp/gpu6's checkpoint), then, once the table is written, its figures
+    $PY -m gamesolver.solver ur solve --pieces "$K6" --tolerance 1e-5 --backend "$BACKEND" --graph store \
+        --out /tmp/gpu6 --json > /tmp/gpu6.json || return $?
+    cat /tmp/gpu6.json
+    $PY -m gamesolver.solver ur opening build --pieces "$K6" --turns 5 --table /tmp/gpu6 --out "$OUT/k6-opening.npz"
+    $PY benchmarks/table_report.py /tmp/gpu6 "$K6" /tmp/gpu6.json "$OUT/k6.json"
+}
+# K6 and BACKEND let the stage be tried without a GPU: STAGES=k6 K6=3 BACKEND=cpu
+export OUT PY K6=${K6:-6}
+export -f k6
+# K = 6 takes what the budget has left but a minute (the bench after it, if any time is left)
+want k6 && stage k6 $(( $(left) - 60 )) "$OUT/k6.log" bash -c k6
+want bench && stage bench 600 "$OUT/bench.jsonl" $PY benchmarks/bench_ur_gpu.py --pieces ${BENCH_PIECES:-5 4} \
+    --repeats 2 --json
 say "== peak device memory in use (MiB): $(cut -d, -f2 "$OUT/gpu-mem.csv" | tr -dc '0-9\n' | sort -n | tail -n 1)"
 say "== done at $(($(date +%s) - T0))s"

@@ -18,14 +18,23 @@ greedy policy live in device memory between calls; the host array the driver hol
 after every full sweep and before the endless check. Policy sweeps change only the device's values,
 so a checkpoint written after a round holds the values of its full sweep (a valid point to resume
 from, a round's policy sweeps behind).
+
+Where device memory allows (``graph="auto"``), the engine first generates every state's outcomes
+twice, once to count each state's distinct codes and once to write them at their offsets, and
+keeps them as a stored graph in the CPU engine's layout (int64 offsets, a byte a group for the
+group sizes, the int32 codes); full sweeps and the endless check then read a state's codes instead
+of generating them. A regenerating sweep spends most of its time in the generator; the stored one
+reads about 300 bytes a state (six pieces: 73 GiB in all).
 """
 from __future__ import annotations
 
+import time
 from typing import Any, Callable
 
 import numpy as np
 
 from gamesolver.solver.errors import InputError
+from gamesolver.solver.outcomes import GRAPH_CHOICES
 
 GPU_EXTRA = 'pip install "gamesolver[gpu]"'
 NO_GPU = ("no CUDA GPU was found (numba.cuda.is_available() is False); on this machine use --backend cpu "
@@ -193,6 +202,37 @@ def state_functions(jit: Callable[[Any], Any], ngroups: int, nrolls: int) -> Any
     return term, target, finished, backup, reaches, policy_backup
 
 
+def graph_functions(jit: Callable[[Any], Any], ngroups: int) -> Any:
+    """``distinct(codes, counts)``, compiled with ``jit``: a state's outcome codes with each
+    group's repeats dropped, in place, first occurrences kept in order; returns how many are left.
+    (The mirror sends two moves to one canonical successor.) A group's best code is the first of
+    its best, and a check asks only whether some code does something, so the backups read from
+    the shorter lists are the same, bit for bit: the device's stored graph holds them."""
+    G = int(ngroups)
+
+    @jit
+    def distinct(codes, counts):
+        src = 0
+        dst = 0
+        for k in range(G):
+            first = dst
+            for i in range(counts[k]):
+                c = codes[src + i]
+                seen = False
+                for j in range(first, dst):
+                    if codes[j] == c:
+                        seen = True
+                        break
+                if not seen:
+                    codes[dst] = c
+                    dst += 1
+            src += counts[k]
+            counts[k] = dst - first
+        return dst
+
+    return distinct
+
+
 _CACHE: dict[tuple[Any, ...], Any] = {}
 
 
@@ -275,7 +315,72 @@ def _cpu_kernels(spec: Any, tpb: int) -> Any:
                 added += 1
         return added
 
-    return {"sweep": sweep, "evaluate": evaluate, "endless": endless, "generate": generate}
+    distinct = graph_functions(jit, G)
+
+    @jit
+    def graph_count(T, start, stop, sizes, codes, scratch):
+        counts = np.zeros(G, np.int64)
+        for s in range(start, stop):
+            if generate(T, s, codes, counts, scratch) < 0:
+                return -1
+            sizes[s] = distinct(codes, counts)
+        return 0
+
+    @jit
+    def graph_fill(T, start, stop, OFF, CNT, CODES, codes, scratch):
+        counts = np.zeros(G, np.int64)
+        for s in range(start, stop):
+            if generate(T, s, codes, counts, scratch) < 0:
+                return -1
+            m = distinct(codes, counts)
+            at = OFF[s]
+            if at + m != OFF[s + 1]:
+                return -1
+            for i in range(m):
+                CODES[at + i] = codes[i]
+            for k in range(G):
+                CNT[s, k] = counts[k]
+        return 0
+
+    @jit
+    def sweep_stored(OFF, CNT, CODES, V, dst, start, stop, g, RP, RG, policy, record, write, S, indexed):
+        bestv = np.zeros(G, np.float32)
+        bestc = np.zeros(G, np.int64)
+        worst = _F0
+        for i in range(start, stop):
+            s = S[i] if indexed else i
+            v = backup(CODES[OFF[s]:OFF[s + 1]], CNT[s], V, g, RP, RG, bestv, bestc, policy, s, record)
+            d = v - V[s]
+            if d < 0:
+                d = -d
+            if d > worst:
+                worst = d
+            if write:
+                dst[s] = v
+        return worst
+
+    @jit
+    def endless_stored(OFF, CNT, CODES, V, good, eps, first, start, stop, RG):
+        starts = np.zeros(G, np.int64)
+        added = 0
+        for s in range(start, stop):
+            if good[s] != 0:
+                continue
+            codes = CODES[OFF[s]:OFF[s + 1]]
+            counts = CNT[s]
+            v = V[s]
+            av = v if v >= 0 else -v
+            if first and (finished(codes, counts) or av <= eps):
+                good[s] = 1
+                added += 1
+            elif reaches(codes, counts, V, v, good, eps, RG, starts):
+                good[s] = 1
+                added += 1
+        return added
+
+    return {"sweep": sweep, "evaluate": evaluate, "endless": endless, "generate": generate,
+            "graph_count": graph_count, "graph_fill": graph_fill, "sweep_stored": sweep_stored,
+            "endless_stored": endless_stored}
 
 
 class GpuEngine:
@@ -288,18 +393,24 @@ class GpuEngine:
     walk's greedy policy (4 bytes a state and roll) is counted before anything starts, and a run
     that cannot fit in the device's free memory is refused. ``target``: ``cuda`` (the GPU, or numba's
     simulator) or ``cpu`` (numba's CPU JIT: the same kernels' logic, one thread, for tests).
+    ``graph``: ``auto`` (the default) keeps every state's distinct outcome codes in device memory,
+    generated once, where they fit beside the rest; the full sweeps and the endless check then read
+    them instead of generating (on six pieces about 73 GiB, which an H200 holds; seven need some 200).
+    ``store`` refuses to run without it, ``regenerate`` never builds it. The values are the same,
+    bit for bit (``graph_functions``).
     """
 
-    stored = False
-    nbytes = 0
+    stored = False  # no host graph for the proof's kernels (``graph_kind`` says where the outcomes come from)
     name = "gpu"
     chunk = 1 << 62  # the driver's progress chunks would each copy the values: sweep whole
 
     def __init__(self, spec: Any, *, policy: bool = True, target: str = "cuda",
                  threads_per_block: int = THREADS_PER_BLOCK, launch_states: int = LAUNCH_STATES,
-                 log: Callable[[str], None] | None = None) -> None:
+                 log: Callable[[str], None] | None = None, graph: str = "auto") -> None:
         if target not in ("cuda", "cpu"):
             raise InputError(f"unknown target {target!r}; expected cuda or cpu")
+        if graph not in GRAPH_CHOICES:
+            raise InputError(f"unknown graph choice {graph!r}; expected one of {', '.join(GRAPH_CHOICES)}")
         self.spec = spec
         self.target = target
         self.n = int(spec.total)
@@ -337,6 +448,14 @@ class GpuEngine:
         self._ahead = False  # policy sweeps have changed the device's values since the host's copy
         if log:
             log(f"gpu: {self.device_name()}; {self.n:,} states, about {need / 2**30:.2f} GiB of device memory")
+        # the stored graph on the device: every state's distinct outcome codes, generated once
+        self.OFF: Any = None  # int64, n + 1: where each state's codes start
+        self.CNT: Any = None  # uint8, (n, groups): its groups' sizes
+        self.CODES: Any = None  # int32: the codes, state after state, group after group
+        self.nbytes = 0
+        self.graph_kind = "regenerated"
+        if graph != "regenerate":
+            self._store_graph(need, required=graph == "store")
 
     # ---- memory ---------------------------------------------------------------------------
 
@@ -376,6 +495,73 @@ class GpuEngine:
             return name.decode() if isinstance(name, bytes) else str(name)
         except Exception:  # noqa: BLE001
             return "CUDA device"
+
+    def _store_graph(self, need: int, required: bool) -> None:
+        """Generate every state's outcomes twice (once to count them, once to write them) into
+        the stored graph, where it fits beside ``need`` bytes (the values, the policy and the
+        rest) in the device's free memory; elsewhere regenerate (``required``: refuse instead)."""
+        t0 = time.perf_counter()
+        n, G = self.n, int(self.spec.ngroups)
+        if self.target == "cuda":
+            sizes = self._empty((n,), np.int32)
+            _, err = self._scalars()
+            for a, b in self._pieces(0, n):
+                self.k["graph_count"][(b - a + self.tpb - 1) // self.tpb, self.tpb](self.T, a, b, sizes, err)
+            self._check(err)
+            host = sizes.copy_to_host()
+            del sizes
+        else:
+            host = np.zeros(n, dtype=np.int32)
+            self._check(self.k["graph_count"](self.T, 0, n, host, *self._buffers()) < 0)
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(host, out=offsets[1:])
+        del host
+        total = int(offsets[-1])
+        size = offsets.nbytes + n * G + 4 * total
+        free = self.free_bytes()
+        if free is not None and size + need > free:
+            why = (f"the stored graph needs {size / 2**30:.1f} GiB ({total:,} outcomes) beside the "
+                   f"{need / 2**30:.1f} GiB of the rest, more than the {free / 2**30:.1f} GiB free on the GPU")
+            if required:
+                raise InputError(f"{why}; use --graph regenerate (or graph='regenerate')")
+            if self.log:
+                self.log(f"gpu: {why}: every sweep regenerates the outcomes")
+            return
+        self.OFF = self._to_device(offsets)
+        del offsets
+        self.CNT = self._empty((n, G), np.uint8)
+        self.CODES = self._empty((max(1, total),), np.int32)
+        if self.target == "cuda":
+            _, err = self._scalars()
+            for a, b in self._pieces(0, n):
+                self.k["graph_fill"][(b - a + self.tpb - 1) // self.tpb, self.tpb](
+                    self.T, a, b, self.OFF, self.CNT, self.CODES, err)
+            self._check(err)
+            self.cuda.synchronize()
+        else:
+            self._check(self.k["graph_fill"](self.T, 0, n, self.OFF, self.CNT, self.CODES, *self._buffers()) < 0)
+        self.nbytes = size
+        self.graph_kind = "stored on the device"
+        if self.log:
+            self.log(f"gpu: stored graph of {total:,} outcomes, {size / 2**30:.2f} GiB on the device "
+                     f"(built in {time.perf_counter() - t0:.1f} s)")
+
+    def stored_groups(self, rank: int) -> list[list[int]]:
+        """The stored graph's codes of one state, group by group (copied from the device)."""
+        if self.CODES is None:
+            raise RuntimeError("no stored graph on the device")
+        if self.target == "cuda":
+            a, b = (int(x) for x in self.OFF[rank:rank + 2].copy_to_host())
+            counts = self.CNT[rank].copy_to_host().tolist()
+            codes = self.CODES[a:b].copy_to_host().tolist() if b > a else []
+        else:
+            a, b = int(self.OFF[rank]), int(self.OFF[rank + 1])
+            counts, codes = self.CNT[rank].tolist(), self.CODES[a:b].tolist()
+        out, at = [], 0
+        for c in counts:
+            out.append(codes[at:at + c])
+            at += c
+        return out
 
     # ---- device arrays --------------------------------------------------------------------
 
@@ -514,18 +700,27 @@ class GpuEngine:
         dst = self.V if out is None else self._empty((self.n,), np.float32)
         write = write or out is not None
         worst = 0.0
+        graph = self.CODES is not None
         if self.target == "cuda":
             w, err = self._scalars()
             for a, b in self._pieces(start, stop):
                 blocks = (b - a + self.tpb - 1) // self.tpb
-                self.k["sweep"][blocks, self.tpb](self.T, self.V, dst, a, b, g, self.RP, self.RG, P, record,
-                                                  write, S, indexed, w, err)
+                if graph:
+                    self.k["sweep_stored"][blocks, self.tpb](self.OFF, self.CNT, self.CODES, self.V, dst, a, b, g,
+                                                             self.RP, self.RG, P, record, write, S, indexed, w)
+                else:
+                    self.k["sweep"][blocks, self.tpb](self.T, self.V, dst, a, b, g, self.RP, self.RG, P, record,
+                                                      write, S, indexed, w, err)
             self._check(err)
             worst = float(w.copy_to_host()[0])
         else:
             for a, b in self._pieces(start, stop):
-                got = float(self.k["sweep"](self.T, self.V, dst, a, b, g, self.RP, self.RG, P, record, write,
-                                            S, indexed, *self._buffers()))
+                if graph:
+                    got = float(self.k["sweep_stored"](self.OFF, self.CNT, self.CODES, self.V, dst, a, b, g, self.RP,
+                                                       self.RG, P, record, write, S, indexed))
+                else:
+                    got = float(self.k["sweep"](self.T, self.V, dst, a, b, g, self.RP, self.RG, P, record, write,
+                                                S, indexed, *self._buffers()))
                 self._check(got < 0)
                 worst = max(worst, got)
         if out is not None:
@@ -598,9 +793,17 @@ class GpuEngine:
             _, err = self._scalars()
             for a, b in self._pieces(start, stop):
                 blocks = (b - a + self.tpb - 1) // self.tpb
-                self.k["endless"][blocks, self.tpb](self.T, self.V, self.good, e, first, a, b, self.RG, total, err)
+                if self.CODES is not None:
+                    self.k["endless_stored"][blocks, self.tpb](self.OFF, self.CNT, self.CODES, self.V, self.good, e,
+                                                               first, a, b, self.RG, total)
+                else:
+                    self.k["endless"][blocks, self.tpb](self.T, self.V, self.good, e, first, a, b, self.RG, total,
+                                                        err)
             self._check(err)
             added = int(total.copy_to_host()[0])
+        elif self.CODES is not None:
+            added = int(self.k["endless_stored"](self.OFF, self.CNT, self.CODES, self.V, self.good, e, first, start,
+                                                 stop, self.RG))
         else:
             added = int(self.k["endless"](self.T, self.V, self.good, e, first, start, stop, self.RG,
                                           *self._buffers()))
@@ -641,6 +844,7 @@ class GpuEngine:
     def close(self) -> None:
         """Let the device arrays go (numba frees them with their last reference)."""
         self.V = self.good = self.policy = self.hot = None
+        self.OFF = self.CNT = self.CODES = None
         self._subset = None
         self.T = ()
         self._host = None

@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 from numba import cuda, float32, int32, int64
 
-from gamesolver.solver.gpu import _F0, state_functions
+from gamesolver.solver.gpu import _F0, graph_functions, state_functions
 
 
 def device_jit() -> Callable[[Any], Any]:
@@ -40,6 +40,21 @@ def cuda_kernels(spec: Any, tpb: int) -> Any:
             h //= 2
         if tid == 0:
             cuda.atomic.max(worst, 0, cache[0])
+
+    @dev
+    def block_sum(a, added):
+        cache = cuda.shared.array(TPB, int32)
+        tid = cuda.threadIdx.x
+        cache[tid] = a
+        cuda.syncthreads()
+        h = TPB // 2
+        while h > 0:
+            if tid < h:
+                cache[tid] += cache[tid + h]
+            cuda.syncthreads()
+            h //= 2
+        if tid == 0:
+            cuda.atomic.add(added, 0, cache[0])
 
     @cuda.jit
     def sweep(T, V, dst, start, stop, g, RP, RG, policy, record, write, S, indexed, worst, err):
@@ -84,8 +99,6 @@ def cuda_kernels(spec: Any, tpb: int) -> Any:
         counts = cuda.local.array(G, int64)
         scratch = cuda.local.array(SCR, int64)
         starts = cuda.local.array(G, int64)
-        cache = cuda.shared.array(TPB, int32)
-        tid = cuda.threadIdx.x
         s = start + cuda.grid(1)
         a = 0
         if s < stop and good[s] == 0:
@@ -100,16 +113,79 @@ def cuda_kernels(spec: Any, tpb: int) -> Any:
                 elif reaches(codes, counts, V, v, good, eps, RG, starts):
                     good[s] = 1
                     a = 1
-        cache[tid] = a
-        cuda.syncthreads()
-        h = TPB // 2
-        while h > 0:
-            if tid < h:
-                cache[tid] += cache[tid + h]
-            cuda.syncthreads()
-            h //= 2
-        if tid == 0:
-            cuda.atomic.add(added, 0, cache[0])
+        block_sum(a, added)
+
+    distinct = graph_functions(dev, G)
+
+    @cuda.jit
+    def graph_count(T, start, stop, sizes, err):
+        """Each state's number of distinct outcome codes (the stored graph's row lengths)."""
+        codes = cuda.local.array(MAXOUT, int32)
+        counts = cuda.local.array(G, int64)
+        scratch = cuda.local.array(SCR, int64)
+        s = start + cuda.grid(1)
+        if s < stop:
+            if generate(T, s, codes, counts, scratch) < 0:
+                cuda.atomic.max(err, 0, 1)
+            else:
+                sizes[s] = distinct(codes, counts)
+
+    @cuda.jit
+    def graph_fill(T, start, stop, OFF, CNT, CODES, err):
+        """Each state's distinct codes written at its offset, its group sizes to its row of CNT."""
+        codes = cuda.local.array(MAXOUT, int32)
+        counts = cuda.local.array(G, int64)
+        scratch = cuda.local.array(SCR, int64)
+        s = start + cuda.grid(1)
+        if s < stop:
+            if generate(T, s, codes, counts, scratch) < 0:
+                cuda.atomic.max(err, 0, 1)
+            else:
+                m = distinct(codes, counts)
+                at = OFF[s]
+                if at + m != OFF[s + 1]:
+                    cuda.atomic.max(err, 0, 2)
+                else:
+                    for i in range(m):
+                        CODES[at + i] = codes[i]
+                    for k in range(G):
+                        CNT[s, k] = counts[k]
+
+    @cuda.jit
+    def sweep_stored(OFF, CNT, CODES, V, dst, start, stop, g, RP, RG, policy, record, write, S, indexed, worst):
+        """``sweep`` reading each state's codes from the stored graph instead of generating them."""
+        bestv = cuda.local.array(G, float32)
+        bestc = cuda.local.array(G, int64)
+        i = start + cuda.grid(1)
+        d = _F0
+        if i < stop:
+            s = S[i] if indexed else i
+            v = backup(CODES[OFF[s]:OFF[s + 1]], CNT[s], V, g, RP, RG, bestv, bestc, policy, s, record)
+            d = v - V[s]
+            if d < 0:
+                d = -d
+            if write:
+                dst[s] = v
+        block_max(d, worst)
+
+    @cuda.jit
+    def endless_stored(OFF, CNT, CODES, V, good, eps, first, start, stop, RG, added):
+        """``endless`` reading each state's codes from the stored graph."""
+        starts = cuda.local.array(G, int64)
+        s = start + cuda.grid(1)
+        a = 0
+        if s < stop and good[s] == 0:
+            codes = CODES[OFF[s]:OFF[s + 1]]
+            counts = CNT[s]
+            v = V[s]
+            av = v if v >= 0 else -v
+            if first and (finished(codes, counts) or av <= eps):
+                good[s] = 1
+                a = 1
+            elif reaches(codes, counts, V, v, good, eps, RG, starts):
+                good[s] = 1
+                a = 1
+        block_sum(a, added)
 
     @cuda.jit
     def gather(V, S, out):
@@ -128,4 +204,5 @@ def cuda_kernels(spec: Any, tpb: int) -> Any:
             written[i] = generate(T, ranks[i], codes[i], counts[i], scratch)
 
     return {"outcomes": outcomes, "sweep": sweep, "evaluate": evaluate, "endless": endless, "generate": generate,
-            "gather": gather}
+            "gather": gather, "graph_count": graph_count, "graph_fill": graph_fill, "sweep_stored": sweep_stored,
+            "endless_stored": endless_stored}

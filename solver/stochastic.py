@@ -239,7 +239,7 @@ def solve_values(
         "sweeps": sweeps,
         "method": method,
         "graph": (("stored per tier" if use_graph else "regenerated") if tiers is not None
-                  else "stored" if engine.stored else "regenerated"),
+                  else getattr(engine, "graph_kind", "stored" if engine.stored else "regenerated")),
         "policy_products": products,
         "policy_sweeps": cheap,
         "hot_set_states": hot,  # states swept by the walk's hot-set sweeps, all of them together

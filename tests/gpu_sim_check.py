@@ -57,7 +57,7 @@ def kernels_case(board: str, tmp: Path) -> dict:
     game = kernel(o)
     spec = device_game(game)
     n, R = spec.total, spec.nrolls
-    eng = GpuEngine(spec, threads_per_block=32, launch_states=96)  # several launches and blocks
+    eng = GpuEngine(spec, threads_per_block=32, launch_states=96, graph="regenerate")  # several launches and blocks
     rng = np.random.default_rng(11)
     V = rng.uniform(-1, 1, n).astype(np.float32)
     a, b = n - 96, n  # the top tiers: the most outcomes a state
@@ -113,7 +113,25 @@ def kernels_case(board: str, tmp: Path) -> dict:
     cy_sub = cy.sweep(game, Sc, threads=1, subset=sub, discount=0.999)
     ranks = rng.integers(0, n, size=60)
     outcomes_equal = eng.outcomes(ranks) == [game.outcome_groups(int(r)) for r in ranks]
+    # the stored graph built by the device's kernels, and the same sweeps and passes read from it
+    st = GpuEngine(spec, threads_per_block=32, launch_states=96, graph="store")
+    stored_groups = all(st.stored_groups(int(r)) == [list(dict.fromkeys(g)) for g in game.outcome_groups(int(r))]
+                        for r in ranks)
+    out2 = np.zeros(n, dtype=np.float32)
+    change2 = st.sweep(V.copy(), start=a, stop=b, policy=np.empty((0, R)), out=out2, discount=0.999)
+    gs = marks.copy()
+    first = True
+    while st.endless_pass(half, gs, 1e-3, first=first, start=a, stop=b) or first:
+        first = False
+    Ss = V.copy()
+    st_sub = st.sweep(Ss, subset=sub, discount=0.999)
     return {
+        "stored_graph": st.graph_kind == "stored on the device" and st.nbytes > 0,
+        "stored_groups_equal": bool(stored_groups),
+        "stored_sweep_equal": bool(np.array_equal(out2[a:b], out[a:b]) and change2 == change
+                                   and np.array_equal(st.policy.copy_to_host()[a:b], dev_policy[a:b])),
+        "stored_marks_equal": bool(np.array_equal(gs, gb)),
+        "stored_subset_equal": bool(np.array_equal(Ss, Sd) and st_sub == sub_change),
         "states": n,
         "outcomes_equal": bool(outcomes_equal),
         "policy_equal": bool(np.array_equal(dev_policy[a:b], P[a:b])),
@@ -142,7 +160,7 @@ def solve_case(board: str, tmp: Path) -> dict:
     o = options(board, tmp)
     game = kernel(o)
     one = solve_values(game, tmp / "cpu", o.header(), threads=1, graph="regenerate")
-    eng = GpuEngine(device_game(game), threads_per_block=64)
+    eng = GpuEngine(device_game(game), threads_per_block=64, graph="regenerate")
     dev = solve_values(game, tmp / "gpu", o.header(), engine=eng)
     return {"flagged": dev.meta["endless_check"]["flagged"], "sweeps": dev.meta["sweeps"],
             "cpu_sweeps": one.meta["sweeps"], "max_diff": float(np.abs(dev.values - one.values).max())}
@@ -179,6 +197,12 @@ def ptx() -> dict:
         "endless": (T, f32, types.uint8[::1], types.float32, b, i64, i64, types.int64[::1], types.int64[::1],
                     types.int32[::1]),
         "outcomes": (T, types.int64[::1], types.int32[:, ::1], types.int64[:, ::1], types.int64[::1]),
+        "graph_count": (T, i64, i64, types.int32[::1], types.int32[::1]),
+        "graph_fill": (T, i64, i64, types.int64[::1], types.uint8[:, ::1], types.int32[::1], types.int32[::1]),
+        "sweep_stored": (types.int64[::1], types.uint8[:, ::1], types.int32[::1], f32, f32, i64, i64, types.float32,
+                         f32, types.int64[::1], pol, b, b, types.int64[::1], b, f32),
+        "endless_stored": (types.int64[::1], types.uint8[:, ::1], types.int32[::1], f32, types.uint8[::1],
+                           types.float32, b, i64, i64, types.int64[::1], types.int64[::1]),
     }
     out = {}
     for name, sig in sigs.items():

@@ -264,6 +264,10 @@ def test_cuda_kernels_in_the_simulator_equal_the_cython_engine() -> None:
         assert case["subset"] >= 10 and case["hot_marks_equal"] and case["hot_marked"] > 0
         assert case["hot_max_diff"] <= 1e-6 and case["hot_change_diff"] <= 1e-6
         assert case["subset_max_diff"] <= 1e-6 and case["subset_change_diff"] <= 1e-6 and case["subset_moved"] > 0
+        # the stored graph, built by the device's kernels, and the sweeps that read it: the same
+        # results as generating, bit for bit
+        assert case["stored_graph"] and case["stored_groups_equal"] and case["stored_sweep_equal"]
+        assert case["stored_marks_equal"] and case["stored_subset_equal"]
 
 
 @needs_numba
@@ -285,7 +289,8 @@ def test_kernels_compile_for_an_h100_without_a_gpu() -> None:
         pytest.skip(done.stdout.strip().splitlines()[-1])
     assert done.returncode == 0, done.stderr[-3000:]
     got = json.loads(done.stdout.strip().splitlines()[-1])
-    assert set(got) == {"sweep", "evaluate", "endless", "outcomes", "gather"}
+    assert set(got) == {"sweep", "evaluate", "endless", "outcomes", "gather", "graph_count", "graph_fill",
+                        "sweep_stored", "endless_stored"}
     assert all(size > 1_000 for size in got.values()) and got["sweep"] > 100_000  # the generator inlined
 
 
@@ -367,7 +372,156 @@ def test_cli_without_a_gpu_says_so_and_names_the_backends_that_run(tmp_path) -> 
 
 
 def test_cli_gpu_refuses_what_it_does_not_run() -> None:
-    for extra, words in ((["--method", "policy"], "--method policy"), (["--graph", "store"], "--graph"),
-                         (["--workers", "2"], "--workers")):
+    for extra, words in ((["--method", "policy"], "--method policy"), (["--workers", "2"], "--workers")):
         r = CliRunner().invoke(cli, ["ur", "solve", "--pieces", "2", "--backend", "gpu", *extra])
         assert r.exit_code == 2 and words in r.output and len(r.output.strip().splitlines()) == 1
+
+
+_DISTINCT: list = []
+
+
+def _distinct():
+    """``graph_functions``' ``distinct`` for three groups, compiled once."""
+    if not _DISTINCT:
+        import numba
+
+        from gamesolver.solver.gpu import graph_functions
+
+        _DISTINCT.append(graph_functions(numba.njit, 3))
+    return _DISTINCT[0]
+
+
+@needs_numba
+@settings(max_examples=200, deadline=None)
+@given(groups=st.lists(st.lists(st.integers(-6, 6), max_size=7), min_size=3, max_size=3))
+def test_distinct_drops_each_groups_repeats_in_place_keeping_first_occurrences(groups) -> None:
+    distinct = _distinct()
+    codes = np.array([c for g in groups for c in g] + [99] * 4, dtype=np.int32)
+    counts = np.array([len(g) for g in groups], dtype=np.int64)
+    m = distinct(codes, counts)
+    want = [list(dict.fromkeys(g)) for g in groups]
+    assert m == sum(len(g) for g in want) and counts.tolist() == [len(g) for g in want]
+    assert codes[:m].tolist() == [c for g in want for c in g]
+
+
+@needs_numba
+@pytest.mark.parametrize("board", ["mini4", "real2"])
+def test_stored_graph_on_the_device_reads_like_generating_bit_for_bit(tmp_path, board) -> None:
+    # numba's CPU JIT builds the device's stored graph with the device kernels' logic; every sweep,
+    # recorded policy and endless pass that reads it must equal the generating engine's exactly
+    o = mini_options(tmp_path, 4) if board == "mini4" else UrOptions(pieces=2)
+    game, spec = kernel(o), spec_of(o)
+    n, R, G = spec.total, spec.nrolls, spec.ngroups
+    gen = _cpu_engine(spec, graph="regenerate")
+    said: list[str] = []
+    sto = _cpu_engine(spec, graph="store", log=said.append)
+    assert gen.graph_kind == "regenerated" and gen.nbytes == 0 and gen.CODES is None
+    assert sto.graph_kind == "stored on the device" and any("stored graph of" in s for s in said)
+    total = int(sto.OFF[-1])
+    assert sto.nbytes == 8 * (n + 1) + G * n + 4 * total
+    # every state's groups: FortGame's, each group's repeats dropped (the mirror sends two moves to
+    # one canonical successor), first occurrences in order
+    repeats = 0
+    for r in range(n):
+        groups = game.outcome_groups(r)
+        want = [list(dict.fromkeys(g)) for g in groups]
+        repeats += sum(len(g) for g in groups) - sum(len(g) for g in want)
+        assert sto.stored_groups(r) == want, r
+    if board == "real2":
+        assert repeats > 0  # the mirror's repeats were there to drop: the dropping is exercised
+    rng = np.random.default_rng(5)
+    V = rng.uniform(-1, 1, n).astype(np.float32)
+    for discount in (1.0, 0.99):
+        a, b = V.copy(), V.copy()
+        ca = gen.sweep(a, policy=np.empty((0, R)), discount=discount)
+        cb = sto.sweep(b, policy=np.empty((0, R)), discount=discount)
+        assert ca == cb > 0.1 and np.array_equal(a, b) and np.array_equal(gen.policy, sto.policy)
+        ja, jb = np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.float32)
+        assert gen.sweep(a, out=ja, discount=discount) == sto.sweep(b, out=jb, discount=discount)
+        assert np.array_equal(ja, jb)
+    sub = np.flatnonzero(rng.random(n) < 0.1).astype(np.int64)
+    a, b = V.copy(), V.copy()
+    assert gen.sweep(a, subset=sub, discount=0.99) == sto.sweep(b, subset=sub, discount=0.99)
+    assert np.array_equal(a, b) and np.count_nonzero(a != V) > 0
+    half = np.where(np.abs(V) < 0.5, V * 0.01, V).astype(np.float32)
+    ga, gb = np.zeros(n, dtype=np.uint8), np.zeros(n, dtype=np.uint8)
+    first = True
+    while True:
+        xa = gen.endless_pass(half, ga, 1e-3, first=first)
+        xb = sto.endless_pass(half, gb, 1e-3, first=first)
+        assert xa == xb and np.array_equal(ga, gb)
+        first = False
+        if xa == 0:
+            break
+    assert 0 < ga.sum() < n
+
+
+@needs_numba
+def test_a_solve_over_the_device_graph_equals_the_generating_one(tmp_path) -> None:
+    o = mini_options(tmp_path, 4)
+    game, spec = kernel(o), spec_of(o)
+    with _cpu_engine(spec, graph="regenerate") as eng:
+        one = solve_values(game, tmp_path / "gen", o.header(), engine=eng)
+    with _cpu_engine(spec) as eng:  # auto: the simulated device reports no memory, so it stores
+        dev = solve_values(game, tmp_path / "sto", o.header(), engine=eng)
+    assert one.meta["graph"] == "regenerated" and dev.meta["graph"] == "stored on the device"
+    assert dev.meta["bytes_per_state"]["graph"] > 20 and one.meta["bytes_per_state"]["graph"] == 0
+    for key in ("sweeps", "policy_sweeps", "hot_set_states"):
+        assert dev.meta[key] == one.meta[key], key
+    assert np.array_equal(dev.values, one.values) and dev.meta["endless_check"]["flagged"] == 0
+
+
+@needs_numba
+def test_the_device_graph_is_kept_only_where_it_fits(tmp_path, monkeypatch) -> None:
+    from gamesolver.solver.errors import InputError
+    from gamesolver.solver.gpu import GpuEngine
+
+    o = mini_options(tmp_path, 4)
+    spec = spec_of(o)
+    size = _cpu_engine(spec, graph="store").nbytes
+    need = GpuEngine.bytes_needed(type("E", (), {"spec": spec, "n": spec.total, "R": spec.nrolls,
+                                                 "resident_threads": lambda self: 1})(), True)
+    monkeypatch.setattr(GpuEngine, "free_bytes", lambda self: need + size - 1)
+    with pytest.raises(InputError, match=r"^the stored graph needs .* free on the GPU; use --graph regenerate"):
+        GpuEngine(spec, target="cpu", graph="store")
+    said: list[str] = []
+    eng = GpuEngine(spec, target="cpu", log=said.append)  # auto: regenerates, and says why
+    assert eng.CODES is None and eng.graph_kind == "regenerated"
+    assert any("every sweep regenerates the outcomes" in s for s in said)
+    monkeypatch.setattr(GpuEngine, "free_bytes", lambda self: need + size)
+    assert GpuEngine(spec, target="cpu").nbytes == size
+    with pytest.raises(InputError, match="unknown graph choice"):
+        GpuEngine(spec, target="cpu", graph="disk")
+
+
+@needs_gpu
+def test_stored_graph_on_the_gpu_equals_generating() -> None:
+    # four pieces: the graph built by the device's kernels holds FortGame's distinct codes, and a
+    # Jacobi sweep (every value from the old ones, so the threads' order cannot matter) and an
+    # endless pass read from it give the generating kernels' values, policy and marks exactly
+    from gamesolver.games.ur.solve import gpu_engine
+
+    o = UrOptions(pieces=4)
+    game = kernel(o)
+    n, R = game.state_count, game.roll_count
+    V = np.random.default_rng(9).uniform(-1, 1, n).astype(np.float32)
+    got = {}
+    for graph in ("regenerate", "store"):
+        with gpu_engine(o, graph=graph) as eng:
+            out = np.zeros(n, dtype=np.float32)
+            change = eng.sweep(V, out=out, policy=np.empty((0, R)), discount=0.999)
+            # the endless check to its end: a pass's marks depend on the order the threads run in,
+            # the set the passes end at does not
+            good = np.zeros(n, dtype=np.uint8)
+            half = np.where(np.abs(V) < 0.3, V * 0.001, V).astype(np.float32)
+            added = first = eng.endless_pass(half, good, 1e-3, first=True)
+            while added:
+                added = eng.endless_pass(half, good, 1e-3)
+            got[graph] = (out, change, eng.policy.copy_to_host(), first, good)
+            if graph == "store":
+                assert eng.graph_kind == "stored on the device" and eng.nbytes > 100 * n
+                for r in np.random.default_rng(1).integers(0, n, size=2000).tolist():
+                    assert eng.stored_groups(r) == [list(dict.fromkeys(g)) for g in game.outcome_groups(r)]
+    (oa, ca, pa, xa, ga), (ob, cb, pb, xb, gb) = got["regenerate"], got["store"]
+    assert np.array_equal(oa, ob) and ca == cb > 0.1 and np.array_equal(pa, pb)
+    assert xa > 0 and xb > 0 and np.array_equal(ga, gb) and 0 < ga.sum() < n

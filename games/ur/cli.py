@@ -291,12 +291,16 @@ def graph(pieces: int, board_file: str | None, dice_file: str | None, as_json: b
         click.echo(f"stored and solved: {stored:,} (one of each pair of mirror images, columns A and C swapped)")
 
 
-_graph_option = click.option(
+_GRAPH_HELP = ("store: rank every state's outcomes once into a file beside the checkpoint and map it (1.6 GiB "
+               "for 4 pieces, 15 GiB for 5; sweeps about 13 times faster; up to 85% of the memory); regenerate: "
+               "generate every action in every sweep (4 bytes a state); auto: store when it fits in half of the "
+               "memory. The values are the same.")
+_graph_option = click.option("--graph", type=click.Choice(GRAPH_CHOICES), default="auto", show_default=True,
+                             help=_GRAPH_HELP)
+_solve_graph_option = click.option(
     "--graph", type=click.Choice(GRAPH_CHOICES), default="auto", show_default=True,
-    help="store: rank every state's outcomes once into a file beside the checkpoint and map it (1.6 GiB "
-         "for 4 pieces, 15 GiB for 5; sweeps about 13 times faster; up to 85% of the memory); regenerate: "
-         "generate every action in every sweep (4 bytes a state); auto: store when it fits in half of the "
-         "memory. The values are the same.")
+    help=_GRAPH_HELP + " With --backend gpu the graph is kept in the GPU's memory (6 pieces: about 73 GiB), "
+                       "auto: where it fits beside the rest of the solve, store: refused where it does not.")
 
 
 @ur.command("solve", epilog=example("solver ur solve --pieces 3 --out ur-k3"))
@@ -312,7 +316,7 @@ _graph_option = click.option(
                    "discount walks up to 1 (fewest sweeps; 24 bytes a state more); sweeps: plain value "
                    "iteration from zero; policy (experimental): Krylov evaluations of the greedy policy. "
                    "Every method ends with the endless check and its repair (see docs/ur.md).")
-@_graph_option
+@_solve_graph_option
 @click.option("--backend", type=click.Choice(BACKENDS), default="cpu", show_default=True,
               help="cpu: this process's threads; ray: each sweep split by rank range across the workers of "
                    "a Ray cluster (pip install \"gamesolver[ray]\"; docs/ur.md shows how to start one); gpu: "
@@ -364,7 +368,7 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
     if out is None and cache is not None:
         out = str(default_table_dir(options, cache))
     if backend == "gpu":
-        with gpu_engine(options, policy=method != "sweeps", log=_log) as engine:
+        with gpu_engine(options, policy=method != "sweeps", log=_log, graph=graph) as engine:
             table = solve(options, out, tolerance=tolerance, method=method, log=_log, engine=engine,
                           certified=certified, certify_gap=certify_gap)
     elif backend == "ray":
@@ -425,8 +429,6 @@ def _check_gpu(method: str) -> None:
     """--backend gpu's options, and numba-cuda and a GPU, checked before anything is built."""
     if method == "policy":
         raise InputError("--backend gpu runs the walk and plain sweeps; --method policy is not on the GPU")
-    if click.get_current_context().get_parameter_source("graph") != click.core.ParameterSource.DEFAULT:
-        raise InputError("--graph applies to --backend cpu; the GPU generates the outcomes in every sweep")
     from gamesolver.solver.gpu import NO_GPU, import_cuda
 
     if not import_cuda().is_available():  # without numba-cuda: one line naming the extra

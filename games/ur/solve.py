@@ -244,7 +244,7 @@ def gpu_engine(options: UrOptions, *, policy: bool = True, log: Any = None, **kw
     """A ``solver.gpu.GpuEngine`` for these options: the fort rules' device generator
     (``games.ur.gpu_fort``) with the tables and mirror index of the host's ``FortGame``. ``policy``:
     count the walk's policy in the device memory it needs (False for ``method="sweeps"``). ``kw``:
-    ``target``, ``threads_per_block``, ``launch_states`` (see ``GpuEngine``). Refused with one
+    ``target``, ``threads_per_block``, ``launch_states``, ``graph`` (see ``GpuEngine``). Refused with one
     line when numba-cuda is missing or no GPU is found, before the mirror index is built."""
     from gamesolver.solver.gpu import GpuEngine, NO_GPU, import_cuda, import_numba
 
