@@ -76,6 +76,20 @@ def main() -> int:
             V = V0.copy()
             full = timed(lambda: (eng.sweep(V, discount=g), note()), args.repeats)
             policy = timed(lambda: (eng.evaluate(None, V, discount=g), note()), args.repeats)
+        # the two copies of the values every full sweep makes (the engine page-locks the host's
+        # array: ``GpuEngine._pin``), timed with an ordinary and with a page-locked host array
+        H = V0.copy()
+        D = cuda.to_device(H)
+
+        def trip() -> None:
+            D.copy_to_device(H)
+            D.copy_to_host(H)
+
+        pageable = timed(trip, args.repeats)
+        with cuda.pinned(H):
+            locked = timed(trip, args.repeats)
+        del D
+        copies = {"values_round_trip_pageable_s": round(pageable, 4), "values_round_trip_pinned_s": round(locked, 4)}
         stored: dict = {}
         if not args.no_stored:  # the same sweep reading the stored graph, where it fits on the device
             t0 = time.perf_counter()
@@ -98,7 +112,7 @@ def main() -> int:
             "cpu_one_thread_states_per_s": round(1 / cpu),
             "full_sweep_ratio_to_one_cpu_thread": round(cpu * n / full, 1),
             "peak_device_bytes": int(free0 - least[0]), "device_total_bytes": int(total),
-            "first_sweep_with_compile_s": round(first_s, 2), "host_index_s": round(index_s, 2), **stored,
+            "first_sweep_with_compile_s": round(first_s, 2), "host_index_s": round(index_s, 2), **copies, **stored,
         }
         if args.json:
             print(json.dumps(row))
@@ -108,7 +122,8 @@ def main() -> int:
                   f"CPU thread at {row['cpu_one_thread_states_per_s']:,} states/s); policy sweep {policy:.4f} s "
                   f"({row['gpu_policy_states_per_s']:,} states/s); peak device memory "
                   f"{row['peak_device_bytes'] / 2**30:.2f} GiB of {total / 2**30:.0f}; first sweep with compiling "
-                  f"{first_s:.1f} s; host index {index_s:.1f} s"
+                  f"{first_s:.1f} s; host index {index_s:.1f} s; the values to the device and back {pageable:.3f} s "
+                  f"({locked:.3f} s page-locked)"
                   + (f"; stored graph ({stored['stored_graph_bytes'] / 2**30:.1f} GiB, built in "
                      f"{stored['stored_graph_build_s']:.1f} s): full sweep {stored['gpu_stored_full_sweep_s']:.3f} s, "
                      f"{stored['stored_over_regenerating']}x the regenerating one" if "gpu_stored_full_sweep_s" in stored

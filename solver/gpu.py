@@ -397,7 +397,7 @@ class GpuEngine:
     generated once, where they fit beside the rest; the full sweeps and the endless check then read
     them instead of generating (on six pieces about 73 GiB, which an H200 holds; seven need some 200).
     ``store`` refuses to run without it, ``regenerate`` never builds it. The values are the same,
-    bit for bit (``graph_functions``).
+    bit for bit (``graph_functions``). ``pin_host``: page-lock the host's values array (``_pin``).
     """
 
     stored = False  # no host graph for the proof's kernels (``graph_kind`` says where the outcomes come from)
@@ -406,7 +406,7 @@ class GpuEngine:
 
     def __init__(self, spec: Any, *, policy: bool = True, target: str = "cuda",
                  threads_per_block: int = THREADS_PER_BLOCK, launch_states: int = LAUNCH_STATES,
-                 log: Callable[[str], None] | None = None, graph: str = "auto") -> None:
+                 log: Callable[[str], None] | None = None, graph: str = "auto", pin_host: bool = True) -> None:
         if target not in ("cuda", "cpu"):
             raise InputError(f"unknown target {target!r}; expected cuda or cpu")
         if graph not in GRAPH_CHOICES:
@@ -445,6 +445,8 @@ class GpuEngine:
         self.hot: Any = None  # the walk's hot-set marks
         self._subset: tuple[np.ndarray, Any] | None = None  # the last subset swept and its device copy
         self._host: tuple[int, tuple[int, ...]] | None = None  # the host array the device mirrors
+        self.pin_host = pin_host
+        self._pinned: Any = None  # its page-locked registration (``_pin``)
         self._ahead = False  # policy sweeps have changed the device's values since the host's copy
         if log:
             log(f"gpu: {self.device_name()}; {self.n:,} states, about {need / 2**30:.2f} GiB of device memory")
@@ -593,6 +595,8 @@ class GpuEngine:
             raise InputError(f"the gpu backend sweeps float32 values of {self.n:,} states; "
                              f"got {V.dtype}{list(V.shape)}")
         same = self._host == (V.ctypes.data, V.shape)
+        if not same:
+            self._pin(V)
         if self.V is None:
             self.V = self._to_device(V)
         elif same and self._ahead:
@@ -601,6 +605,19 @@ class GpuEngine:
             self._put(self.V, V)
         self._host = (V.ctypes.data, V.shape)
         self._ahead = False
+
+    def _pin(self, V: np.ndarray) -> None:
+        """Page-lock the host array the device mirrors (``pin_host``), so that the two copies a
+        full sweep makes (six pieces: 1 GB each way) go by DMA straight from and to it instead of
+        through the driver's staging buffer. Only an optimisation: where the driver refuses (a
+        simulator, a mapped file), the copies go the ordinary way."""
+        self._pinned = None  # the last array's registration ends with its reference
+        if not self.pin_host or self.target != "cuda" or V.nbytes < 1 << 24:
+            return
+        try:
+            self._pinned = self.cuda.current_context().mempin(V, V.ctypes.data, V.nbytes)
+        except Exception:  # noqa: BLE001  (not pinned: slower copies, the same values)
+            self._pinned = None
 
     def sync(self, V: np.ndarray) -> None:
         """Bring the host's values up to the device's: policy sweeps leave the device ahead, and
@@ -848,6 +865,7 @@ class GpuEngine:
         self._subset = None
         self.T = ()
         self._host = None
+        self._pinned = None
 
     def __enter__(self) -> "GpuEngine":
         return self
