@@ -78,7 +78,7 @@ def gpu_available() -> bool:
 
 def state_functions(jit: Callable[[Any], Any], ngroups: int, nrolls: int) -> Any:
     """The engine's per-state arithmetic, compiled with ``jit``: (term, target, finished, backup,
-    reaches, policy_backup), the same operations in the same order as ``_stochastic.pyx``'s (float32 throughout)."""
+    joins, settle, policy_backup), the same operations in the same order as ``_stochastic.pyx``'s (float32 throughout)."""
     G, R = int(ngroups), int(nrolls)
 
     @jit
@@ -192,6 +192,26 @@ def state_functions(jit: Callable[[Any], Any], ngroups: int, nrolls: int) -> Any
         return 0
 
     @jit
+    def joins(codes, counts, V, v, good, eps, first, RG, starts):
+        """1 when an endless pass marks a state not marked yet, whose value is ``v`` and whose
+        outcome groups these are: on the first pass an ended game or a value within ``eps`` of 0,
+        on every pass ``reaches``."""
+        av = v if v >= 0 else -v
+        if first and (finished(codes, counts) or av <= eps):
+            return 1
+        return reaches(codes, counts, V, v, good, eps, RG, starts)
+
+    @jit
+    def settle(v, V, dst, s, write):
+        """How far the backup ``v`` moves state ``s``, writing it to ``dst[s]`` with ``write``."""
+        d = v - V[s]
+        if d < 0:
+            d = -d
+        if write:
+            dst[s] = v
+        return d
+
+    @jit
     def policy_backup(policy, V, s, g, RP):
         """The fixed policy's backup of state ``s``: the rolls' chosen outcomes, summed in roll order."""
         acc = _F0
@@ -199,7 +219,7 @@ def state_functions(jit: Callable[[Any], Any], ngroups: int, nrolls: int) -> Any
             acc = acc + RP[r] * term(policy[s, r], V, g)
         return acc
 
-    return term, target, finished, backup, reaches, policy_backup
+    return term, target, finished, backup, joins, settle, policy_backup
 
 
 def graph_functions(jit: Callable[[Any], Any], ngroups: int) -> Any:
@@ -256,7 +276,7 @@ def _cpu_kernels(spec: Any, tpb: int) -> Any:
 
     jit = numba.njit(cache=False)
     generate = spec.build(jit)
-    _, _, finished, backup, reaches, policy_backup = state_functions(jit, spec.ngroups, spec.nrolls)
+    _, _, _, backup, joins, settle, policy_backup = state_functions(jit, spec.ngroups, spec.nrolls)
     G = spec.ngroups  # the buffers' sizes are arguments: one compilation serves every size
 
     @jit
@@ -269,14 +289,9 @@ def _cpu_kernels(spec: Any, tpb: int) -> Any:
             s = S[i] if indexed else i
             if generate(T, s, codes, counts, scratch) < 0:
                 return np.float32(-1.0)
-            v = backup(codes, counts, V, g, RP, RG, bestv, bestc, policy, s, record)
-            d = v - V[s]
-            if d < 0:
-                d = -d
+            d = settle(backup(codes, counts, V, g, RP, RG, bestv, bestc, policy, s, record), V, dst, s, write)
             if d > worst:
                 worst = d
-            if write:
-                dst[s] = v
         return worst
 
     @jit
@@ -305,12 +320,7 @@ def _cpu_kernels(spec: Any, tpb: int) -> Any:
                 continue
             if generate(T, s, codes, counts, scratch) < 0:
                 return -1
-            v = V[s]
-            av = v if v >= 0 else -v
-            if first and (finished(codes, counts) or av <= eps):
-                good[s] = 1
-                added += 1
-            elif reaches(codes, counts, V, v, good, eps, RG, starts):
+            if joins(codes, counts, V, V[s], good, eps, first, RG, starts):
                 good[s] = 1
                 added += 1
         return added
@@ -318,26 +328,19 @@ def _cpu_kernels(spec: Any, tpb: int) -> Any:
     distinct = graph_functions(jit, G)
 
     @jit
-    def graph_count(T, start, stop, sizes, codes, scratch):
-        counts = np.zeros(G, np.int64)
-        for s in range(start, stop):
-            if generate(T, s, codes, counts, scratch) < 0:
-                return -1
-            sizes[s] = distinct(codes, counts)
-        return 0
-
-    @jit
-    def graph_fill(T, start, stop, OFF, CNT, CODES, codes, scratch):
+    def graph_rows(T, start, stop, fill, sizes, OFF, CNT, CODES, codes, scratch):
         counts = np.zeros(G, np.int64)
         for s in range(start, stop):
             if generate(T, s, codes, counts, scratch) < 0:
                 return -1
             m = distinct(codes, counts)
-            at = OFF[s]
-            if at + m != OFF[s + 1]:
-                return -1
+            if not fill:
+                sizes[s] = m
+                continue
+            if OFF[s] + m != OFF[s + 1]:
+                return -2
             for i in range(m):
-                CODES[at + i] = codes[i]
+                CODES[OFF[s] + i] = codes[i]
             for k in range(G):
                 CNT[s, k] = counts[k]
         return 0
@@ -349,14 +352,10 @@ def _cpu_kernels(spec: Any, tpb: int) -> Any:
         worst = _F0
         for i in range(start, stop):
             s = S[i] if indexed else i
-            v = backup(CODES[OFF[s]:OFF[s + 1]], CNT[s], V, g, RP, RG, bestv, bestc, policy, s, record)
-            d = v - V[s]
-            if d < 0:
-                d = -d
+            d = settle(backup(CODES[OFF[s]:OFF[s + 1]], CNT[s], V, g, RP, RG, bestv, bestc, policy, s, record), V,
+                       dst, s, write)
             if d > worst:
                 worst = d
-            if write:
-                dst[s] = v
         return worst
 
     @jit
@@ -366,20 +365,13 @@ def _cpu_kernels(spec: Any, tpb: int) -> Any:
         for s in range(start, stop):
             if good[s] != 0:
                 continue
-            codes = CODES[OFF[s]:OFF[s + 1]]
-            counts = CNT[s]
-            v = V[s]
-            av = v if v >= 0 else -v
-            if first and (finished(codes, counts) or av <= eps):
-                good[s] = 1
-                added += 1
-            elif reaches(codes, counts, V, v, good, eps, RG, starts):
+            if joins(CODES[OFF[s]:OFF[s + 1]], CNT[s], V, V[s], good, eps, first, RG, starts):
                 good[s] = 1
                 added += 1
         return added
 
     return {"sweep": sweep, "evaluate": evaluate, "endless": endless, "generate": generate,
-            "graph_count": graph_count, "graph_fill": graph_fill, "sweep_stored": sweep_stored,
+            "graph_rows": graph_rows, "sweep_stored": sweep_stored,
             "endless_stored": endless_stored}
 
 
@@ -506,15 +498,12 @@ class GpuEngine:
         n, G = self.n, int(self.spec.ngroups)
         if self.target == "cuda":
             sizes = self._empty((n,), np.int32)
-            _, err = self._scalars()
-            for a, b in self._pieces(0, n):
-                self.k["graph_count"][(b - a + self.tpb - 1) // self.tpb, self.tpb](self.T, a, b, sizes, err)
-            self._check(err)
+            self._rows(False, sizes, self.noindex, self._empty((1, G), np.uint8), self._empty((1,), np.int32))
             host = sizes.copy_to_host()
             del sizes
         else:
             host = np.zeros(n, dtype=np.int32)
-            self._check(self.k["graph_count"](self.T, 0, n, host, *self._buffers()) < 0)
+            self._rows(False, host, self.noindex, np.zeros((1, G), np.uint8), np.zeros(1, np.int32))
         offsets = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(host, out=offsets[1:])
         del host
@@ -533,20 +522,25 @@ class GpuEngine:
         del offsets
         self.CNT = self._empty((n, G), np.uint8)
         self.CODES = self._empty((max(1, total),), np.int32)
-        if self.target == "cuda":
-            _, err = self._scalars()
-            for a, b in self._pieces(0, n):
-                self.k["graph_fill"][(b - a + self.tpb - 1) // self.tpb, self.tpb](
-                    self.T, a, b, self.OFF, self.CNT, self.CODES, err)
-            self._check(err)
-            self.cuda.synchronize()
-        else:
-            self._check(self.k["graph_fill"](self.T, 0, n, self.OFF, self.CNT, self.CODES, *self._buffers()) < 0)
+        self._rows(True, self._empty((1,), np.int32), self.OFF, self.CNT, self.CODES)
         self.nbytes = size
         self.graph_kind = "stored on the device"
         if self.log:
             self.log(f"gpu: stored graph of {total:,} outcomes, {size / 2**30:.2f} GiB on the device "
                      f"(built in {time.perf_counter() - t0:.1f} s)")
+
+    def _rows(self, fill: bool, sizes: Any, OFF: Any, CNT: Any, CODES: Any) -> None:
+        """The kernel ``graph_rows`` over every state: count each state's distinct codes into
+        ``sizes``, or with ``fill`` write them into (OFF, CNT, CODES)."""
+        if self.target == "cuda":
+            _, err = self._scalars()
+            for a, b in self._pieces(0, self.n):
+                self.k["graph_rows"][(b - a + self.tpb - 1) // self.tpb, self.tpb](self.T, a, b, fill, sizes, OFF, CNT,
+                                                                                   CODES, err)
+            self._check(err)
+        else:
+            got = int(self.k["graph_rows"](self.T, 0, self.n, fill, sizes, OFF, CNT, CODES, *self._buffers()))
+            self._check(-got)  # 1: the generator's bound, 2: a row of another length than counted
 
     def stored_groups(self, rank: int) -> list[list[int]]:
         """The stored graph's codes of one state, group by group (copied from the device)."""
@@ -636,6 +630,9 @@ class GpuEngine:
 
     def _check(self, err: Any) -> None:
         bad = int(err.copy_to_host()[0]) if self.target == "cuda" else int(err)
+        if bad == 2:
+            raise RuntimeError("building the stored graph: a state's distinct outcome codes were not as many "
+                               "the second time it was generated; the device generator is not deterministic")
         if bad:
             raise RuntimeError("a state wrote more outcome codes than the game's max_outcomes; the device "
                                "generator's bound is wrong")

@@ -23,38 +23,38 @@ def cuda_kernels(spec: Any, tpb: int) -> Any:
         raise ValueError("threads per block must be a power of two up to 1024")
     dev = device_jit()
     generate = spec.build(dev)
-    _, _, finished, backup, reaches, policy_backup = state_functions(dev, spec.ngroups, spec.nrolls)
+    _, _, _, backup, joins, settle, policy_backup = state_functions(dev, spec.ngroups, spec.nrolls)
     G, MAXOUT, SCR, TPB = spec.ngroups, spec.max_outcomes, spec.scratch_size, tpb
 
     @dev
-    def block_max(d, worst):
-        cache = cuda.shared.array(TPB, float32)
+    def block_reduce(cache, x, out, add):
+        """The block's sum (``add``) or largest of the threads' ``x`` through the shared array
+        ``cache``, added or maxed into ``out[0]`` by thread 0."""
         tid = cuda.threadIdx.x
-        cache[tid] = d
-        cuda.syncthreads()
-        h = TPB // 2
-        while h > 0:
-            if tid < h and cache[tid + h] > cache[tid]:
-                cache[tid] = cache[tid + h]
-            cuda.syncthreads()
-            h //= 2
-        if tid == 0:
-            cuda.atomic.max(worst, 0, cache[0])
-
-    @dev
-    def block_sum(a, added):
-        cache = cuda.shared.array(TPB, int32)
-        tid = cuda.threadIdx.x
-        cache[tid] = a
+        cache[tid] = x
         cuda.syncthreads()
         h = TPB // 2
         while h > 0:
             if tid < h:
-                cache[tid] += cache[tid + h]
+                if add:
+                    cache[tid] += cache[tid + h]
+                elif cache[tid + h] > cache[tid]:
+                    cache[tid] = cache[tid + h]
             cuda.syncthreads()
             h //= 2
         if tid == 0:
-            cuda.atomic.add(added, 0, cache[0])
+            if add:
+                cuda.atomic.add(out, 0, cache[0])
+            else:
+                cuda.atomic.max(out, 0, cache[0])
+
+    @dev
+    def block_max(d, worst):
+        block_reduce(cuda.shared.array(TPB, float32), d, worst, False)
+
+    @dev
+    def block_sum(a, added):
+        block_reduce(cuda.shared.array(TPB, int32), a, added, True)
 
     @cuda.jit
     def sweep(T, V, dst, start, stop, g, RP, RG, policy, record, write, S, indexed, worst, err):
@@ -70,12 +70,7 @@ def cuda_kernels(spec: Any, tpb: int) -> Any:
             if generate(T, s, codes, counts, scratch) < 0:
                 cuda.atomic.max(err, 0, 1)
             else:
-                v = backup(codes, counts, V, g, RP, RG, bestv, bestc, policy, s, record)
-                d = v - V[s]
-                if d < 0:
-                    d = -d
-                if write:
-                    dst[s] = v
+                d = settle(backup(codes, counts, V, g, RP, RG, bestv, bestc, policy, s, record), V, dst, s, write)
         block_max(d, worst)
 
     @cuda.jit
@@ -104,35 +99,17 @@ def cuda_kernels(spec: Any, tpb: int) -> Any:
         if s < stop and good[s] == 0:
             if generate(T, s, codes, counts, scratch) < 0:
                 cuda.atomic.max(err, 0, 1)
-            else:
-                v = V[s]
-                av = v if v >= 0 else -v
-                if first and (finished(codes, counts) or av <= eps):
-                    good[s] = 1
-                    a = 1
-                elif reaches(codes, counts, V, v, good, eps, RG, starts):
-                    good[s] = 1
-                    a = 1
+            elif joins(codes, counts, V, V[s], good, eps, first, RG, starts):
+                good[s] = 1
+                a = 1
         block_sum(a, added)
 
     distinct = graph_functions(dev, G)
 
     @cuda.jit
-    def graph_count(T, start, stop, sizes, err):
-        """Each state's number of distinct outcome codes (the stored graph's row lengths)."""
-        codes = cuda.local.array(MAXOUT, int32)
-        counts = cuda.local.array(G, int64)
-        scratch = cuda.local.array(SCR, int64)
-        s = start + cuda.grid(1)
-        if s < stop:
-            if generate(T, s, codes, counts, scratch) < 0:
-                cuda.atomic.max(err, 0, 1)
-            else:
-                sizes[s] = distinct(codes, counts)
-
-    @cuda.jit
-    def graph_fill(T, start, stop, OFF, CNT, CODES, err):
-        """Each state's distinct codes written at its offset, its group sizes to its row of CNT."""
+    def graph_rows(T, start, stop, fill, sizes, OFF, CNT, CODES, err):
+        """Each state's distinct outcome codes: counted into ``sizes`` (the stored graph's row
+        lengths), or with ``fill`` written at the state's offset, its group sizes to its row of CNT."""
         codes = cuda.local.array(MAXOUT, int32)
         counts = cuda.local.array(G, int64)
         scratch = cuda.local.array(SCR, int64)
@@ -142,12 +119,13 @@ def cuda_kernels(spec: Any, tpb: int) -> Any:
                 cuda.atomic.max(err, 0, 1)
             else:
                 m = distinct(codes, counts)
-                at = OFF[s]
-                if at + m != OFF[s + 1]:
+                if not fill:
+                    sizes[s] = m
+                elif OFF[s] + m != OFF[s + 1]:
                     cuda.atomic.max(err, 0, 2)
                 else:
                     for i in range(m):
-                        CODES[at + i] = codes[i]
+                        CODES[OFF[s] + i] = codes[i]
                     for k in range(G):
                         CNT[s, k] = counts[k]
 
@@ -160,12 +138,8 @@ def cuda_kernels(spec: Any, tpb: int) -> Any:
         d = _F0
         if i < stop:
             s = S[i] if indexed else i
-            v = backup(CODES[OFF[s]:OFF[s + 1]], CNT[s], V, g, RP, RG, bestv, bestc, policy, s, record)
-            d = v - V[s]
-            if d < 0:
-                d = -d
-            if write:
-                dst[s] = v
+            d = settle(backup(CODES[OFF[s]:OFF[s + 1]], CNT[s], V, g, RP, RG, bestv, bestc, policy, s, record), V,
+                       dst, s, write)
         block_max(d, worst)
 
     @cuda.jit
@@ -174,17 +148,10 @@ def cuda_kernels(spec: Any, tpb: int) -> Any:
         starts = cuda.local.array(G, int64)
         s = start + cuda.grid(1)
         a = 0
-        if s < stop and good[s] == 0:
-            codes = CODES[OFF[s]:OFF[s + 1]]
-            counts = CNT[s]
-            v = V[s]
-            av = v if v >= 0 else -v
-            if first and (finished(codes, counts) or av <= eps):
-                good[s] = 1
-                a = 1
-            elif reaches(codes, counts, V, v, good, eps, RG, starts):
-                good[s] = 1
-                a = 1
+        if s < stop and good[s] == 0 and joins(CODES[OFF[s]:OFF[s + 1]], CNT[s], V, V[s], good, eps, first, RG,
+                                               starts):
+            good[s] = 1
+            a = 1
         block_sum(a, added)
 
     @cuda.jit
@@ -204,5 +171,5 @@ def cuda_kernels(spec: Any, tpb: int) -> Any:
             written[i] = generate(T, ranks[i], codes[i], counts[i], scratch)
 
     return {"outcomes": outcomes, "sweep": sweep, "evaluate": evaluate, "endless": endless, "generate": generate,
-            "gather": gather, "graph_count": graph_count, "graph_fill": graph_fill, "sweep_stored": sweep_stored,
+            "gather": gather, "graph_rows": graph_rows, "sweep_stored": sweep_stored,
             "endless_stored": endless_stored}

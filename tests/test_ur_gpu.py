@@ -137,6 +137,24 @@ def test_the_bound_on_outcomes_holds_where_states_write_the_most(games) -> None:
         assert top <= spec.max_outcomes, (board, k)
 
 
+def marks_alike(one, other, V: np.ndarray) -> None:
+    """Endless passes of two engines (``endless_pass(values, marks, eps, first=)``, one thread in
+    rank order), pass after pass to the end, from values with some states near 0 and most not:
+    every pass must mark the same states in both, and the end must mark some states, not all."""
+    n = V.shape[0]
+    half = np.where(np.abs(V) < 0.5, V * 0.01, V).astype(np.float32)
+    ga, gb = np.zeros(n, dtype=np.uint8), np.zeros(n, dtype=np.uint8)
+    first = True
+    while True:
+        xa = one(half, ga, 1e-3, first=first)
+        xb = other(half, gb, 1e-3, first=first)
+        assert xa == xb and np.array_equal(ga, gb)
+        first = False
+        if xa == 0:
+            break
+    assert 0 < ga.sum() < n
+
+
 def _cpu_engine(spec, **kw):
     from gamesolver.solver.gpu import GpuEngine
 
@@ -173,17 +191,7 @@ def test_cpu_target_kernels_equal_the_cython_engine_bit_for_bit(tmp_path) -> Non
     ca = cy.sweep(game, a, threads=1, subset=sub, discount=0.99)
     cb = eng.sweep(b, subset=sub, discount=0.99)
     assert ca == cb > 0 and np.array_equal(a, b)
-    half = np.where(np.abs(V) < 0.5, V * 0.01, V).astype(np.float32)  # some states near 0, most not
-    ga, gb = np.zeros(n, dtype=np.uint8), np.zeros(n, dtype=np.uint8)
-    first = True
-    while True:
-        xa = cy.endless_pass(game, half, ga, 1e-3, threads=1, first=first)
-        xb = eng.endless_pass(half, gb, 1e-3, first=first)
-        assert xa == xb and np.array_equal(ga, gb)
-        first = False
-        if xa == 0:
-            break
-    assert 0 < ga.sum() < n
+    marks_alike(lambda *x, **k: cy.endless_pass(game, *x, threads=1, **k), eng.endless_pass, V)
 
 
 @needs_numba
@@ -289,8 +297,8 @@ def test_kernels_compile_for_an_h100_without_a_gpu() -> None:
         pytest.skip(done.stdout.strip().splitlines()[-1])
     assert done.returncode == 0, done.stderr[-3000:]
     got = json.loads(done.stdout.strip().splitlines()[-1])
-    assert set(got) == {"sweep", "evaluate", "endless", "outcomes", "gather", "graph_count", "graph_fill",
-                        "sweep_stored", "endless_stored"}
+    assert set(got) == {"sweep", "evaluate", "endless", "outcomes", "gather", "graph_rows", "sweep_stored",
+                        "endless_stored"}
     assert all(size > 1_000 for size in got.values()) and got["sweep"] > 100_000  # the generator inlined
 
 
@@ -443,17 +451,7 @@ def test_stored_graph_on_the_device_reads_like_generating_bit_for_bit(tmp_path, 
     a, b = V.copy(), V.copy()
     assert gen.sweep(a, subset=sub, discount=0.99) == sto.sweep(b, subset=sub, discount=0.99)
     assert np.array_equal(a, b) and np.count_nonzero(a != V) > 0
-    half = np.where(np.abs(V) < 0.5, V * 0.01, V).astype(np.float32)
-    ga, gb = np.zeros(n, dtype=np.uint8), np.zeros(n, dtype=np.uint8)
-    first = True
-    while True:
-        xa = gen.endless_pass(half, ga, 1e-3, first=first)
-        xb = sto.endless_pass(half, gb, 1e-3, first=first)
-        assert xa == xb and np.array_equal(ga, gb)
-        first = False
-        if xa == 0:
-            break
-    assert 0 < ga.sum() < n
+    marks_alike(gen.endless_pass, sto.endless_pass, V)
 
 
 @needs_numba
