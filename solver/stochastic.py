@@ -66,6 +66,7 @@ DISCOUNTS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)  # 1 - discount, stage by stage
 # 1e-6 took 111-117 full sweeps against 205 for every power of ten, to the same values within
 # 2.2e-4; ending at 1e-5 instead left values up to 4.4e-3 away (docs/ur.md, "Three discount stages")
 WALK_DISCOUNTS = (1e-2, 1e-4, 1e-6)
+CHECKPOINT_SHARE = 0.05  # the walk checkpoints every round unless that takes more than this share of the run
 _STAGE_TOLERANCE = 1e-8
 _STALL_SWEEPS = 30
 _STAGE_MAX_SWEEPS = 5000
@@ -444,11 +445,51 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
     and near-ties, see ``_Stall``), so that cycles kept up only by endless play have decayed
     below the check's slack. Each stage starts from the last, so the undiscounted stage starts next to the
     game's value, not in the basin of a false solution. Returns (residual, sweeps, policy sweeps,
-    states swept in hot sets, seconds); checkpoints after every round, with the stage, so a stopped
-    run resumes in it.
+    states swept in hot sets, seconds); checkpoints after every round (less often where writing one
+    would take more than CHECKPOINT_SHARE of the time: ``_Pacer``), with the stage, and when stopped,
+    so a stopped run resumes in it.
     """
     stages = WALK_DISCOUNTS + (0.0,)
     mark = np.zeros(values.shape[0], dtype=np.uint8) if WALK_HOT_SWEEPS and getattr(K, "hot_sets", False) else None
+    pacer = _Pacer(root, values)
+    try:
+        return _walk_stages(K, values, header, tolerance, threads, max_sweeps, policy, sweeps, cheap, hot, stage,
+                            spent, show_progress, log, stages, mark, pacer)
+    except KeyboardInterrupt:
+        pacer.write()  # the rounds since the last checkpoint are kept: a resumed run goes on from here
+        raise
+
+
+class _Pacer:
+    """The walk's checkpoints: after every round, unless writing one takes more than
+    CHECKPOINT_SHARE of the run (six pieces on a GPU: a round of about a second, a checkpoint of
+    1 GB), then once that share of the time has passed since the last; and when the walk ends
+    or is stopped."""
+
+    def __init__(self, root: Path, values: np.ndarray) -> None:
+        self.root, self.values = root, values
+        self.info: dict[str, Any] | None = None  # the last round's, written or not
+        self.cost = 0.0
+        self.last = time.perf_counter()
+
+    def round(self, info: dict[str, Any], force: bool = False) -> None:
+        self.info = info
+        if force or time.perf_counter() - self.last >= self.cost / CHECKPOINT_SHARE:
+            self.write()
+
+    def write(self) -> None:
+        if self.info is None:
+            return
+        t0 = time.perf_counter()
+        _checkpoint(self.root, self.values, self.info)
+        self.last = time.perf_counter()
+        self.cost = self.last - t0
+
+
+def _walk_stages(K: Any, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
+                 max_sweeps: int, policy: np.ndarray, sweeps: int, cheap: int, hot: int, stage: int, spent: float,
+                 show_progress: bool | None, log: Any, stages: tuple[float, ...], mark: np.ndarray | None,
+                 pacer: _Pacer) -> tuple[float, int, int, int, float]:
     while stage < len(stages):
         d = stages[stage]
         g = float(np.float32(1.0 - d))
@@ -464,7 +505,7 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
                 residual = K.sweep(values, threads=threads, write=False)
                 if residual < tolerance:
                     spent += time.perf_counter() - t0
-                    _checkpoint(root, values, _walk_info(header, tolerance, sweeps, cheap, hot, stage, last))
+                    pacer.round(_walk_info(header, tolerance, sweeps, cheap, hot, stage, last), force=True)
                     return residual, sweeps, cheap, hot, spent
             done = bool(d) and (last < tolerance / WALK_STAGE_FACTOR or stalled(last))
             if not done and d and mark is not None:
@@ -482,12 +523,13 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
                     sync(values)
                 anderson(before, values)
             spent += time.perf_counter() - t0
-            _checkpoint(root, values, _walk_info(header, tolerance, sweeps, cheap, hot, stage + done, last))
+            pacer.round(_walk_info(header, tolerance, sweeps, cheap, hot, stage + done, last), force=done)
             if log:
                 log(f"sweep {sweeps} (1 - discount {d:g}): largest change {last:.3g} ({spent:.1f} s so far)")
             if done:
                 break
         else:
+            pacer.write()
             raise RuntimeError(f"no convergence to {tolerance} within {max_sweeps} sweeps")
         stage += 1
     raise AssertionError("unreachable: the last stage returns")

@@ -91,3 +91,46 @@ def test_a_walk_checkpoint_resumes_in_the_stage_of_todays_schedule(monkeypatch) 
     assert [stochastic._walk_stage({"stage": k, "discounts": five}) for k in range(6)] == [0, 1, 1, 2, 2, 3]
     assert stochastic._walk_stage({"stage": 1, "discounts": [1e-3, 1e-6]}) == 2  # its 1e-6 stage: our 1e-6
     assert stochastic._walk_stage({"stage": 0, "discounts": [0.1, 1e-3]}) == 0
+
+
+def test_slow_checkpoints_are_spaced_out_and_a_stopped_walk_keeps_its_last_round(tmp_path, monkeypatch) -> None:
+    # A checkpoint that costs more than CHECKPOINT_SHARE of the run is written only once that share
+    # of the time has passed (six pieces on a GPU: 1 GB after rounds of about a second); a walk
+    # stopped by Ctrl-C still writes the round it had finished, and a resumed run goes on from it.
+    o = mini_options(tmp_path, 4)
+    clock = [0.0]
+    monkeypatch.setattr(stochastic.time, "perf_counter", lambda: clock[0])
+    real = stochastic._checkpoint
+    written: list[int] = []
+
+    def slow(root, values, info):  # each write costs one second of the fake clock
+        clock[0] += 1.0
+        written.append(info["sweeps"])
+        real(root, values, info)
+
+    rounds = [0]
+    real_sweep = stochastic._sweep
+
+    def sweep(*args, **kw):  # each full sweep costs a second too; the tenth is stopped
+        rounds[0] += 1
+        if rounds[0] == 10:
+            raise KeyboardInterrupt
+        clock[0] += 1.0
+        return real_sweep(*args, **kw)
+
+    monkeypatch.setattr(stochastic, "_checkpoint", slow)
+    monkeypatch.setattr(stochastic, "_sweep", sweep)
+    monkeypatch.setattr(stochastic, "CHECKPOINT_SHARE", 0.25)  # wait 4 s after a write of 1 s
+    root = tmp_path / "t"
+    with pytest.raises(KeyboardInterrupt):
+        solve(o, root, tolerance=1e-6, threads=1, graph="regenerate")
+    # the sweep-0 start is written only with a stored graph; rounds end at 1, 2, ...: the first is
+    # written, then every fourth second's worth (1 s a round + 1 s a write), and the stop writes 9
+    assert written[0] == 1 and written[-1] == 9 and len(written) < 9
+    assert all(b - a >= 2 for a, b in zip(written[:-2], written[1:-1]))
+    monkeypatch.setattr(stochastic, "_sweep", real_sweep)
+    said: list[str] = []
+    table = solve(o, root, tolerance=1e-6, threads=1, graph="regenerate", log=said.append)
+    assert any("resuming from the checkpoint after sweep 9" in s for s in said)
+    fresh = solve(o, tmp_path / "fresh", tolerance=1e-6, threads=1, graph="regenerate")
+    assert np.abs(np.asarray(table["value"]) - np.asarray(fresh["value"])).max() < 1e-5
