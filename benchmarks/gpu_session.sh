@@ -23,7 +23,8 @@
 #   k5.log        (stage k5) five pieces solved on the GPU (the CPU's start value: +0.146072)
 #   gpu-mem.csv   the device memory in use, sampled every half second
 # build: no build isolation (the machine has Cython and numpy but no network); tests: the GPU
-# tests of the stored graph and of the device generator (tests/test_ur_gpu.py).
+# tests of the stored graph, of the device generator and K = 3 solved on the device (over its
+# stored graph) against the CPU (tests/test_ur_gpu.py).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-gpu-session}
@@ -70,7 +71,7 @@ if want build && [ -z "${SKIP_BUILD:-}" ]; then
     stage build 200 "$LOG" env SOLVER_BUILD_JOBS=16 $PY -m pip install -q --no-build-isolation --no-deps -e .
 fi
 want tests && stage gpu-tests 150 "$LOG" $PY -m pytest tests/test_ur_gpu.py -q -p no:cacheprovider -m "not slow" \
-    -k "stored_graph_on_the_gpu or generator_on_the_gpu" --durations=8
+    -k "stored_graph_on_the_gpu or generator_on_the_gpu or gpu_solve_equals" --durations=8
 
 k4() {
     local args=(-m gamesolver.solver ur solve --pieces "$K4" --tolerance 1e-5 --json)
