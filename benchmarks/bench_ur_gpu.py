@@ -30,6 +30,14 @@ from gamesolver.solver.projection import seconds_per_state
 
 
 
+def _stored_words(stored: dict) -> str:
+    if "gpu_stored_full_sweep_s" in stored:
+        return (f"; stored graph ({stored['stored_graph_bytes'] / 2**30:.1f} GiB, built in "
+                f"{stored['stored_graph_build_s']:.1f} s): full sweep {stored['gpu_stored_full_sweep_s']:.3f} s, "
+                f"{stored['stored_over_regenerating']}x the regenerating one")
+    return f"; stored graph: {stored['stored_graph']}" if stored else ""
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pieces", type=int, nargs="+", default=[4, 5, 6, 7])
@@ -124,10 +132,7 @@ def main() -> int:
                   f"{row['peak_device_bytes'] / 2**30:.2f} GiB of {total / 2**30:.0f}; first sweep with compiling "
                   f"{first_s:.1f} s; host index {index_s:.1f} s; the values to the device and back {pageable:.3f} s "
                   f"({locked:.3f} s page-locked)"
-                  + (f"; stored graph ({stored['stored_graph_bytes'] / 2**30:.1f} GiB, built in "
-                     f"{stored['stored_graph_build_s']:.1f} s): full sweep {stored['gpu_stored_full_sweep_s']:.3f} s, "
-                     f"{stored['stored_over_regenerating']}x the regenerating one" if "gpu_stored_full_sweep_s" in stored
-                     else f"; stored graph: {stored['stored_graph']}" if stored else ""))
+                  + _stored_words(stored))
         sys.stdout.flush()
     return 0
 

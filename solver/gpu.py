@@ -78,7 +78,8 @@ def gpu_available() -> bool:
 
 def state_functions(jit: Callable[[Any], Any], ngroups: int, nrolls: int) -> Any:
     """The engine's per-state arithmetic, compiled with ``jit``: (term, target, finished, backup,
-    joins, settle, policy_backup), the same operations in the same order as ``_stochastic.pyx``'s (float32 throughout)."""
+    joins, settle, policy_backup), the same operations in the same order as ``_stochastic.pyx``'s
+    (float32 throughout)."""
     G, R = int(ngroups), int(nrolls)
 
     @jit

@@ -419,7 +419,8 @@ def _check_backend(backend: str, address: str | None, workers: int | None, metho
     if method == "policy":
         raise InputError("--backend ray runs the walk and plain sweeps; --method policy is not distributed")
     if click.get_current_context().get_parameter_source("graph") != click.core.ParameterSource.DEFAULT:
-        raise InputError("--graph applies to --backend cpu and gpu; the ray workers generate the outcomes in every sweep")
+        raise InputError("--graph applies to --backend cpu and gpu; the ray workers generate the outcomes in every "
+                         "sweep")
     from gamesolver.solver.distributed import import_ray
 
     import_ray()  # without Ray: one line naming the extra
