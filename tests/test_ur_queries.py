@@ -235,3 +235,24 @@ def test_check_compares_the_whole_stored_index_with_a_new_one(tmp_path, fresh_ke
         assert json.loads(r.stdout)["mirror_index"] == said
     r = run("check", "--pieces", "2", "--table", str(where))
     assert "DIFFERS" in r.output and r.exit_code == 1
+
+
+@pytest.mark.parametrize("memory", [64 * 2**30, 2**30])
+def test_missing_table_prices_the_local_solve_as_it_would_run(tmp_path, monkeypatch, memory: int) -> None:
+    # where the stored graph fits (the solve's own rule: with the rest, in half of the memory), the
+    # solve sweeps from it, about nine times faster than regenerating: the message says which
+    from gamesolver.solver import outcomes
+
+    monkeypatch.setattr(outcomes, "memory_bytes", lambda: memory)
+    r = run("analyze", "X:A1,A2,A3 O:- X", "--pieces", "4", "--table", str(tmp_path / "none"), "--json")
+    assert r.exit_code == 1
+    p = json.loads(r.stdout)["projection"]
+    assert 1.2 * 2**30 < p["stored_graph_bytes"] < 2.2 * 2**30  # K = 4's graph: 1.63 GiB when built
+    here = p["solve_seconds_here"]
+    if memory > 2**30:
+        assert p["stored_graph_fits_here"] is True
+        assert p["solve_seconds_here_stored"] == pytest.approx([here[0] / 9, here[1] / 9])
+    else:
+        assert p["stored_graph_fits_here"] is False and p["solve_seconds_here_stored"] is None
+    text = run("analyze", "X:A1,A2,A3 O:- X", "--pieces", "4", "--table", str(tmp_path / "none")).output
+    assert ("its stored graph" in text) == (memory > 2**30) and len(text.strip().splitlines()) == 1

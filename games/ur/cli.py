@@ -192,15 +192,22 @@ CLUSTER_CORES = 64  # the cluster the missing-table message prices a solve on (e
 # its policy sweeps (0.125 s each there), about 24 of them a full sweep as K = 4 solved on that GPU
 # needed (203 full, 4,889 policy sweeps): 12.71 s to 12.71 + 24 x 0.125 = 15.7 s a round
 GPU_MEASURED_ON = "NVIDIA H200"
+# A sweep over the stored graph against a regenerating one, two threads, K = 4 on this project's
+# 2-core machine (docs/ur.md: 0.43-0.48 s against 3.78-4.81 s, ten runs): about 9 times faster
+STORED_SWEEP_SPEEDUP = 9.0
 GPU_SECONDS_PER_STATE = (12.71 / 639_358_121, 15.7 / 639_358_121)
 
 
 def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple[str, dict[str, Any]]:
     """Why a query cannot answer without the table at ``where`` and what building it would take:
     one sweep rate measured now on this machine, times the sweeps such solves need
-    (``solver.projection``), here and on a Ray cluster, and the commands that build it; and the
-    same as JSON fields. ``named``: the folder came from --table."""
+    (``solver.projection``), here (over the stored graph where it fits, as the solve would) and on
+    a Ray cluster, and the commands that build it; and the same as JSON fields. ``named``: the
+    folder came from --table."""
+    from gamesolver.solver import outcomes
+    from gamesolver.solver.outcomes import estimate_bytes
     from gamesolver.solver.projection import RAY_WORKER_EFFICIENCY, Projection, duration, seconds_per_state, span
+    from gamesolver.solver.stochastic import extra_bytes
 
     k = options.pieces
     cores = default_threads()
@@ -208,6 +215,14 @@ def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple
     plain = kernel(dataclasses.replace(options, mirror=False))
     p = Projection(stored_state_count(options), seconds_per_state(plain), plain.roll_count)
     here, cluster = p.solve_seconds(cores), p.solve_seconds(CLUSTER_CORES, RAY_WORKER_EFFICIENCY)
+    # where the stored graph fits (by the solve's own rule, ``want_graph``'s auto), the solve sweeps
+    # from it: the plain generator's sample, scaled to the states stored
+    graph = int(estimate_bytes(plain) * p.states / max(1, plain.state_count))
+    fits = graph + extra_bytes(p.states, plain.roll_count, "walk") <= outcomes.memory_bytes() / 2
+    stored = (here[0] / STORED_SWEEP_SPEEDUP, here[1] / STORED_SWEEP_SPEEDUP) if fits else None
+    whole = (f"about {span(stored)} here (its stored graph, {graph / 2**30:.1f} GiB, fits in this machine's "
+             f"memory and the solve sweeps from it; regenerating every sweep, {span(here)})" if stored
+             else f"about {span(here)} here")
     out = f" --out {where}" if named else ""
     gpu = (TYPICAL_SWEEPS[0] * GPU_SECONDS_PER_STATE[0] * p.states,
            TYPICAL_SWEEPS[1] * GPU_SECONDS_PER_STATE[1] * p.states)
@@ -217,7 +232,7 @@ def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple
     text = (f"no solved table for pieces={k} at {where}. Building it means sweeping {p.states:,} states "
             f"some {TYPICAL_SWEEPS[0]}-{TYPICAL_SWEEPS[1]} times: one sweep takes about "
             f"{duration(p.sweep_seconds(cores))} on this machine ({cores} cores, {p.per_state * 1e6:.1f} us a "
-            f"state and core, measured just now), the whole solve about {span(here)} here and about "
+            f"state and core, measured just now), the whole solve {whole} and about "
             f"{span(cluster)} on a Ray cluster of {CLUSTER_CORES} worker cores, and about {span(gpu)} on one "
             f"{GPU_MEASURED_ON} GPU (its sweep rate measured there on seven pieces); "
             f"values {p.value_bytes / 2**30:.2f} GiB. Build it with '{commands[0]}', on a cluster with "
@@ -225,7 +240,9 @@ def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple
             f"(pip install \"gamesolver[gpu]\")")
     return text, {"missing_table": str(where), "pieces": k, "commands": commands,
                   "projection": {**p.as_dict(cores, CLUSTER_CORES), "gpu_solve_seconds": list(gpu),
-                                 "gpu_measured": True, "gpu_measured_on": GPU_MEASURED_ON}}
+                                 "gpu_measured": True, "gpu_measured_on": GPU_MEASURED_ON,
+                                 "stored_graph_bytes": graph, "stored_graph_fits_here": fits,
+                                 "solve_seconds_here_stored": list(stored) if stored else None}}
 
 
 def _missing_table(options: UrOptions, where: Path, named: bool, as_json: bool) -> None:
