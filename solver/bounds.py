@@ -123,11 +123,12 @@ _HOT_MOST = 8
 _NO_BOUNDS = np.empty(0)
 # Where the strategy's pair never leaves some rows and the strategy's side is ahead there by this
 # many times the tolerance or more (the endless check's slack; ``_far``), the ranking goes on at
-# those states with actions within this many times the tolerance. On five pieces the side ahead in the entry-recapture
-# cycles leaves them only by an action 2e-5 below its best by the table: within the tolerance the
-# strategy stayed, play there could last for ever against it, and those rows were pinned at 0
-# (intervals [-0.067, 0]). Widening everywhere instead cost the test board (four pieces on eight
-# tiles) its proof: 3.7e-7 wide became 7.4e-5, leading on where nothing was pinned.
+# those states with actions within this many times the tolerance. On five pieces the side ahead
+# in the entry-recapture cycles leaves them only by an action 2e-5 below its best by the table:
+# within the tolerance the strategy stayed, play there could last for ever against it, and those
+# rows were pinned at 0 (intervals [-0.067, 0]). Widening everywhere instead cost the test board
+# (four pieces on eight tiles) its proof: 3.7e-7 wide became 7.4e-5, leading on where nothing was
+# pinned.
 _WIDER = 10.0
 
 

@@ -497,17 +497,11 @@ class GpuEngine:
         rest) in the device's free memory; elsewhere regenerate (``required``: refuse instead)."""
         t0 = time.perf_counter()
         n, G = self.n, int(self.spec.ngroups)
-        if self.target == "cuda":
-            sizes = self._empty((n,), np.int32)
-            self._rows(False, sizes, self.noindex, self._empty((1, G), np.uint8), self._empty((1,), np.int32))
-            host = sizes.copy_to_host()
-            del sizes
-        else:
-            host = np.zeros(n, dtype=np.int32)
-            self._rows(False, host, self.noindex, np.zeros((1, G), np.uint8), np.zeros(1, np.int32))
+        sizes = self._empty((n,), np.int32)
+        self._rows(False, sizes, self.noindex, self._empty((1, G), np.uint8), self._empty((1,), np.int32))
         offsets = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(host, out=offsets[1:])
-        del host
+        np.cumsum(sizes.copy_to_host() if self.target == "cuda" else sizes, out=offsets[1:])
+        del sizes
         total = int(offsets[-1])
         size = offsets.nbytes + n * G + 4 * total
         free = self.free_bytes()
@@ -554,11 +548,7 @@ class GpuEngine:
         else:
             a, b = int(self.OFF[rank]), int(self.OFF[rank + 1])
             counts, codes = self.CNT[rank].tolist(), self.CODES[a:b].tolist()
-        out, at = [], 0
-        for c in counts:
-            out.append(codes[at:at + c])
-            at += c
-        return out
+        return _grouped(codes, counts)
 
     # ---- device arrays --------------------------------------------------------------------
 
@@ -844,14 +834,7 @@ class GpuEngine:
                 written[i] = self.k["generate"](self.T, int(ranks[i]), codes[i], counts[i], scratch)
         if np.any(written < 0):
             raise RuntimeError("a state wrote more outcome codes than the game's max_outcomes")
-        out = []
-        for i in range(m):
-            at, groups = 0, []
-            for c in counts[i].tolist():
-                groups.append(codes[i, at:at + c].tolist())
-                at += c
-            out.append(groups)
-        return out
+        return [_grouped(codes[i].tolist(), counts[i].tolist()) for i in range(m)]
 
     def policy_apply(self, policy: np.ndarray, x: np.ndarray, out: np.ndarray, **kw: Any) -> None:
         raise InputError("the gpu backend runs the walk and plain sweeps; the policy method is not on the GPU")
@@ -870,6 +853,15 @@ class GpuEngine:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def _grouped(codes: list[int], counts: list[int]) -> list[list[int]]:
+    """A state's codes split into its groups by the groups' sizes."""
+    out, at = [], 0
+    for c in counts:
+        out.append(codes[at:at + c])
+        at += c
+    return out
 
 
 def import_numba() -> Any:

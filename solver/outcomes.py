@@ -204,7 +204,13 @@ def want_graph(K: Any, choice: str, other_bytes: int = 0, share: float = 1.0) ->
         raise InputError(f"the stored graph needs about {need / 2**30:.1f} GiB with the rest of the solve, more "
                          f"than {_STORE_SHARE:.0%} of this machine's {memory / 2**30:.1f} GiB; use graph="
                          "'regenerate' (the CLI's --graph regenerate)")
-    return choice == "store" or need <= memory / 2
+    return choice == "store" or auto_stores(need)
+
+
+def auto_stores(need: int) -> bool:
+    """``auto``'s rule: store the graph when it and the rest of the solve (``need`` bytes in all)
+    fit in half of this machine's memory."""
+    return need <= memory_bytes() / 2
 
 
 def build_graph(K: Any, threads: int = 1, show_progress: bool | None = False,

@@ -431,35 +431,6 @@ def range_graph(game: Any, start: int, stop: int, threads: int) -> StoredGraph:
     return StoredGraph(game, offsets, counts, codes)
 
 
-def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
-          max_sweeps: int, policy: np.ndarray, sweeps: int, cheap: int, hot: int, stage: int, spent: float,
-          show_progress: bool | None, log: Any) -> tuple[float, int, int, int, float]:
-    """The ``walk`` method: modified policy iteration while a discount walks up to 1.
-
-    Stage by stage, 1 - discount = WALK_DISCOUNTS (1e-2, 1e-4, 1e-6) and finally 0: each round
-    is one full sweep, which also records both players' greedy policy, then up to
-    WALK_POLICY_SWEEPS cheap float32 sweeps of that policy (WALK_POLISH_SWEEPS in the last stage;
-    in the discounted stages, where the engine can, a few of them and many over the hot set
-    instead: ``_hot_round``). A discounted stage ends when a full sweep changes no value by more
-    than ``tolerance / 10`` (or 30 rounds have not halved the smallest change: float32 rounding
-    and near-ties, see ``_Stall``), so that cycles kept up only by endless play have decayed
-    below the check's slack. Each stage starts from the last, so the undiscounted stage starts next to the
-    game's value, not in the basin of a false solution. Returns (residual, sweeps, policy sweeps,
-    states swept in hot sets, seconds); checkpoints after every round (less often where writing one
-    would take more than CHECKPOINT_SHARE of the time: ``_Pacer``), with the stage, and when stopped,
-    so a stopped run resumes in it.
-    """
-    stages = WALK_DISCOUNTS + (0.0,)
-    mark = np.zeros(values.shape[0], dtype=np.uint8) if WALK_HOT_SWEEPS and getattr(K, "hot_sets", False) else None
-    pacer = _Pacer(root, values)
-    try:
-        return _walk_stages(K, values, header, tolerance, threads, max_sweeps, policy, sweeps, cheap, hot, stage,
-                            spent, show_progress, log, stages, mark, pacer)
-    except KeyboardInterrupt:
-        pacer.write()  # the rounds since the last checkpoint are kept: a resumed run goes on from here
-        raise
-
-
 class _Pacer:
     """The walk's checkpoints: after every round, unless writing one takes more than
     CHECKPOINT_SHARE of the run (six pieces on a GPU: a round of about a second, a checkpoint of
@@ -486,53 +457,74 @@ class _Pacer:
         self.cost = self.last - t0
 
 
-def _walk_stages(K: Any, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
-                 max_sweeps: int, policy: np.ndarray, sweeps: int, cheap: int, hot: int, stage: int, spent: float,
-                 show_progress: bool | None, log: Any, stages: tuple[float, ...], mark: np.ndarray | None,
-                 pacer: _Pacer) -> tuple[float, int, int, int, float]:
-    while stage < len(stages):
-        d = stages[stage]
-        g = float(np.float32(1.0 - d))
-        stalled = _Stall(WALK_PROGRESS)
-        anderson = _Anderson(WALK_ANDERSON, WALK_ANDERSON_TRUST)
-        while sweeps < max_sweeps:
-            t0 = time.perf_counter()
-            label = f"sweep {sweeps + 1} (1 - discount {d:g})" if d else f"sweep {sweeps + 1}"
-            before = values.copy() if WALK_ANDERSON else None
-            last = _sweep(K, values, threads, label, show_progress, policy, g)
-            sweeps += 1
-            if last < tolerance and d == 0.0:
-                residual = K.sweep(values, threads=threads, write=False)
-                if residual < tolerance:
-                    spent += time.perf_counter() - t0
-                    pacer.round(_walk_info(header, tolerance, sweeps, cheap, hot, stage, last), force=True)
-                    return residual, sweeps, cheap, hot, spent
-            done = bool(d) and (last < tolerance / WALK_STAGE_FACTOR or stalled(last))
-            if not done and d and mark is not None:
-                full, swept = _hot_round(K, policy, values, threads, g, tolerance / 10, mark)
-                cheap += full
-                hot += swept
-            elif not done:
-                for _ in range(WALK_POLICY_SWEEPS if d else WALK_POLISH_SWEEPS):
-                    cheap += 1
-                    if K.evaluate(policy, values, threads=threads, discount=g) < tolerance / 10:
-                        break
-            if not done and before is not None:
-                sync = getattr(K, "sync", None)
-                if sync is not None:  # an engine whose policy sweeps left its own copy ahead (a GPU)
-                    sync(values)
-                anderson(before, values)
-            spent += time.perf_counter() - t0
-            pacer.round(_walk_info(header, tolerance, sweeps, cheap, hot, stage + done, last), force=done)
-            if log:
-                log(f"sweep {sweeps} (1 - discount {d:g}): largest change {last:.3g} ({spent:.1f} s so far)")
-            if done:
-                break
-        else:
-            pacer.write()
-            raise RuntimeError(f"no convergence to {tolerance} within {max_sweeps} sweeps")
-        stage += 1
-    raise AssertionError("unreachable: the last stage returns")
+def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
+          max_sweeps: int, policy: np.ndarray, sweeps: int, cheap: int, hot: int, stage: int, spent: float,
+          show_progress: bool | None, log: Any) -> tuple[float, int, int, int, float]:
+    """The ``walk`` method: modified policy iteration while a discount walks up to 1.
+
+    Stage by stage, 1 - discount = WALK_DISCOUNTS (1e-2, 1e-4, 1e-6) and finally 0: each round
+    is one full sweep, which also records both players' greedy policy, then up to
+    WALK_POLICY_SWEEPS cheap float32 sweeps of that policy (WALK_POLISH_SWEEPS in the last stage;
+    in the discounted stages, where the engine can, a few of them and many over the hot set
+    instead: ``_hot_round``). A discounted stage ends when a full sweep changes no value by more
+    than ``tolerance / 10`` (or 30 rounds have not halved the smallest change: float32 rounding
+    and near-ties, see ``_Stall``), so that cycles kept up only by endless play have decayed
+    below the check's slack. Each stage starts from the last, so the undiscounted stage starts next to the
+    game's value, not in the basin of a false solution. Returns (residual, sweeps, policy sweeps,
+    states swept in hot sets, seconds); checkpoints after every round (less often where writing one
+    would take more than CHECKPOINT_SHARE of the time: ``_Pacer``), with the stage, and when stopped,
+    so a stopped run resumes in it.
+    """
+    stages = WALK_DISCOUNTS + (0.0,)
+    mark = np.zeros(values.shape[0], dtype=np.uint8) if WALK_HOT_SWEEPS and getattr(K, "hot_sets", False) else None
+    pacer = _Pacer(root, values)
+    try:
+        while stage < len(stages):
+            d = stages[stage]
+            g = float(np.float32(1.0 - d))
+            stalled = _Stall(WALK_PROGRESS)
+            anderson = _Anderson(WALK_ANDERSON, WALK_ANDERSON_TRUST)
+            while sweeps < max_sweeps:
+                t0 = time.perf_counter()
+                label = f"sweep {sweeps + 1} (1 - discount {d:g})" if d else f"sweep {sweeps + 1}"
+                before = values.copy() if WALK_ANDERSON else None
+                last = _sweep(K, values, threads, label, show_progress, policy, g)
+                sweeps += 1
+                if last < tolerance and d == 0.0:
+                    residual = K.sweep(values, threads=threads, write=False)
+                    if residual < tolerance:
+                        spent += time.perf_counter() - t0
+                        pacer.round(_walk_info(header, tolerance, sweeps, cheap, hot, stage, last), force=True)
+                        return residual, sweeps, cheap, hot, spent
+                done = bool(d) and (last < tolerance / WALK_STAGE_FACTOR or stalled(last))
+                if not done and d and mark is not None:
+                    full, swept = _hot_round(K, policy, values, threads, g, tolerance / 10, mark)
+                    cheap += full
+                    hot += swept
+                elif not done:
+                    for _ in range(WALK_POLICY_SWEEPS if d else WALK_POLISH_SWEEPS):
+                        cheap += 1
+                        if K.evaluate(policy, values, threads=threads, discount=g) < tolerance / 10:
+                            break
+                if not done and before is not None:
+                    sync = getattr(K, "sync", None)
+                    if sync is not None:  # an engine whose policy sweeps left its own copy ahead (a GPU)
+                        sync(values)
+                    anderson(before, values)
+                spent += time.perf_counter() - t0
+                pacer.round(_walk_info(header, tolerance, sweeps, cheap, hot, stage + done, last), force=done)
+                if log:
+                    log(f"sweep {sweeps} (1 - discount {d:g}): largest change {last:.3g} ({spent:.1f} s so far)")
+                if done:
+                    break
+            else:
+                pacer.write()
+                raise RuntimeError(f"no convergence to {tolerance} within {max_sweeps} sweeps")
+            stage += 1
+        raise AssertionError("unreachable: the last stage returns")
+    except KeyboardInterrupt:
+        pacer.write()  # the rounds since the last checkpoint are kept: a resumed run goes on from here
+        raise
 
 
 class _Anderson:

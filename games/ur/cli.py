@@ -204,8 +204,7 @@ def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple
     (``solver.projection``), here (over the stored graph where it fits, as the solve would) and on
     a Ray cluster, and the commands that build it; and the same as JSON fields. ``named``: the
     folder came from --table."""
-    from gamesolver.solver import outcomes
-    from gamesolver.solver.outcomes import estimate_bytes
+    from gamesolver.solver.outcomes import auto_stores, estimate_bytes
     from gamesolver.solver.projection import RAY_WORKER_EFFICIENCY, Projection, duration, seconds_per_state, span
     from gamesolver.solver.stochastic import extra_bytes
 
@@ -218,7 +217,7 @@ def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple
     # where the stored graph fits (by the solve's own rule, ``want_graph``'s auto), the solve sweeps
     # from it: the plain generator's sample, scaled to the states stored
     graph = int(estimate_bytes(plain) * p.states / max(1, plain.state_count))
-    fits = graph + extra_bytes(p.states, plain.roll_count, "walk") <= outcomes.memory_bytes() / 2
+    fits = auto_stores(graph + extra_bytes(p.states, plain.roll_count, "walk"))
     stored = (here[0] / STORED_SWEEP_SPEEDUP, here[1] / STORED_SWEEP_SPEEDUP) if fits else None
     whole = (f"about {span(stored)} here (its stored graph, {graph / 2**30:.1f} GiB, fits in this machine's "
              f"memory and the solve sweeps from it; regenerating every sweep, {span(here)})" if stored
