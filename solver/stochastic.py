@@ -46,10 +46,15 @@ WALK_POLICY_SWEEPS = 30  # cheap sweeps of the greedy policy after each full swe
 WALK_POLISH_SWEEPS = 5  # the same in the walk's last, undiscounted stage
 WALK_STAGE_FACTOR = 10  # a discounted stage of the walk ends at a change of tolerance / this
 WALK_PROGRESS = 0.5  # ... or once 30 rounds have not halved its smallest change (see _Stall)
-WALK_HOT_SWEEPS = 200  # walk: sweeps of the greedy policy over the hot set a round (0: none; see _hot_round)
+WALK_NEAR = 2.0  # ... or once WALK_NEAR_ROUNDS rounds in a row changed nothing by this times that aim
+WALK_NEAR_ROUNDS = 5  # (0: never; on K = 4 the last stage's tail near the aim had taken 20-30 rounds)
+# walk: sweeps of the greedy policy over the hot set a round (0: none; see _hot_round); with the
+# budget below, K = 4 took 79-87 full sweeps against 106-109 with 200 and 5.0, for as many policy
+# sweeps (docs/ur.md, "Longer hot sets")
+WALK_HOT_SWEEPS = 800
 WALK_HOT_FULL = 5  # ... after this many policy sweeps of every state, the last of which picks the hot set
 WALK_HOT_SHARE = 10  # ... the states that sweep changed by more than its largest change / this
-WALK_HOT_BUDGET = 5.0  # ... and at most this many sweeps of every state's worth of them (a big hot set gets fewer)
+WALK_HOT_BUDGET = 20.0  # ... and at most this many sweeps of every state's worth of them (a big hot set gets fewer)
 WALK_HOT_MOST = 8  # ... a hot set of more than 1/this of the states is no hot set: plain policy sweeps instead
 WALK_ANDERSON = 0  # rounds of history for the walk's Anderson step (0: none, the default); see _Anderson
 WALK_ANDERSON_TRUST = 0.0  # with it: a state moves at most this times its own last change (0: no limit)
@@ -261,7 +266,9 @@ def solve_values(
     return Solved(values, meta, spent + built, engine if tiers is None and getattr(engine, "stored", False) else None)
 
 
-TYPICAL_SWEEPS = (250, 500)  # full sweeps the walk took on the fort rules' K = 4 (with its policy sweeps)
+# full sweeps (each with its policy sweeps) the walk takes on the fort rules: today's walk 79-87 on
+# K = 4, the walk before its longer hot sets 150 on K = 5 and 247 on its first, partly older, run
+TYPICAL_SWEEPS = (100, 250)
 _SAMPLE_STATES = 20_000
 
 
@@ -468,7 +475,7 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
     in the discounted stages, where the engine can, a few of them and many over the hot set
     instead: ``_hot_round``). A discounted stage ends when a full sweep changes no value by more
     than ``tolerance / 10`` (or 30 rounds have not halved the smallest change: float32 rounding
-    and near-ties, see ``_Stall``), so that cycles kept up only by endless play have decayed
+    and near-ties; or five rounds in a row stayed below twice that aim: see ``_Stall``), so that cycles kept up only by endless play have decayed
     below the check's slack. Each stage starts from the last, so the undiscounted stage starts next to the
     game's value, not in the basin of a false solution. Returns (residual, sweeps, policy sweeps,
     states swept in hot sets, seconds); checkpoints after every round (less often where writing one
@@ -482,7 +489,7 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
         while stage < len(stages):
             d = stages[stage]
             g = float(np.float32(1.0 - d))
-            stalled = _Stall(WALK_PROGRESS)
+            stalled = _Stall(WALK_PROGRESS, WALK_NEAR * tolerance / WALK_STAGE_FACTOR, WALK_NEAR_ROUNDS)
             anderson = _Anderson(WALK_ANDERSON, WALK_ANDERSON_TRUST)
             while sweeps < max_sweeps:
                 t0 = time.perf_counter()
@@ -607,20 +614,28 @@ class _Anderson:
 
 class _Stall:
     """Called with each sweep's largest change; True once the last _STALL_SWEEPS sweeps have not
-    brought the smallest change below ``progress`` times the smallest before them.
+    brought the smallest change below ``progress`` times the smallest before them, or (with
+    ``rounds``) once the last ``rounds`` changes all lay below ``near``.
 
     With ``progress`` 1 (the discounted repair) any new smallest change counts, so only float32
     rounding stops a stage early. The walk uses ``WALK_PROGRESS`` (a halving per 30 rounds): on
     K = 4 its discounted stages end on a plateau near 1e-6, where two threads' float32 rounding and
     near-ties flipping the greedy policy keep the change from falling more than about 1% a round.
+    It also passes ``near``, twice its aim, for WALK_NEAR_ROUNDS rounds: a stage whose change has
+    stayed that close to its aim for five rounds has nothing left that another 20-30 rounds of
+    full sweeps would buy (measured on K = 4: docs/ur.md, "Longer hot sets").
     """
 
-    def __init__(self, progress: float = 1.0) -> None:
+    def __init__(self, progress: float = 1.0, near: float = 0.0, rounds: int = 0) -> None:
         self.progress = progress
+        self.near = near
+        self.rounds = rounds
         self.changes: list[float] = []
 
     def __call__(self, change: float) -> bool:
         self.changes.append(change)
+        if self.rounds and len(self.changes) >= self.rounds and max(self.changes[-self.rounds:]) < self.near:
+            return True
         if len(self.changes) <= _STALL_SWEEPS:
             return False
         return min(self.changes[-_STALL_SWEEPS:]) >= self.progress * min(self.changes[:-_STALL_SWEEPS])

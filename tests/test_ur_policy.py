@@ -278,3 +278,17 @@ def test_the_walk_with_hot_sets_solves_the_test_board_like_without(tmp_path, mon
         assert t.meta["endless_check"]["flagged"] == 0 and t.meta["endless_repairs"] == 0
     assert hot.meta["hot_set_states"] > 0 and plain.meta["hot_set_states"] == 0
     assert np.abs(np.asarray(hot["value"]) - np.asarray(plain["value"])).max() < 2e-5
+
+
+def test_a_walk_stage_ends_once_its_change_stays_near_the_aim() -> None:
+    """``_Stall`` with ``near``: five changes in a row below twice the aim end a stage; one above
+    starts the count again; without ``rounds`` only the halving rule applies (30 rounds)."""
+    from gamesolver.solver.stochastic import _STALL_SWEEPS, _Stall
+
+    near = _Stall(0.5, near=2e-6, rounds=5)
+    changes = [1e-2, 1e-4, 1.2e-6, 1.1e-6, 3e-6, 1.2e-6, 1.1e-6, 1.2e-6, 1.1e-6]
+    assert not any(near(c) for c in changes)  # the 3e-6 broke the first run of four
+    assert near(1.19e-6)  # the fifth in a row
+    plain = _Stall(0.5)
+    assert not any(plain(c) for c in [1e-2] + [1.1e-6] * _STALL_SWEEPS)
+    assert plain(1.1e-6)  # 30 rounds without halving 1.1e-6

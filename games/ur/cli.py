@@ -218,7 +218,7 @@ def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple
     # from it: the plain generator's sample, scaled to the states stored
     graph = int(estimate_bytes(plain) * p.states / max(1, plain.state_count))
     fits = auto_stores(graph + extra_bytes(p.states, plain.roll_count, "walk"))
-    stored = (here[0] / STORED_SWEEP_SPEEDUP, here[1] / STORED_SWEEP_SPEEDUP) if fits else None
+    stored = p.solve_seconds(cores, stored=STORED_SWEEP_SPEEDUP) if fits else None
     whole = (f"about {span(stored)} here (its stored graph, {graph / 2**30:.1f} GiB, fits in this machine's "
              f"memory and the solve sweeps from it; regenerating every sweep, {span(here)})" if stored
              else f"about {span(here)} here")
