@@ -46,9 +46,9 @@ def test_missing_table_as_json(tmp_path) -> None:
     assert p["states"] == 639_358_121 and p["value_bytes"] == 4 * 639_358_121
     here, cluster = p["solve_seconds_here"], p["solve_seconds_on_cluster"]
     assert 0 < here[0] < here[1] and 0 < cluster[0] < here[0]
-    # 250-500 rounds of 12.7-15.7 s (K = 7 with the mirror, the rate measured on an H200)
+    # 100-250 rounds of 12.7-15.7 s (K = 7 with the mirror, the rate measured on an H200)
     gpu = p["gpu_solve_seconds"]
-    assert 3000 <= gpu[0] < gpu[1] <= 8000 and p["gpu_measured"] is True and p["gpu_measured_on"] == "NVIDIA H200"
+    assert 1200 <= gpu[0] < gpu[1] <= 4000 and p["gpu_measured"] is True and p["gpu_measured_on"] == "NVIDIA H200"
     assert doc["commands"][2] == f"solver ur solve --pieces 7 --out {where} --backend gpu"
     assert not where.exists()
 
