@@ -475,10 +475,10 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
     in the discounted stages, where the engine can, a few of them and many over the hot set
     instead: ``_hot_round``). A discounted stage ends when a full sweep changes no value by more
     than ``tolerance / 10`` (or 30 rounds have not halved the smallest change: float32 rounding
-    and near-ties; or five rounds in a row stayed below twice that aim: see ``_Stall``), so that cycles kept up only by endless play have decayed
-    below the check's slack. Each stage starts from the last, so the undiscounted stage starts next to the
-    game's value, not in the basin of a false solution. Returns (residual, sweeps, policy sweeps,
-    states swept in hot sets, seconds); checkpoints after every round (less often where writing one
+    and near-ties; or five rounds in a row stayed below twice that aim: see ``_Stall``), so that
+    cycles kept up only by endless play have decayed below the check's slack. Each stage starts
+    from the last, so the undiscounted stage starts next to the game's value, not in the basin of
+    a false solution. Returns (residual, sweeps, policy sweeps, states swept in hot sets, seconds); checkpoints after every round (less often where writing one
     would take more than CHECKPOINT_SHARE of the time: ``_Pacer``), with the stage, and when stopped,
     so a stopped run resumes in it.
     """
