@@ -478,9 +478,10 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
     and near-ties; or five rounds in a row stayed below twice that aim: see ``_Stall``), so that
     cycles kept up only by endless play have decayed below the check's slack. Each stage starts
     from the last, so the undiscounted stage starts next to the game's value, not in the basin of
-    a false solution. Returns (residual, sweeps, policy sweeps, states swept in hot sets, seconds); checkpoints after every round (less often where writing one
-    would take more than CHECKPOINT_SHARE of the time: ``_Pacer``), with the stage, and when stopped,
-    so a stopped run resumes in it.
+    a false solution. Returns (residual, sweeps, policy sweeps, states swept in hot sets, seconds);
+    checkpoints after every round (less often where writing one would take more than
+    CHECKPOINT_SHARE of the time: ``_Pacer``), with the stage, and when stopped, so a stopped run
+    resumes in it.
     """
     stages = WALK_DISCOUNTS + (0.0,)
     mark = np.zeros(values.shape[0], dtype=np.uint8) if WALK_HOT_SWEEPS and getattr(K, "hot_sets", False) else None
