@@ -266,7 +266,7 @@ def solve_values(
     return Solved(values, meta, spent + built, engine if tiers is None and getattr(engine, "stored", False) else None)
 
 
-# full sweeps (each with its policy sweeps) the walk takes on the fort rules: today's walk 79-87 on
+# full sweeps (each with its policy sweeps) the walk takes on the fort rules: today's walk 72-87 on
 # K = 4, the walk before its longer hot sets 150 on K = 5 and 247 on its first, partly older, run
 TYPICAL_SWEEPS = (100, 250)
 _SAMPLE_STATES = 20_000
