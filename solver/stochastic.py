@@ -484,13 +484,14 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
     resumes in it.
     """
     stages = WALK_DISCOUNTS + (0.0,)
+    aim = tolerance / WALK_STAGE_FACTOR  # where a discounted stage ends
     mark = np.zeros(values.shape[0], dtype=np.uint8) if WALK_HOT_SWEEPS and getattr(K, "hot_sets", False) else None
     pacer = _Pacer(root, values)
     try:
         while stage < len(stages):
             d = stages[stage]
             g = float(np.float32(1.0 - d))
-            stalled = _Stall(WALK_PROGRESS, WALK_NEAR * tolerance / WALK_STAGE_FACTOR, WALK_NEAR_ROUNDS)
+            stalled = _Stall(WALK_PROGRESS, WALK_NEAR * aim, WALK_NEAR_ROUNDS)
             anderson = _Anderson(WALK_ANDERSON, WALK_ANDERSON_TRUST)
             while sweeps < max_sweeps:
                 t0 = time.perf_counter()
@@ -504,7 +505,7 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
                         spent += time.perf_counter() - t0
                         pacer.round(_walk_info(header, tolerance, sweeps, cheap, hot, stage, last), force=True)
                         return residual, sweeps, cheap, hot, spent
-                done = bool(d) and (last < tolerance / WALK_STAGE_FACTOR or stalled(last))
+                done = bool(d) and (last < aim or stalled(last))
                 if not done and d and mark is not None:
                     full, swept = _hot_round(K, policy, values, threads, g, tolerance / 10, mark)
                     cheap += full
