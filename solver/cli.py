@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import signal
 import sys
 from typing import Any
 
@@ -112,7 +113,18 @@ def cli() -> None:
     """Exhaustive solver for Ünee Tugalluulax, Ur (fort rules), Ulus, Ghosts of Ur and Uluk."""
 
 
+def _stop(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
 def main() -> None:
+    # SIGTERM (a scheduler's or `kill`'s stop; a background job started from a script ignores
+    # SIGINT) stops a command as Ctrl-C does: a solve writes its checkpoint and removes its
+    # temporaries, and the exit code is the interrupted one. A server installs its own handlers.
+    try:
+        signal.signal(signal.SIGTERM, _stop)
+    except (ValueError, OSError):  # not the main thread of the interpreter
+        pass
     cli(prog_name="solver")
 
 

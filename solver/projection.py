@@ -4,41 +4,19 @@ one measured rate times the sweep counts that the solves we ran needed, nothing 
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from gamesolver.solver.limits import duration_text
-from gamesolver.solver.stochastic import TYPICAL_SWEEPS
-
-# The walk's cheap policy sweeps between its full sweeps cost about a quarter of the full sweeps'
-# time on K = 4 regenerating (6,927 policy sweeps at 0.11 s beside 261 full sweeps of 12.6 s).
-POLICY_SWEEP_SHARE = 0.25
+from gamesolver.solver.stochastic import (  # noqa: F401  (seconds_per_state: re-exported)
+    POLICY_SWEEP_SHARE, TYPICAL_SWEEPS, seconds_per_state, span as _span,
+)
 # A Ray worker's states/s over one thread's in the same run (benchmarks/bench_ur_ray.py, K = 4,
 # two one-thread workers on this shared 2-core machine: 0.84; K = 3, where a sweep is short beside
 # the copies of the values to and from the workers, 0.56). K = 6, 7 sweep longer per copied value.
 RAY_WORKER_EFFICIENCY = 0.84
-_CHUNKS = 48
-_CHUNK = 1024
-
-
-def seconds_per_state(game: Any, chunks: int = _CHUNKS, chunk: int = _CHUNK, seed: int = 0) -> float:
-    """Seconds one thread takes to sweep a state (regenerating its outcomes), timed on ``chunks``
-    runs of ``chunk`` consecutive ranks spread at random over the whole space (the tiers differ
-    several times in cost, so the top states alone would overstate it)."""
-    n = game.state_count
-    chunk = max(1, min(chunk, n))
-    V = np.zeros(n, dtype=np.float32)  # untouched pages cost nothing: reads see zeros
-    starts = np.sort(np.random.default_rng(seed).integers(0, n - chunk + 1, size=chunks))
-    game.sweep(V, threads=1, start=0, stop=1, write=False)  # the game's lazy indexes, not timed
-    t0 = time.perf_counter()
-    for a in starts.tolist():
-        game.sweep(V, threads=1, start=a, stop=a + chunk, write=False)
-    return (time.perf_counter() - t0) / (chunks * chunk)
-
-
 @dataclass(frozen=True)
 class Projection:
     """A solve's cost from one measured rate: ``states`` stored states, ``per_state`` seconds a
@@ -83,5 +61,4 @@ def duration(seconds: float) -> str:
 
 
 def span(pair: tuple[float, float]) -> str:
-    lo, hi = duration(pair[0]), duration(pair[1])
-    return lo if lo == hi else f"{lo} to {hi}"
+    return _span(*pair)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,7 @@ import numpy as np
 
 from gamesolver.solver.errors import InputError, TableWriteError
 from gamesolver.solver.krylov import bicgstab
+from gamesolver.solver.limits import duration_text
 from gamesolver.solver import _stochastic as kernels
 from gamesolver.solver.outcomes import (
     Regenerated, StoredGraph, build_mapped_graph, estimate_bytes, load_graph, memory_bytes, want_graph,
@@ -39,6 +41,10 @@ MIN_TOLERANCE_FLOAT64 = 1e-14  # the same for float64 values, with room for summ
 DTYPES = ("float32", "float64")
 CHECKPOINT = "checkpoint.npy"
 CHECKPOINT_INFO = "checkpoint.json"
+# beside a checkpoint: the walk's policy, mapped from this file when it does not fit in half the
+# memory (see place_policy); removed when the solve ends, rewritten by a resumed run
+POLICY_FILE = "walk-policy.npy"
+POLICY_PLACES = ("auto", "memory", "disk")
 _CHUNK = 1 << 18  # states per progress update
 _SMALL_TIER = 1 << 16  # tiers with fewer states are swept on one thread
 METHODS = ("walk", "sweeps", "policy")
@@ -109,6 +115,7 @@ def solve_values(
     dtype: str = "float32",
     tiers: list[tuple[int, int]] | None = None,
     engine: Any = None,
+    policy_place: str = "auto",
 ) -> Solved:
     """Solve ``game`` in the folder ``root`` (checkpoints go there; a stopped run with the same
     ``header`` resumes); returns the values and the run's figures. Every choice is checked, and
@@ -144,7 +151,8 @@ def solve_values(
                          f"sweep can flip values by an ulp for ever) and below 1; got {tolerance:g}")
     n = game.state_count
     nrolls = game.roll_count
-    method = choose_method(method, n, nrolls, policy_here=engine is None)
+    method = choose_method(method, n, nrolls, policy_here=engine is None, place=policy_place)
+    on_disk = engine is None and method == "walk" and place_policy(policy_place, root, n, nrolls) == "disk"
     if engine is not None and (tiers is not None or method == "policy"):
         raise InputError(f"the {getattr(engine, 'name', 'given')} engine runs the walk and plain sweeps "
                          "without tiers; use method 'walk' or 'sweeps'")
@@ -157,18 +165,20 @@ def solve_values(
         use_graph = want_graph(game, graph, share=max(b - a for a, b in tiers) / max(1, n))
     else:
         use_graph = want_graph(game, graph,
-                               other_bytes=extra_bytes(n, nrolls, method))
+                               other_bytes=extra_bytes(n, nrolls, method, policy_on_disk=on_disk))
     use_graph = use_graph and engine is None
     threads = threads or default_threads()
     prepare_table_dir(root)  # after the choices: a run refused leaves nothing behind
     if log:
-        line = estimate(game, method, use_graph, threads, dtype=dtype, tiers=tiers)
+        line = estimate(game, method, use_graph, threads, dtype=dtype, tiers=tiers, policy_on_disk=on_disk)
         if engine is not None:  # the sweep was timed on this process's threads, not where it will run
             line += f" (timed on this machine's CPU; the {getattr(engine, 'name', 'given')} engine sweeps elsewhere)"
         log(line)
     values, sweeps, started, products, stage, cheap, tier, hot = _resume(
         root, header, n, method, log, dtype, tiers is not None)
-    policy = np.empty((n if engine is None else 0, nrolls), dtype=np.int32) if method in ("policy", "walk") else None
+    if not on_disk:
+        policy = np.empty((n if engine is None else 0, nrolls), dtype=np.int32) if method in ("policy", "walk") \
+            else None
     engine = Regenerated(game) if engine is None else engine
     built = 0.0  # seconds spent building the stored graph (not in the sweeps' "so far")
     graph_bytes = 0  # the largest tier's stored graph, with tiers
@@ -192,51 +202,61 @@ def solve_values(
     if sweeps and log:
         log(f"resuming from the checkpoint after sweep {sweeps}")
     repairs = repaired = 0
-    while True:
-        if tiers is not None:  # after a repair, every range is swept again from the repaired values
-            residual, sweeps, spent, check, tier_built, tier_bytes = _tiered(
-                game, use_graph, root, values, header, tolerance, threads, max_sweeps, tiers,
-                0 if repairs else tier, sweeps, spent, eps, show_progress, log)
-            built += tier_built
-            graph_bytes = max(graph_bytes, tier_bytes)
-        elif method == "walk" and policy is not None:
-            residual, sweeps, cheap, hot, spent = _walk(
-                engine, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, cheap, hot, stage,
-                spent, show_progress, log)
-        else:
-            residual, sweeps, products, spent = _iterate(
-                engine, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, products, spent,
-                show_progress, log)
-        if tiers is None:
+    try:
+        if on_disk:  # file-backed: under memory pressure the system writes its pages out instead of failing
+            policy = np.lib.format.open_memmap(root / POLICY_FILE, mode="w+", dtype=np.int32, shape=(n, nrolls))
+            if log:
+                log(f"the walk's policy ({policy.nbytes / 2**30:,.2f} GiB) is mapped from {root / POLICY_FILE}, "
+                    f"not held in memory")
+        while True:
+            if tiers is not None:  # after a repair, every range is swept again from the repaired values
+                residual, sweeps, spent, check, tier_built, tier_bytes = _tiered(
+                    game, use_graph, root, values, header, tolerance, threads, max_sweeps, tiers,
+                    0 if repairs else tier, sweeps, spent, eps, show_progress, log)
+                built += tier_built
+                graph_bytes = max(graph_bytes, tier_bytes)
+            elif method == "walk" and policy is not None:
+                residual, sweeps, cheap, hot, spent = _walk(
+                    engine, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, cheap, hot, stage,
+                    spent, show_progress, log)
+            else:
+                residual, sweeps, products, spent = _iterate(
+                    engine, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, products, spent,
+                    show_progress, log)
+            if tiers is None:
+                t0 = time.perf_counter()
+                check = endless_check(engine, values, eps, threads, show_progress)
+                spent += time.perf_counter() - t0
+                if log:
+                    log(f"endless check at eps {eps:g}: {check.passes} passes, {check.flagged:,} states flagged "
+                        f"({time.perf_counter() - t0:.1f} s)")
+            if check.passed or repairs >= _MAX_REPAIRS:
+                break
+            # A false solution: somewhere a side claims an advantage that only endless play keeps.
+            # Discounting makes the solution unique; walk the discount up to almost 1 (on the flagged
+            # states alone while they are few, the last time on every state), then sweep every state
+            # to the tolerance and check again.
+            repairs += 1
+            schedule = ", ".join(f"{d:g}" for d in DISCOUNTS)
             t0 = time.perf_counter()
-            check = endless_check(engine, values, eps, threads, show_progress)
+            if (repairs < _MAX_REPAIRS and getattr(engine, "subset_sweeps", False)
+                    and check.flagged * LOCAL_REPAIR_SHARE <= n):
+                if log:
+                    log(f"endless check: {check.flagged:,} states claim an advantage that only endless play keeps; "
+                        f"solving discounted games (1 - discount = {schedule}) on those states alone")
+                repaired += local_repair(engine, values, check.states, threads, log)
+                stage = len(WALK_DISCOUNTS)  # the walk goes on in its undiscounted stage, its policy kept
+            else:
+                policy = None
+                if log:
+                    log(f"endless check: {check.flagged:,} states claim an advantage that only endless play keeps; "
+                        f"solving discounted games (1 - discount = {schedule}) from here")
+                sweeps += discounted_descent(engine, values, threads, show_progress, log)
             spent += time.perf_counter() - t0
-            if log:
-                log(f"endless check at eps {eps:g}: {check.passes} passes, {check.flagged:,} states flagged "
-                    f"({time.perf_counter() - t0:.1f} s)")
-        if check.passed or repairs >= _MAX_REPAIRS:
-            break
-        # A false solution: somewhere a side claims an advantage that only endless play keeps.
-        # Discounting makes the solution unique; walk the discount up to almost 1 (on the flagged
-        # states alone while they are few, the last time on every state), then sweep every state
-        # to the tolerance and check again.
-        repairs += 1
-        schedule = ", ".join(f"{d:g}" for d in DISCOUNTS)
-        t0 = time.perf_counter()
-        if (repairs < _MAX_REPAIRS and getattr(engine, "subset_sweeps", False)
-                and check.flagged * LOCAL_REPAIR_SHARE <= n):
-            if log:
-                log(f"endless check: {check.flagged:,} states claim an advantage that only endless play keeps; "
-                    f"solving discounted games (1 - discount = {schedule}) on those states alone")
-            repaired += local_repair(engine, values, check.states, threads, log)
-            stage = len(WALK_DISCOUNTS)  # the walk goes on in its undiscounted stage, its policy kept
-        else:
-            policy = None
-            if log:
-                log(f"endless check: {check.flagged:,} states claim an advantage that only endless play keeps; "
-                    f"solving discounted games (1 - discount = {schedule}) from here")
-            sweeps += discounted_descent(engine, values, threads, show_progress, log)
-        spent += time.perf_counter() - t0
+    finally:  # a stopped or finished run leaves no mapped policy behind (a resumed run rewrites it)
+        had_policy, policy = policy is not None, None
+        if on_disk:
+            (root / POLICY_FILE).unlink(missing_ok=True)
     if not check.passed and log:
         log(f"warning: {check.flagged:,} states still fail the endless check")
     meta = {
@@ -260,7 +280,7 @@ def solve_values(
         "value_dtype": dtype,
         "backend": getattr(engine, "name", "cpu"),
         "tiers": len(tiers) if tiers is not None else 0,
-        "bytes_per_state": {"values": values.itemsize, "policy": 4 * nrolls if policy is not None else 0,
+        "bytes_per_state": {"values": values.itemsize, "policy": 4 * nrolls if had_policy else 0,
                             "graph": round(max(engine.nbytes, graph_bytes) / n, 1)},
     }
     return Solved(values, meta, spent + built, engine if tiers is None and getattr(engine, "stored", False) else None)
@@ -269,13 +289,44 @@ def solve_values(
 # full sweeps (each with its policy sweeps) the walk takes on the fort rules: today's walk 72-87 on
 # K = 4, the walk before its longer hot sets 150 on K = 5 and 247 on its first, partly older, run
 TYPICAL_SWEEPS = (100, 250)
-_SAMPLE_STATES = 20_000
+# The walk's policy sweeps between two full sweeps, as a share of one regenerating full sweep's
+# time (they never generate, so a stored graph does not speed them up). Measured on the fort rules
+# (docs/ur.md, "Solving K = 6 and K = 7"): K = 4, stored graph, two threads, the round log's split:
+# 77.4 s of policy sweeps beside 69 full sweeps that regenerating take about 4.5 s each, 0.25; a
+# policy sweep of every state costs 1/78 of a regenerating full sweep on K = 4 and about 1/150 on
+# K = 6, whose first stage spends about 6.5 of them a round (0.04)
+POLICY_SWEEP_SHARE = 0.25
+# A full sweep over the stored graph against a regenerating one, two threads, K = 4 on this
+# project's 2-core machine (docs/ur.md: 0.43-0.48 s against 3.78-4.81 s, ten runs)
+STORED_SWEEP_SPEEDUP = 9.0
+_CHUNKS = 48
+_CHUNK = 1024
+
+
+def seconds_per_state(game: Any, chunks: int = _CHUNKS, chunk: int = _CHUNK, seed: int = 0) -> float:
+    """Seconds one thread takes to sweep a state (regenerating its outcomes), timed on ``chunks``
+    runs of ``chunk`` consecutive ranks spread at random over the whole space (the tiers differ
+    several times in cost, so the top states alone would overstate it, and a contiguous block
+    understates what scattered value reads cost once the values outgrow the cache: the fort rules'
+    top 20,000 states said 174-210 s for a K = 6 sweep that takes 280 s)."""
+    n = game.state_count
+    chunk = max(1, min(chunk, n))
+    V = np.zeros(n, dtype=np.float32)  # untouched pages cost nothing: reads see zeros
+    starts = np.sort(np.random.default_rng(seed).integers(0, n - chunk + 1, size=chunks))
+    game.sweep(V, threads=1, start=0, stop=1, write=False)  # the game's lazy indexes, not timed
+    t0 = time.perf_counter()
+    for a in starts.tolist():
+        game.sweep(V, threads=1, start=a, stop=a + chunk, write=False)
+    return (time.perf_counter() - t0) / (chunks * chunk)
 
 
 def estimate(game: Any, method: str, stored: bool, threads: int, dtype: str = "float32",
-             tiers: list[tuple[int, int]] | None = None) -> str:
-    """One line before a solve: memory by part, and the time of one full sweep on this machine,
-    timed on a sample of states (regenerating; a stored graph's sweep is about ten times faster).
+             tiers: list[tuple[int, int]] | None = None, policy_on_disk: bool = False) -> str:
+    """One line before a solve: memory by part (``policy_on_disk``: the walk maps its policy from a
+    file), and the time of one full sweep on this machine, timed on a sample of states
+    (``seconds_per_state``, regenerating, one thread, times the threads; a stored graph's sweep
+    STORED_SWEEP_SPEEDUP times faster), with the walk's
+    rounds priced at a full sweep plus POLICY_SWEEP_SHARE of a regenerating one.
     With tiers the stored graph holds one tier's codes at a time: the largest tier's are counted."""
     n, nrolls = game.state_count, game.roll_count
     policy = n * nrolls * _POLICY_BYTES_PER_ROLL if method != "sweeps" else 0
@@ -284,21 +335,32 @@ def estimate(game: Any, method: str, stored: bool, threads: int, dtype: str = "f
     if graph and tiers:
         index = n * (8 + game.ngroups)
         graph = index + int((graph - index) * max(b - a for a, b in tiers) / max(1, n))
-    V = np.zeros(n, dtype=np.dtype(dtype))
-    start = max(0, n - _SAMPLE_STATES)  # the top tiers, the most expensive states
-    t0 = time.perf_counter()
-    game.sweep(V, threads=threads, start=start, stop=n, write=False)
-    per_state = (time.perf_counter() - t0) / max(1, n - start)
-    sweep = per_state * n / (10 if stored else 1)
+    regenerating = seconds_per_state(game) * n / max(1, threads)  # threads scale about linearly
+    sweep = regenerating / (STORED_SWEEP_SPEEDUP if stored else 1)
     lo, hi = TYPICAL_SWEEPS
-    return (f"estimate: {n:,} states; memory {V.itemsize * n / 2**20:,.0f} MiB of values"
-            + (f", {policy / 2**20:,.0f} MiB of policy" if policy else "")
+    if method == "walk":
+        round_ = sweep + POLICY_SWEEP_SHARE * regenerating
+        time_line = (f"; a round of the walk (a full sweep and its policy sweeps) about {round_:,.1f} s; "
+                     f"{lo}-{hi} rounds would take {span(lo * round_, hi * round_)}")
+    elif method == "sweeps":
+        time_line = (f"; {lo}-{hi} full sweeps (the walk's count; plain sweeps need several times as many) would "
+                     f"take {span(lo * sweep, hi * sweep)}")
+    else:
+        time_line = f"; {lo}-{hi} full sweeps would take {span(lo * sweep, hi * sweep)} plus the Krylov products"
+    return (f"estimate: {n:,} states; memory {np.dtype(dtype).itemsize * n / 2**20:,.0f} MiB of values"
+            + (f", {policy / 2**20:,.0f} MiB of policy" + (" (mapped from disk)" if policy_on_disk else "")
+               if policy else "")
             + (f", {history / 2**20:,.0f} MiB of hot-set marks" + (" and Anderson history" if WALK_ANDERSON else "")
                if history else "")
             + (f", {graph / 2**30:,.2f} GiB of stored graph" if graph else "")
             + f"; one full sweep about {sweep:,.1f} s here ({'stored graph' if stored else 'regenerating'}, "
-            f"{threads} threads); {lo}-{hi} full sweeps would take {lo * sweep / 60:,.0f}-{hi * sweep / 60:,.0f} min "
-            f"plus the policy sweeps between them")
+            f"{threads} threads)" + time_line)
+
+
+def span(lo: float, hi: float) -> str:
+    """A range of durations as a reader wants it: "5.8 hours to 15 hours", or one figure."""
+    a, b = (duration_text(t).removeprefix("about ") for t in (lo, hi))
+    return a if a == b else f"{a} to {b}"
 
 
 def _iterate(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
@@ -498,6 +560,7 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
                 label = f"sweep {sweeps + 1} (1 - discount {d:g})" if d else f"sweep {sweeps + 1}"
                 before = values.copy() if WALK_ANDERSON else None
                 last = _sweep(K, values, threads, label, show_progress, policy, g)
+                t_full = time.perf_counter() - t0
                 sweeps += 1
                 if last < tolerance and d == 0.0:
                     residual = K.sweep(values, threads=threads, write=False)
@@ -520,10 +583,12 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
                     if sync is not None:  # an engine whose policy sweeps left its own copy ahead (a GPU)
                         sync(values)
                     anderson(before, values)
-                spent += time.perf_counter() - t0
+                t_round = time.perf_counter() - t0
+                spent += t_round
                 pacer.round(_walk_info(header, tolerance, sweeps, cheap, hot, stage + done, last), force=done)
-                if log:
-                    log(f"sweep {sweeps} (1 - discount {d:g}): largest change {last:.3g} ({spent:.1f} s so far)")
+                if log:  # the split says what a round costs where: the projections' policy share
+                    log(f"sweep {sweeps} (1 - discount {d:g}): largest change {last:.3g} (full sweep {t_full:.1f} s, "
+                        f"policy sweeps {t_round - t_full:.1f} s; {spent:.1f} s so far)")
                 if done:
                     break
             else:
@@ -755,12 +820,13 @@ def check_eps(tolerance: float) -> float:
     return max(CHECK_EPS_FACTOR * tolerance, 1e-6)
 
 
-def extra_bytes(n: int, nrolls: int, method: str) -> int:
+def extra_bytes(n: int, nrolls: int, method: str, policy_on_disk: bool = False) -> int:
     """Memory a method needs beyond the values and a stored graph: the walk's and the policy
-    method's greedy policy, the walk's Anderson history, the policy method's Krylov vectors."""
+    method's greedy policy (not when the walk maps it from disk), the walk's Anderson history, the
+    policy method's Krylov vectors."""
     if method == "sweeps":
         return 0
-    need = n * nrolls * _POLICY_BYTES_PER_ROLL
+    need = 0 if policy_on_disk else n * nrolls * _POLICY_BYTES_PER_ROLL
     if method == "walk":
         need += n * 4 * 2 * (WALK_ANDERSON + 1) if WALK_ANDERSON else 0
         need += 2 * n if WALK_HOT_SWEEPS else 0  # the hot rounds' mark and hot set (see _hot_round)
@@ -769,17 +835,48 @@ def extra_bytes(n: int, nrolls: int, method: str) -> int:
     return need
 
 
-def choose_method(method: str, n: int, nrolls: int, policy_here: bool = True) -> str:
-    """``method``, checked; ``policy`` only when its arrays fit in half the machine's memory
-    (``policy_here`` False: a distributed engine keeps the policy in its workers)."""
+def choose_method(method: str, n: int, nrolls: int, policy_here: bool = True, place: str = "auto") -> str:
+    """``method``, checked; ``walk`` and ``policy`` only when their arrays fit in half the machine's
+    memory, the walk's policy counted only where ``place`` keeps it in memory (``policy_here``
+    False: a distributed engine keeps the policy in its workers)."""
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}; expected one of {', '.join(METHODS)}")
-    need = extra_bytes(n, nrolls, method)
+    if place not in POLICY_PLACES:
+        raise InputError(f"unknown policy place {place!r}; expected one of {', '.join(POLICY_PLACES)}")
     memory = memory_bytes()
-    if policy_here and method in ("policy", "walk") and need > memory / 2:
-        raise InputError(f"the {method} method needs about {need / 2**30:.1f} GiB, more than half of this "
-                         f"machine's memory; use --method sweeps")
+    if policy_here and method in ("policy", "walk"):
+        need = extra_bytes(n, nrolls, method, policy_on_disk=method == "walk" and place != "memory")
+        if need > memory / 2:
+            other = "--walk-policy disk or " if method == "walk" and place == "memory" else ""
+            raise InputError(f"the {method} method needs about {need / 2**30:.1f} GiB, more than half of this "
+                             f"machine's memory; use {other}--method sweeps")
     return method
+
+
+def place_policy(place: str, root: Path, n: int, nrolls: int) -> str:
+    """Where the walk keeps its policy (an int32 a state and roll): ``memory`` when it fits in half
+    the machine's memory beside the rest of the walk's arrays (or is asked for), else ``disk``: a
+    file beside the checkpoint (POLICY_FILE), mapped, so the system pages it like a stored graph.
+    The walk reads it in rank order, a sweep at a time. Refused, before anything is written, when
+    the disk under ``root`` has no room for it."""
+    policy = n * nrolls * _POLICY_BYTES_PER_ROLL
+    if place == "memory" or (place == "auto" and extra_bytes(n, nrolls, "walk") <= memory_bytes() / 2):
+        return "memory"
+    probe = Path(root).absolute()
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    try:
+        free = shutil.disk_usage(probe).free
+    except OSError:
+        free = 0
+    kept = Path(root) / POLICY_FILE
+    if kept.exists():  # a stopped run's file is rewritten in place
+        free += kept.stat().st_size
+    if policy > free:
+        raise InputError(f"the walk's policy ({policy / 2**30:.1f} GiB) fits neither in half of this machine's "
+                         f"memory nor on the disk at {probe} ({free / 2**30:.1f} GiB free); free some disk space "
+                         f"or use --method sweeps")
+    return "disk"
 
 
 def evaluate_policy(K: Any, policy: np.ndarray, values: np.ndarray, tol: float, threads: int) -> Any:

@@ -22,6 +22,7 @@ from gamesolver.games.ur.rules import MAX_PIECES, UrOptions
 from gamesolver.games.ur.solve import (
     DEFAULT_TOLERANCE,
     METHODS,
+    POLICY_PLACES,
     check_eps,
     choices,
     default_table_dir,
@@ -192,10 +193,16 @@ CLUSTER_CORES = 64  # the cluster the missing-table message prices a solve on (e
 # its policy sweeps (0.125 s each there), about 24 of them a full sweep as K = 4 solved on that GPU
 # needed (203 full, 4,889 policy sweeps): 12.71 s to 12.71 + 24 x 0.125 = 15.7 s a round
 GPU_MEASURED_ON = "NVIDIA H200"
-# A sweep over the stored graph against a regenerating one, two threads, K = 4 on this project's
-# 2-core machine (docs/ur.md: 0.43-0.48 s against 3.78-4.81 s, ten runs): about 9 times faster
-STORED_SWEEP_SPEEDUP = 9.0
 GPU_SECONDS_PER_STATE = (12.71 / 639_358_121, 15.7 / 639_358_121)
+# A stored state of the mirrored generator costs more to sweep than a state of the plain one (each
+# successor is brought to its canonical twin and numbered from the mirror's index): one thread,
+# idle, three samples each (2026-11-27, with the index prefetch), K = 5 1.41-1.56 against
+# 1.05-1.15 us, K = 6 1.94-2.21 against 1.31-1.42, K = 7 2.06-2.37 against 1.46-1.68. Up to
+# MIRROR_TIMED_MAX placements (K = 5: 123,479,901) the message times the mirrored generator itself
+# (its index takes 2 s for K = 5); above, the plain one (the mirrored one's index takes 10 s for
+# K = 6, 25 s for K = 7), its rate scaled by this
+MIRROR_SWEEP_COST = 1.5
+MIRROR_TIMED_MAX = 150_000_000
 
 
 def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple[str, dict[str, Any]]:
@@ -206,13 +213,19 @@ def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple
     folder came from --table."""
     from gamesolver.solver.outcomes import auto_stores, estimate_bytes
     from gamesolver.solver.projection import RAY_WORKER_EFFICIENCY, Projection, duration, seconds_per_state, span
-    from gamesolver.solver.stochastic import extra_bytes
+    from gamesolver.solver.stochastic import STORED_SWEEP_SPEEDUP, extra_bytes
 
     k = options.pieces
     cores = default_threads()
-    # the unmirrored generator: the mirrored one indexes every placement first (minutes for K = 7)
     plain = kernel(dataclasses.replace(options, mirror=False))
-    p = Projection(stored_state_count(options), seconds_per_state(plain), plain.roll_count)
+    states = stored_state_count(options)
+    if states == plain.state_count:  # no mirror: the plain generator is the solve's
+        rate = seconds_per_state(plain)
+    elif plain.state_count <= MIRROR_TIMED_MAX:
+        rate = seconds_per_state(kernel(options))
+    else:
+        rate = seconds_per_state(plain) * MIRROR_SWEEP_COST
+    p = Projection(states, rate, plain.roll_count)
     here, cluster = p.solve_seconds(cores), p.solve_seconds(CLUSTER_CORES, RAY_WORKER_EFFICIENCY)
     # where the stored graph fits (by the solve's own rule, ``want_graph``'s auto), the solve sweeps
     # from it: the plain generator's sample, scaled to the states stored
@@ -332,6 +345,11 @@ _solve_graph_option = click.option(
                    "discount walks up to 1 (fewest sweeps; 24 bytes a state more); sweeps: plain value "
                    "iteration from zero; policy (experimental): Krylov evaluations of the greedy policy. "
                    "Every method ends with the endless check and its repair (see docs/ur.md).")
+@click.option("--walk-policy", "policy_place", type=click.Choice(POLICY_PLACES), default="auto",
+              show_default=True,
+              help="Where the walk keeps its policy (24 bytes a state): memory; disk, a file in the table's "
+                   "folder that the system pages (removed when the solve ends); auto: memory when it fits in "
+                   "half of it beside the rest, else disk (seven pieces on a 24 GiB machine).")
 @_solve_graph_option
 @click.option("--backend", type=click.Choice(BACKENDS), default="cpu", show_default=True,
               help="cpu: this process's threads; ray: each sweep split by rank range across the workers of "
@@ -353,13 +371,16 @@ _solve_graph_option = click.option(
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (the progress log stays on stderr).")
 @_rules_option
 def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: str | None, cache: str | None,
-              tolerance: float | None, threads: int | None, method: str, graph: str, backend: str,
-              address: str | None, workers: int | None, certified: bool, certify_gap: float | None,
-              as_json: bool, rules_name: str) -> None:
+              tolerance: float | None, threads: int | None, method: str, policy_place: str, graph: str,
+              backend: str, address: str | None, workers: int | None, certified: bool,
+              certify_gap: float | None, as_json: bool, rules_name: str) -> None:
     """Solve every state by value iteration and write the table (resumes a stopped run)."""
     if threads is not None and threads < 1:
         raise InputError("--threads must be at least 1")
     _check_backend(backend, address, workers, method)
+    if policy_place != "auto" and (method != "walk" or backend != "cpu"):
+        raise InputError("--walk-policy applies to the walk (--method walk) on --backend cpu; the GPU and Ray "
+                         "engines keep the policy where they sweep")
     if certify_gap is not None and not certified:
         raise InputError("--certify-gap applies with --certify; add --certify, or drop --certify-gap")
     if certify_gap is not None and not 0 < certify_gap < 1:
@@ -370,8 +391,11 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
 
         _fort_only(rules, board=board_file, dice=dice_file, cache=cache,
                    backend=None if backend == "cpu" else backend)
-        if click.get_current_context().get_parameter_source("method") != click.core.ParameterSource.DEFAULT:
-            raise InputError("--method applies to the fort rules; RoyalUr's rule sets are solved by plain "
+        method_given = click.get_current_context().get_parameter_source("method") != click.core.ParameterSource.DEFAULT
+        given = [name for name, on in (("--method", method_given), ("--walk-policy", policy_place != "auto")) if on]
+        if given:
+            raise InputError(f"{' and '.join(given)} appl{'y' if len(given) > 1 else 'ies'} to the fort rules; "
+                             "RoyalUr's rule sets are solved by plain "
                              "float64 sweeps, tier group after tier group")
         if certified:
             raise InputError("--certify applies to the fort rules; RoyalUr's rule sets are solved tier by tier, "
@@ -393,7 +417,7 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
                           certified=certified, certify_gap=certify_gap)
     else:
         table = solve(options, out, tolerance=tolerance, threads=threads, method=method, graph=graph, log=_log,
-                      certified=certified, certify_gap=certify_gap)
+                      certified=certified, certify_gap=certify_gap, policy_place=policy_place)
     start = state_value(options, table, frozenset(), frozenset())
     m = table.meta
     if as_json:

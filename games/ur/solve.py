@@ -28,6 +28,7 @@ from gamesolver.solver.paths import cache_dir
 from gamesolver.solver.stochastic import (  # noqa: F401  (re-exported for the CLI and tests)
     DEFAULT_TOLERANCE,
     METHODS,
+    POLICY_PLACES,
     check_eps,
     default_threads,
     endless_check,
@@ -100,10 +101,11 @@ def solve(
     certified: bool = False,
     engine: Any = None,
     certify_gap: float | None = None,
+    policy_place: str = "auto",
 ) -> Table:
     """Solve and write the table at ``out`` (default: the cache); resumes from the checkpoint a
-    stopped run left there. ``method``, ``graph`` and ``engine`` (e.g. ``ray_engine``): see
-    ``solver.stochastic.solve_values``. ``certified``: also prove an interval around every value
+    stopped run left there. ``method``, ``graph``, ``engine`` (e.g. ``ray_engine``) and
+    ``policy_place`` (where the walk keeps its policy): see ``solver.stochastic.solve_values``. ``certified``: also prove an interval around every value
     (``solver.bounds.certify``) and record its figures in the header's ``certified``;
     ``certify_gap``: the widest interval it aims for, and how near the best by the values an
     action of the proven strategy must be (default: ``tolerance``; a solve to 1e-6 proven to
@@ -116,7 +118,8 @@ def solve(
         if log:
             log(f"the proof (--certify) will need about {need / 2**30:.1f} GiB at its peak")
     solved = solve_values(game, root, header, tolerance=tolerance, threads=threads, max_sweeps=max_sweeps,
-                          method=method, graph=graph, show_progress=show_progress, log=log, engine=engine)
+                          method=method, graph=graph, show_progress=show_progress, log=log, engine=engine,
+                          policy_place=policy_place)
     meta = {**solved.meta, "board_file": options.board.source}
     values, intervals = solved.values, {}
     if certified:
