@@ -142,6 +142,10 @@ def solve_values(
     ``solver.distributed.RayEngine`` (each sweep split by rank range across Ray actors). It keeps
     the walk's policy itself, so none is allocated here; it regenerates (no stored graph), and
     takes the ``walk`` and ``sweeps`` methods without tiers.
+
+    ``policy_place``: where the walk keeps its policy (``place_policy``): ``auto`` (in memory
+    where it fits in half of it beside the walk's other arrays, else mapped from POLICY_FILE in
+    ``root``), ``memory`` or ``disk``.
     """
     if dtype not in DTYPES:
         raise InputError(f"unknown value type {dtype!r}; expected one of {', '.join(DTYPES)}")

@@ -127,9 +127,9 @@ def open_opening(path: Where | None = None, *, pieces: int | None = None,
 def solve_table(pieces: int | None = None, *, options: UrOptions | None = None, out: Where | None = None,
           cache: Where | None = None, **settings: Any) -> UrTable:
     """Solve (or resume solving) and write the table, then open it; ``settings`` go to the solver
-    (``tolerance``, ``threads``, ``method``, ``graph``). Not named ``solve``: that name is the
-    package's ``solve`` module, which replaces a function of that name once it is imported. Four pieces take about 20 minutes on two
-    cores; up to three take seconds."""
+    (``tolerance``, ``threads``, ``method``, ``graph``, ``policy_place``). Not named ``solve``: that
+    name is the package's ``solve`` module, which replaces a function of that name once it is
+    imported. Four pieces take about 3 minutes on two cores; up to three take seconds."""
     from gamesolver.games.ur.solve import default_table_dir
     from gamesolver.games.ur.solve import solve as _solve
 

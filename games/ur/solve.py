@@ -105,8 +105,9 @@ def solve(
 ) -> Table:
     """Solve and write the table at ``out`` (default: the cache); resumes from the checkpoint a
     stopped run left there. ``method``, ``graph``, ``engine`` (e.g. ``ray_engine``) and
-    ``policy_place`` (where the walk keeps its policy): see ``solver.stochastic.solve_values``. ``certified``: also prove an interval around every value
-    (``solver.bounds.certify``) and record its figures in the header's ``certified``;
+    ``policy_place`` (where the walk keeps its policy): see ``solver.stochastic.solve_values``.
+    ``certified``: also prove an interval around every value (``solver.bounds.certify``) and
+    record its figures in the header's ``certified``;
     ``certify_gap``: the widest interval it aims for, and how near the best by the values an
     action of the proven strategy must be (default: ``tolerance``; a solve to 1e-6 proven to
     1e-5 is cheaper than a solve to 1e-5 proven to 1e-5, see docs/ur.md)."""
