@@ -145,7 +145,8 @@ def solve_values(
 
     ``policy_place``: where the walk keeps its policy (``place_policy``): ``auto`` (in memory
     where it fits in half of it beside the walk's other arrays, else mapped from POLICY_FILE in
-    ``root``), ``memory`` or ``disk``.
+    ``root``), ``memory`` or ``disk``. The disk must hold the checkpoint twice and a mapped
+    policy (``check_disk``).
     """
     if dtype not in DTYPES:
         raise InputError(f"unknown value type {dtype!r}; expected one of {', '.join(DTYPES)}")
@@ -156,7 +157,8 @@ def solve_values(
     n = game.state_count
     nrolls = game.roll_count
     method = choose_method(method, n, nrolls, policy_here=engine is None, place=policy_place)
-    on_disk = engine is None and method == "walk" and place_policy(policy_place, root, n, nrolls) == "disk"
+    on_disk = engine is None and method == "walk" and place_policy(policy_place, n, nrolls) == "disk"
+    check_disk(root, n * np.dtype(dtype).itemsize, n * nrolls * _POLICY_BYTES_PER_ROLL if on_disk else 0)
     if engine is not None and (tiers is not None or method == "policy"):
         raise InputError(f"the {getattr(engine, 'name', 'given')} engine runs the walk and plain sweeps "
                          "without tiers; use method 'walk' or 'sweeps'")
@@ -857,30 +859,43 @@ def choose_method(method: str, n: int, nrolls: int, policy_here: bool = True, pl
     return method
 
 
-def place_policy(place: str, root: Path, n: int, nrolls: int) -> str:
+def place_policy(place: str, n: int, nrolls: int) -> str:
     """Where the walk keeps its policy (an int32 a state and roll): ``memory`` when it fits in half
     the machine's memory beside the rest of the walk's arrays (or is asked for), else ``disk``: a
     file beside the checkpoint (POLICY_FILE), mapped, so the system pages it like a stored graph.
-    The walk reads it in rank order, a sweep at a time. Refused, before anything is written, when
-    the disk under ``root`` has no room for it."""
-    policy = n * nrolls * _POLICY_BYTES_PER_ROLL
+    The walk reads it in rank order, a sweep at a time (``check_disk`` makes sure it fits)."""
     if place == "memory" or (place == "auto" and extra_bytes(n, nrolls, "walk") <= memory_bytes() / 2):
         return "memory"
+    return "disk"
+
+
+def check_disk(root: Path, value_bytes: int, policy_bytes: int = 0) -> None:
+    """Refuse, before anything is written, a solve whose files do not fit on the disk under
+    ``root``: its checkpoint twice (a new one is written beside the last before it replaces it, and
+    the finished table beside the last checkpoint) and, where the walk maps it, its policy. Files
+    a stopped run left there count as free; a disk whose free space cannot be read is not checked.
+    (A stored graph is not counted: where the disk cannot take it, it is kept in memory.)"""
     probe = Path(root).absolute()
     while not probe.exists() and probe.parent != probe:
         probe = probe.parent
     try:
         free = shutil.disk_usage(probe).free
     except OSError:
-        free = 0
-    kept = Path(root) / POLICY_FILE
-    if kept.exists():  # a stopped run's file is rewritten in place
-        free += kept.stat().st_size
-    if policy > free:
-        raise InputError(f"the walk's policy ({policy / 2**30:.1f} GiB) fits neither in half of this machine's "
-                         f"memory nor on the disk at {probe} ({free / 2**30:.1f} GiB free); free some disk space "
-                         f"or use --method sweeps")
-    return "disk"
+        return
+    for name in (CHECKPOINT, POLICY_FILE):
+        kept = Path(root) / name
+        if kept.is_file():  # rewritten in place by the run that takes it up
+            free += kept.stat().st_size
+    need = 2 * value_bytes + policy_bytes
+    if need <= free:
+        return
+    parts = [f"its checkpoint, {value_bytes / 2**30:.2f} GiB, twice while it is replaced"]
+    if policy_bytes:
+        parts.append(f"the walk's policy, {policy_bytes / 2**30:.2f} GiB, which does not fit in half of this "
+                     f"machine's memory")
+    hint = "free some disk space or give another --out" + (", or use --method sweeps" if policy_bytes else "")
+    raise InputError(f"the solve needs about {need / 2**30:.2f} GiB on the disk at {probe} ({'; '.join(parts)}) "
+                     f"and {free / 2**30:.2f} GiB are free; {hint}")
 
 
 def evaluate_policy(K: Any, policy: np.ndarray, values: np.ndarray, tol: float, threads: int) -> Any:

@@ -75,17 +75,42 @@ def test_a_stopped_walk_leaves_no_policy_file_and_resumes(tmp_path, monkeypatch)
     assert not (root / stochastic.POLICY_FILE).exists()
 
 
-def test_a_disk_without_room_for_the_policy_is_refused_before_anything_is_written(tmp_path, monkeypatch) -> None:
+@pytest.mark.parametrize("place", ["disk", "memory"])
+def test_a_disk_without_room_is_refused_before_anything_is_written(tmp_path, monkeypatch, place) -> None:
     o = mini_options(tmp_path, 4)
+    n = kernel(o).state_count
 
-    class Usage:
-        free = 1000
+    class Usage:  # room for the checkpoint twice, not for a mapped policy besides
+        free = 2 * 4 * n + 100
 
     monkeypatch.setattr(stochastic.shutil, "disk_usage", lambda path: Usage())
-    with pytest.raises(InputError, match=r"the walk's policy \(.* GiB\) fits neither in half of this machine's "
-                                         r"memory nor on the disk at .* free some disk space or use --method sweeps"):
-        _solve(o, tmp_path / "new" / "t", "disk")
+    if place == "memory":
+        _solve(o, tmp_path / "fits", place)  # the checkpoint twice fits
+        Usage.free = 4 * n
+        with pytest.raises(InputError, match=r"the solve needs about .* GiB on the disk at .* \(its checkpoint, "
+                                             r".* GiB, twice while it is replaced\) and .* GiB are free; free some "
+                                             r"disk space or give another --out$"):
+            _solve(o, tmp_path / "new" / "t", place)
+    else:
+        with pytest.raises(InputError, match=r"; the walk's policy, .* GiB, which does not fit in half of this "
+                                             r"machine's memory\) and .* GiB are free; .* or use --method sweeps$"):
+            _solve(o, tmp_path / "new" / "t", place)
     assert not (tmp_path / "new").exists()
+
+
+def test_a_stopped_run_s_files_count_as_free_space(tmp_path, monkeypatch) -> None:
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / stochastic.CHECKPOINT).write_bytes(b"x" * 4000)
+    (root / stochastic.POLICY_FILE).write_bytes(b"x" * 24000)
+
+    class Usage:
+        free = 4000
+
+    monkeypatch.setattr(stochastic.shutil, "disk_usage", lambda path: Usage())
+    stochastic.check_disk(root, 4000, 24000)  # 32,000 needed: 4,000 free plus the 28,000 it rewrites
+    with pytest.raises(InputError, match="the solve needs about"):
+        stochastic.check_disk(root, 4000, 24001)
 
 
 @pytest.mark.parametrize("args, says", [
