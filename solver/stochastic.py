@@ -286,6 +286,7 @@ def solve_values(
         "value_dtype": dtype,
         "backend": getattr(engine, "name", "cpu"),
         "tiers": len(tiers) if tiers is not None else 0,
+        "policy_place": ("disk" if on_disk else "memory") if had_policy else None,  # the walk's policy
         "bytes_per_state": {"values": values.itemsize, "policy": 4 * nrolls if had_policy else 0,
                             "graph": round(max(engine.nbytes, graph_bytes) / n, 1)},
     }

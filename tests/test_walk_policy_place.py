@@ -33,6 +33,7 @@ def test_a_mapped_policy_gives_the_same_values_bit_for_bit(tmp_path) -> None:
     for key in ("sweeps", "policy_sweeps", "hot_set_states"):
         assert held.meta[key] == mapped.meta[key]
     assert mapped.meta["bytes_per_state"]["policy"] == 4 * 6
+    assert (held.meta["policy_place"], mapped.meta["policy_place"]) == ("memory", "disk")
     assert not (tmp_path / "disk" / stochastic.POLICY_FILE).exists()
 
 

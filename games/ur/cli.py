@@ -422,7 +422,8 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
     m = table.meta
     if as_json:
         keys = ("sweeps", "method", "residual", "tolerance", "policy_products", "policy_sweeps", "endless_check",
-                "endless_repairs", "graph", "bytes_per_state", "solve_seconds_this_run", "certified")
+                "endless_repairs", "graph", "policy_place", "bytes_per_state", "solve_seconds_this_run",
+                "certified")
         click.echo(json.dumps({"pieces": pieces, "states": table.state_count, "table": str(table.path),
                                "start_value": start, **{k: m[k] for k in keys if k in m}}, default=str))
         return
