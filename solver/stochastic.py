@@ -306,11 +306,11 @@ POLICY_SWEEP_SHARE = 0.25
 # A full sweep over the stored graph against a regenerating one, two threads, K = 4 on this
 # project's 2-core machine (docs/ur.md: 0.43-0.48 s against 3.78-4.81 s, ten runs)
 STORED_SWEEP_SPEEDUP = 9.0
-_CHUNKS = 48
-_CHUNK = 1024
+_SAMPLE_RUNS = 48
+_SAMPLE_RUN = 1024
 
 
-def seconds_per_state(game: Any, chunks: int = _CHUNKS, chunk: int = _CHUNK, seed: int = 0) -> float:
+def seconds_per_state(game: Any, chunks: int = _SAMPLE_RUNS, chunk: int = _SAMPLE_RUN, seed: int = 0) -> float:
     """Seconds one thread takes to sweep a state (regenerating its outcomes), timed on ``chunks``
     runs of ``chunk`` consecutive ranks spread at random over the whole space (the tiers differ
     several times in cost, so the top states alone would overstate it, and a contiguous block

@@ -41,3 +41,21 @@ def test_plain_sweeps_are_priced_without_policy_sweeps_and_a_mapped_policy_is_sa
     assert "full sweeps (the walk's count; plain sweeps need several times as many) would take" in line
     mapped = stochastic.estimate(TimedGame(), "walk", False, 1, policy_on_disk=True)
     assert "MiB of policy (mapped from disk)" in mapped
+
+
+def test_a_sweep_goes_to_the_engine_in_progress_chunks_not_sample_runs() -> None:
+    # each call is one parallel region: runs of a thousand states left one of two threads idle
+    # (a sampler's constant once shadowed the progress chunk and halved every sweep's speed)
+    import numpy as np
+
+    calls: list[tuple[int, int]] = []
+
+    class Recorder:
+        def sweep(self, V, threads=1, start=0, stop=None, policy=None, discount=1.0):
+            calls.append((start, stop))
+            return 0.0
+
+    n = 3 * stochastic._CHUNK + 5
+    stochastic._sweep(Recorder(), np.zeros(n, dtype=np.float32), 2, "x", False)
+    assert stochastic._CHUNK >= 1 << 16
+    assert calls == [(a, min(n, a + stochastic._CHUNK)) for a in range(0, n, stochastic._CHUNK)]
