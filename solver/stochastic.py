@@ -299,7 +299,7 @@ TYPICAL_SWEEPS = (100, 250)
 # The walk's policy sweeps between two full sweeps, as a share of one regenerating full sweep's
 # time (they never generate, so a stored graph does not speed them up). Measured on the fort rules
 # (docs/ur.md, "Solving K = 6 and K = 7"): K = 4, stored graph, two threads, the round log's split:
-# 77.4 s of policy sweeps beside 69 full sweeps that regenerating take about 4.5 s each, 0.25; a
+# 68-81 s of policy sweeps beside 69-72 full sweeps that regenerating take about 4.5 s each (0.22-0.25); a
 # policy sweep of every state costs 1/78 of a regenerating full sweep on K = 4 and about 1/150 on
 # K = 6, whose first stage spends about 6.5 of them a round (0.04)
 POLICY_SWEEP_SHARE = 0.25
