@@ -27,6 +27,11 @@ def duration_text(seconds: float) -> str:
     return "more than ten years"
 
 
+def duration(seconds: float) -> str:
+    """A length of time as a reader wants it: ``duration_text`` without its "about"."""
+    return duration_text(seconds).removeprefix("about ")
+
+
 def check_cost(option: str, value: int, quick: int, seconds: float, force: bool) -> None:
     """Refuse ``option value`` beyond ``quick`` unless ``force``; ``seconds`` is the run's estimate."""
     if value <= quick or force:

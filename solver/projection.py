@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from gamesolver.solver.limits import duration_text
+from gamesolver.solver.limits import duration  # noqa: F401  (re-exported for the CLI)
 from gamesolver.solver.stochastic import (  # noqa: F401  (seconds_per_state: re-exported)
     POLICY_SWEEP_SHARE, TYPICAL_SWEEPS, seconds_per_state, span as _span,
 )
@@ -53,11 +53,6 @@ class Projection:
                 "solve_seconds_on_cluster": list(self.solve_seconds(cluster_cores, RAY_WORKER_EFFICIENCY)),
                 "value_bytes": self.value_bytes, "policy_bytes": self.policy_bytes,
                 "typical_sweeps": list(TYPICAL_SWEEPS)}
-
-
-def duration(seconds: float) -> str:
-    """A length of time as a reader wants it (``limits.duration_text`` without its "about")."""
-    return duration_text(seconds).removeprefix("about ")
 
 
 def span(pair: tuple[float, float]) -> str:

@@ -27,13 +27,13 @@ import numpy as np
 
 from gamesolver.solver.errors import InputError, TableWriteError
 from gamesolver.solver.krylov import bicgstab
-from gamesolver.solver.limits import duration_text
+from gamesolver.solver.limits import duration
 from gamesolver.solver import _stochastic as kernels
 from gamesolver.solver.outcomes import (
     Regenerated, StoredGraph, build_mapped_graph, estimate_bytes, load_graph, memory_bytes, want_graph,
 )
 from gamesolver.solver.progress import progress
-from gamesolver.solver.table import CHECKPOINT_FORMAT, prepare_table_dir
+from gamesolver.solver.table import CHECKPOINT_FORMAT, existing_ancestor, prepare_table_dir
 
 DEFAULT_TOLERANCE = 1e-6
 MIN_TOLERANCE = 2.5e-7  # two float32 ulps at 1: two threads can flip a value by that much for ever
@@ -366,7 +366,7 @@ def estimate(game: Any, method: str, stored: bool, threads: int, dtype: str = "f
 
 def span(lo: float, hi: float) -> str:
     """A range of durations as a reader wants it: "5.8 hours to 15 hours", or one figure."""
-    a, b = (duration_text(t).removeprefix("about ") for t in (lo, hi))
+    a, b = duration(lo), duration(hi)
     return a if a == b else f"{a} to {b}"
 
 
@@ -876,9 +876,7 @@ def check_disk(root: Path, value_bytes: int, policy_bytes: int = 0) -> None:
     the finished table beside the last checkpoint) and, where the walk maps it, its policy. Files
     a stopped run left there count as free; a disk whose free space cannot be read is not checked.
     (A stored graph is not counted: where the disk cannot take it, it is kept in memory.)"""
-    probe = Path(root).absolute()
-    while not probe.exists() and probe.parent != probe:
-        probe = probe.parent
+    probe = existing_ancestor(Path(root))
     try:
         free = shutil.disk_usage(probe).free
     except OSError:

@@ -104,6 +104,15 @@ def holds_our_work(path: str | os.PathLike[str]) -> bool:
         root / "checkpoint.json", CHECKPOINT_FORMAT)
 
 
+def existing_ancestor(path: Path) -> Path:
+    """``path`` (made absolute) or its nearest folder above that exists: where a table or a
+    checkpoint about to be made would land, for its permissions and its disk's free space."""
+    probe = path.absolute()
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    return probe
+
+
 def prepare_table_dir(path: str | os.PathLike[str], *, create: bool = True) -> Path:
     """Check that a table may be written at ``path`` and (with ``create``) make the folder.
 
@@ -126,10 +135,7 @@ def prepare_table_dir(path: str | os.PathLike[str], *, create: bool = True) -> P
         if final.resolve() == Path.cwd().resolve() or final.resolve().parent == final.resolve():
             raise InputError(f"cannot write a table at {final}: the current folder or a root cannot be replaced "
                              f"(give a new folder)")
-    parent = final.absolute().parent
-    probe = parent
-    while not probe.exists():
-        probe = probe.parent
+    probe = existing_ancestor(final.absolute().parent)
     if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
         raise InputError(f"cannot write a table at {final}: {probe} is not a writable folder")
     if final.exists() and not os.access(final, os.W_OK | os.X_OK):
