@@ -9,10 +9,13 @@ an order of magnitude cheaper. Both offer the same methods, which the solver cal
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -135,6 +138,19 @@ def build_mapped_graph(K: Any, root: Path, key: dict[str, Any], threads: int = 1
         return build_graph(K, threads, show_progress)
     mapped = load_graph(K, root, key)  # offsets and counts mapped too, not held
     return g if mapped is None else mapped
+
+
+@contextlib.contextmanager
+def scratch_graph(K: Any, near: Path, threads: int = 1, show_progress: bool | None = False) -> Iterator[StoredGraph]:
+    """``build_mapped_graph`` in a scratch folder beside ``near`` (a table's folder), removed when
+    the block ends however it ends: for work on a finished table (``solver ur check``), whose
+    solve's graph went when the table was written. Mapped, so a proof that needs most of the
+    memory beside it (five pieces) is not killed for it."""
+    root = Path(tempfile.mkdtemp(prefix=f".{near.name}.graph-", dir=near.parent))
+    try:
+        yield build_mapped_graph(K, root, {"scratch": True}, threads, show_progress)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def load_graph(game: Any, root: Path, key: dict[str, Any]) -> StoredGraph | None:

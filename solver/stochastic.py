@@ -30,7 +30,7 @@ from gamesolver.solver.krylov import bicgstab
 from gamesolver.solver.limits import duration
 from gamesolver.solver import _stochastic as kernels
 from gamesolver.solver.outcomes import (
-    Regenerated, StoredGraph, build_mapped_graph, estimate_bytes, load_graph, memory_bytes, want_graph,
+    GRAPH_DIR, Regenerated, StoredGraph, build_mapped_graph, estimate_bytes, load_graph, memory_bytes, want_graph,
 )
 from gamesolver.solver.progress import progress
 from gamesolver.solver.table import CHECKPOINT_FORMAT, existing_ancestor, prepare_table_dir
@@ -196,6 +196,9 @@ def solve_values(
             # for K = 5) leaves a folder the next run takes up, mapping the graph if it was finished
             _checkpoint(root, values, {"sweeps": 0, "products": 0, "policy_sweeps": 0, "stage": 0,
                                        "method": method, "options": header, "tolerance": tolerance})
+            if log:  # the build is one regenerating pass and more, silent until it ends
+                log(f"building the stored graph ({estimate_bytes(game) / 2**30:,.2f} GiB) in {root / GRAPH_DIR}; "
+                    "a run stopped now maps it when resumed if it was finished")
         # written beside the checkpoint as it is built, and mapped: a resumed run maps it again
         engine = kept or build_mapped_graph(game, root, header, threads, show_progress)
         built = time.perf_counter() - t0

@@ -1141,3 +1141,44 @@ def test_where_the_fallback_strategy_widens_it_still_leads_on_with_every_roll(tm
     kernels.attractor_policy(game, values, bounds._WIDER * tol, RP, RQ, one)
     assert np.array_equal(policies[1], every) and not np.array_equal(policies[1], one)
     assert_holds_reference(o, game, cert)
+
+
+def test_check_record_keeps_the_proof_a_solve_would_have_kept(tmp_path) -> None:
+    # 'check --bounds --record' proves a finished table and rewrites it with the proof: the same
+    # arrays and figures as 'solve --certify' from the same values (one thread: the same values),
+    # the stored graph mapped from a scratch folder that is gone afterwards
+    import json
+
+    from click.testing import CliRunner
+
+    from gamesolver.solver.cli import cli
+    from gamesolver.solver.table import open_table
+
+    o = mini_options(tmp_path, 4)
+    common = ["--pieces", "4", "--board", o.board_file]
+    solve = ["ur", "solve", *common, "--tolerance", "1e-3", "--threads", "1"]
+    later, at_once = tmp_path / "later", tmp_path / "at-once"
+    assert CliRunner().invoke(cli, [*solve, "--out", str(later)]).exit_code == 0
+    assert CliRunner().invoke(cli, [*solve, "--out", str(at_once), "--certify"]).exit_code == 0
+    before = open_table(later)
+    assert "lower" not in before.arrays and "certified" not in before.meta
+    res = CliRunner().invoke(cli, ["ur", "check", *common, "--table", str(later), "--bounds"])
+    assert res.exit_code == 0 and "recorded" not in res.output
+    assert "lower" not in open_table(later).arrays  # without --record nothing is written
+    res = CliRunner().invoke(cli, ["ur", "check", *common, "--table", str(later), "--bounds", "--record",
+                                   "--graph", "store", "--threads", "1", "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["bounds"]["recorded"]["values"] == "centred"
+    after, reference = open_table(later), open_table(at_once)
+    for name in ("value", "lower", "upper", "tier_offsets"):
+        assert np.array_equal(after[name], reference[name]), name
+    assert np.array_equal(before["tier_offsets"], after["tier_offsets"])
+    kept = after.meta["certified"]
+    assert kept["proven_after_solving"] is True and kept["values"] == "centred"
+    assert kept["bound"] == reference.meta["certified"]["bound"] and kept["gap"] == reference.meta["certified"]["gap"]
+    assert after.meta["sweeps"] == before.meta["sweeps"]  # the solve's own figures stay
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []  # no scratch graph left
+    res = CliRunner().invoke(cli, ["ur", "analyze", "start", *common, "--table", str(later)])
+    assert res.exit_code == 0 and "proven between" in res.output, res.output
+    res = CliRunner().invoke(cli, ["ur", "check", *common, "--table", str(later), "--record"])
+    assert res.exit_code == 2 and "--record keeps a proof in the table; add --bounds" in res.output

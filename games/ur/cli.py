@@ -7,6 +7,7 @@ fort rules (the default) or one of RoyalUr's rule sets, whose side lives in ``ga
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 from pathlib import Path
@@ -16,7 +17,7 @@ import click
 import numpy as np
 
 from gamesolver.games.ur import kernel
-from gamesolver.solver.outcomes import GRAPH_CHOICES, Regenerated, build_graph, want_graph
+from gamesolver.solver.outcomes import GRAPH_CHOICES, Regenerated, scratch_graph, want_graph
 from gamesolver.games.ur.notation import Position, diagram, format_position, parse
 from gamesolver.games.ur.rules import MAX_PIECES, UrOptions
 from gamesolver.games.ur.solve import (
@@ -31,6 +32,7 @@ from gamesolver.games.ur.solve import (
     gpu_engine,
     load_table,
     ray_engine,
+    record_proof,
     solve,
     state_interval,
     state_value,
@@ -498,10 +500,14 @@ def _check_gpu(method: str) -> None:
               help="With --bounds: the widest interval to aim for, and how near the best by the table's values "
                    "an action of the proven strategy must be (default: the table's tolerance). A table solved "
                    "to 1e-6 is proven below 1e-5 faster with '--gap 1e-5' than below 1e-6.")
+@click.option("--record", is_flag=True,
+              help="With --bounds: keep the proof in the table, as 'solve --certify' does (where the intervals "
+                   "are narrower than the values' own error, the values become their middles and analyze shows "
+                   "each position's interval); the table is rewritten whole, never half.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_dir: str | None, cache: str | None,
               eps: float | None, threads: int | None, graph: str, with_bounds: bool, bounds_sweeps: int,
-              refine: int, gap: float | None, as_json: bool) -> None:
+              refine: int, gap: float | None, record: bool, as_json: bool) -> None:
     """Check a solved table against endless play (exit 1 when it fails).
 
     Passes when the table solves the Bellman equations and, from every state where a side is
@@ -518,6 +524,8 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
         raise InputError(f"--refine must be at least 0; got {refine}")
     if gap is not None and not with_bounds:
         raise InputError("--gap applies with --bounds; add --bounds, or drop --gap")
+    if record and not with_bounds:
+        raise InputError("--record keeps a proof in the table; add --bounds, or drop --record")
     if gap is not None and not 0 < gap < 1:
         raise InputError(f"--gap must be between 0 and 1; got {gap:g}")
     if threads is not None and threads < 1:
@@ -532,19 +540,24 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
     tolerance = float(table.meta.get("tolerance", DEFAULT_TOLERANCE))
     eps = eps if eps is not None else check_eps(tolerance)
     n_threads = threads or default_threads()
-    engine = build_graph(K, n_threads, show_progress=None) if want_graph(K, graph) else Regenerated(K)
-    residual = float(engine.sweep(values.copy(), threads=n_threads, write=False))
-    result = endless_check(engine, values, eps, n_threads, show_progress=None)
-    index = {None: "not stored", True: "matches", False: "differs"}[stored_index_matches(options, table)]
-    ok = result.passed and residual < tolerance and index != "differs"
-    bounds = None
-    if with_bounds:
-        aim = tolerance if gap is None else gap
-        cert = certify(K, values, aim, n_threads, show_progress=None, log=None if as_json else _log,
-                       graph=engine, loosen_sweeps=bounds_sweeps, tighten_sweeps=bounds_sweeps, refine=refine)
-        start_rank = int(K.rank([0], [0])[0])
-        bounds = {**cert.summary(), "aimed_at": aim,
-                  "start": [float(cert.lower[start_rank]), float(cert.upper[start_rank])]}
+    with contextlib.ExitStack() as stack:  # a stored graph is mapped from a scratch folder, removed after
+        engine = (stack.enter_context(scratch_graph(K, table.path, n_threads, show_progress=None))
+                  if want_graph(K, graph) else Regenerated(K))
+        residual = float(engine.sweep(values.copy(), threads=n_threads, write=False))
+        result = endless_check(engine, values, eps, n_threads, show_progress=None)
+        index = {None: "not stored", True: "matches", False: "differs"}[stored_index_matches(options, table)]
+        ok = result.passed and residual < tolerance and index != "differs"
+        bounds = cert = None
+        if with_bounds:
+            aim = tolerance if gap is None else gap
+            cert = certify(K, values, aim, n_threads, show_progress=None, log=None if as_json else _log,
+                           graph=engine, loosen_sweeps=bounds_sweeps, tighten_sweeps=bounds_sweeps, refine=refine)
+            start_rank = int(K.rank([0], [0])[0])
+            bounds = {**cert.summary(), "aimed_at": aim,
+                      "start": [float(cert.lower[start_rank]), float(cert.upper[start_rank])]}
+    if cert is not None and bounds is not None and record:
+        table = record_proof(options, table, cert, aim)
+        bounds["recorded"] = {"table": str(table.path), "values": table.meta["certified"].get("values", "solved")}
     examples = []
     for r in result.examples:
         ms, ts = K.unrank([r])
@@ -575,6 +588,10 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
         elif index == "differs":
             click.echo("  mirror index stored with the table: DIFFERS from one built now (delete the table and "
                        "solve again)")
+        if bounds and "recorded" in bounds:
+            kept = ("the intervals' middles as its values, and the intervals" if bounds["recorded"]["values"] == "centred"
+                    else "its own values, and the proof's figures")
+            click.echo(f"  recorded in the table: {kept}")
         if bounds:
             lo, hi = bounds["start"]
             click.echo(f"  proven: every value lies within {bounds['bound']:.2g} of the table's (the start: "

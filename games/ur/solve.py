@@ -127,12 +127,7 @@ def solve(
         gap = tolerance if certify_gap is None else certify_gap
         cert = certify(game, solved.values, gap, threads or default_threads(), show_progress=show_progress,
                        log=log, graph=solved.graph)
-        meta["certified"] = {**cert.summary(), "aimed_at": gap}
-        if cert.method == "strategy" and cert.gap < 2 * cert.bound:
-            # the intervals say more than the solve's values: keep their middles, and the intervals
-            values, low, high, bound = cert.centred()
-            intervals = {"lower": low, "upper": high}
-            meta["certified"].update({"bound": bound, "values": "centred", "solved_values_bound": cert.bound})
+        values, intervals, meta["certified"] = kept_proof(cert, solved.values, gap)
     table = write_table(
         root,
         game=GAME,
@@ -146,6 +141,44 @@ def solve(
         seconds=solved.seconds,
     )
     return open_table(table, verify=VERIFY_ONCE)  # checked now, so the first query need not
+
+
+def kept_proof(cert: Any, values: np.ndarray, gap: float) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, Any]]:
+    """What a table keeps of a proof (``solver.bounds.certify``) of ``values``, aimed at ``gap``:
+    (its values, its interval arrays, the header's ``certified``). Where the intervals say more
+    than the values (narrower than the values' own error), the values become their middles and
+    the intervals are stored beside them; otherwise the values stay and only the figures go in."""
+    figures = {**cert.summary(), "aimed_at": gap}
+    if cert.method == "strategy" and cert.gap < 2 * cert.bound:
+        middles, low, high, bound = cert.centred()
+        figures.update({"bound": bound, "values": "centred", "solved_values_bound": cert.bound})
+        return middles, {"lower": low, "upper": high}, figures
+    return values, {}, figures
+
+
+def record_proof(options: UrOptions, table: Table, cert: Any, gap: float) -> Table:
+    """Rewrite a solved ``table`` (atomically, as a solve writes one) with a proof made from its
+    values afterwards (``solver ur check --bounds --record``): ``kept_proof``, every other array
+    and figure kept; an earlier proof recorded in it is replaced."""
+    values = np.ascontiguousarray(table["value"], dtype=np.float32)
+    values, intervals, figures = kept_proof(cert, values, gap)
+    figures["proven_after_solving"] = True
+    arrays = {name: np.asarray(table[name]) for name in table.header["arrays"]
+              if name not in ("value", "lower", "upper")}
+    meta = {**table.meta, "certified": figures}
+    path = write_table(
+        table.path,
+        game=GAME,
+        rule=RULE,
+        encoding=ENCODING,
+        encoding_version=ENCODING_VERSION,
+        state_count=table.state_count,
+        arrays={"value": values, **intervals, **arrays},
+        options=table.options,
+        meta=meta,
+        seconds=table.header.get("created", {}).get("seconds"),
+    )
+    return open_table(path, verify=VERIFY_ONCE)
 
 
 def index_arrays(options: UrOptions) -> dict[str, Any]:
