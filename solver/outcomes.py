@@ -145,8 +145,13 @@ def scratch_graph(K: Any, near: Path, threads: int = 1, show_progress: bool | No
     """``build_mapped_graph`` in a scratch folder beside ``near`` (a table's folder), removed when
     the block ends however it ends: for work on a finished table (``solver ur check``), whose
     solve's graph went when the table was written. Mapped, so a proof that needs most of the
-    memory beside it (five pieces) is not killed for it."""
-    root = Path(tempfile.mkdtemp(prefix=f".{near.name}.graph-", dir=near.parent))
+    memory beside it (five pieces) is not killed for it. Where no folder can be made there (a
+    read-only place), the graph is held in memory instead."""
+    try:
+        root = Path(tempfile.mkdtemp(prefix=f".{near.name}.graph-", dir=near.parent))
+    except OSError:
+        yield build_graph(K, threads, show_progress)
+        return
     try:
         yield build_mapped_graph(K, root, {"scratch": True}, threads, show_progress)
     finally:
