@@ -49,6 +49,9 @@ def tables(tmp_path_factory):
     real = UrOptions(pieces=2)
     return {
         "solved 8-tile board": (mini, solve(mini, d / "mini", tolerance=1e-5, show_progress=False).path),
+        # proven: the file carries each position's interval, and answers print it as the table does
+        "proven 8-tile board": (mini, solve(mini, d / "proven", tolerance=1e-5, show_progress=False,
+                                            certified=True).path),
         "random values, mirrored 9-tile board": (sym, random_table(sym, d / "sym", 1)),
         "random values, real board": (real, random_table(real, d / "real", 2)),
     }
@@ -68,13 +71,14 @@ def positions(options: UrOptions, book: opening.OpeningFile, depth: int):
                 yield Position.from_relative(a, b, side)
 
 
-@pytest.mark.parametrize("name", ["solved 8-tile board", "random values, mirrored 9-tile board",
-                                  "random values, real board"])
+@pytest.mark.parametrize("name", ["solved 8-tile board", "proven 8-tile board",
+                                  "random values, mirrored 9-tile board", "random values, real board"])
 def test_every_answer_from_the_file_equals_the_tables(tables, tmp_path, name) -> None:
     options, where = tables[name]
     table = load_table(options, where, build=False)
     file = opening.write(tmp_path / "o.npz", *opening.build(options, table, TURNS))
     book = opening.load(file, options)
+    assert (book.intervals is not None) == book.header["intervals"] == name.startswith("proven")
     assert book.header["positions_answered"] == int(np.count_nonzero(book.depth <= TURNS))
     checked = 0
     for depth in range(TURNS + 1):
@@ -133,6 +137,17 @@ def test_broken_and_foreign_files_are_refused(tables, tmp_path) -> None:
         assert "\n" not in str(err.value) and str(bad) in str(err.value)
     with pytest.raises(TableMismatchError):
         opening.load(good, mini_options(tmp_path, 3))
+    # a proven table's file without its intervals, or with them upside down, is refused
+    proven_options, proven = tables["proven 8-tile board"]
+    arrays, header = opening.build(proven_options, load_table(proven_options, proven, build=False), 2)
+    assert header["intervals"] and np.all(arrays["lower"] <= arrays["values"])
+    assert np.all(arrays["values"] <= arrays["upper"])
+    lost = opening.write(tmp_path / "lost.npz", {k: v for k, v in arrays.items() if k not in ("lower", "upper")}, header)
+    flipped = opening.write(tmp_path / "flipped.npz",
+                            {**arrays, "lower": arrays["upper"] + 1, "upper": arrays["lower"]}, header)
+    for bad in (lost, flipped):
+        with pytest.raises(CorruptTableError, match="do not fit its header"):
+            opening.load(bad, proven_options)
     with pytest.raises(InputError):
         opening.load(tmp_path / "none.npz", options)
     with pytest.raises(InputError):
@@ -226,15 +241,23 @@ def test_python_api_answers_from_an_opening_file(tables, tmp_path) -> None:
         ur.open_opening(options=options)  # nothing is shipped for a test board
 
 
-def test_the_shipped_four_piece_file_solves_the_game_near_the_start() -> None:
-    # The file shipped for four pieces on the real board, built from a table whose every value was
-    # proven within 2e-6 of the game's: at every position it answers, its value must be what the
-    # rules make of its successors' values (each roll's best outcome, summed over the rolls), so a
-    # file with wrong keys, a wrong mirror image, another board or values not solved fails here
-    options = UrOptions(pieces=4)
+# Each file shipped for the real board: its positions within T turns, and where its table's start
+# lies, from docs/ur.md: four pieces proven (the table's values are the proof's middles), five pieces
+# solved to 1e-5 and not proven (a proof of another five-piece table put the start in
+# [+0.1460985, +0.1460991]; a tolerance-1e-5 table lies up to 3e-5 below it there)
+SHIPPED = {4: (3_871, 0.0604604, 0.0604614), 5: (3_871, 0.146060, 0.146100)}
+
+
+@pytest.mark.parametrize("pieces", sorted(SHIPPED))
+def test_each_shipped_file_solves_the_game_near_the_start(pieces: int) -> None:
+    # At every position a shipped file answers, its value must be what the rules make of its
+    # successors' values (each roll's best outcome, summed over the rolls), so a file with wrong
+    # keys, a wrong mirror image, another board or values not solved fails here
+    options = UrOptions(pieces=pieces)
     book = opening.shipped(options)
-    assert book is not None and book.turns == 5
-    assert book.header["table"]["bound"] <= 1e-5 and book.header["table"]["tolerance"] <= 1e-5
+    assert book is not None and book.turns == 5, f"no file shipped for {pieces} pieces"
+    table = book.header["table"]
+    assert table["tolerance"] <= 1e-5
     game = kernel(options)
     win, loss, nocode = -2**31, -2**31 + 1, -2**31 + 2
 
@@ -247,15 +270,20 @@ def test_the_shipped_four_piece_file_solves_the_game_near_the_start() -> None:
         return v if again else -v
 
     _, depths, mine, theirs = opening.reachable(options, book.turns)
-    assert mine.size == book.header["positions_answered"] == 3_871
+    answered, low, high = SHIPPED[pieces]
+    assert mine.size == book.header["positions_answered"] == answered
     worst = 0.0
     for m, o in zip(mine.tolist(), theirs.tolist()):
         rank = int(game.rank([m], [o])[0])
         backup = sum(p * max(worth(c) for c in game.roll_outcomes(rank, r))
                      for r, p in enumerate(game.roll_probabilities))
         worst = max(worst, abs(backup - book.stored_value(m, o)))
-    # each value and each successor's is within the proven bound of the game's, whose own backup is
-    # exact: so at most twice the bound apart, with float32's rounding (measured: 1.6e-7)
-    assert worst <= 2 * book.header["table"]["bound"] + 1e-7
-    # the start, as docs/ur.md reports the proof: between +0.0604604 and +0.0604614
-    assert 0.0604604 <= book.stored_value(0, 0) <= 0.0604614
+    if table["bound"] is not None:
+        # each value and each successor's is within the proven bound of the game's, whose own
+        # backup is exact: so at most twice the bound apart, with float32's rounding (measured for
+        # four pieces: 1.6e-7)
+        assert table["bound"] <= 1e-5 and worst <= 2 * table["bound"] + 1e-7
+    else:
+        # a solved table's last sweep moved no value by more than its tolerance
+        assert worst <= table["tolerance"] + 1e-7
+    assert low <= book.stored_value(0, 0) <= high

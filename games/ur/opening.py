@@ -9,9 +9,11 @@ seven pieces is 2.4 GiB and takes a GPU or a cluster to build.
 The file is an ``.npz`` (no pickled objects): ``keys`` (uint64, sorted: the mover's tile mask
 in the high 32 bits, the other side's in the low 32, the smaller of the two mirror images when
 the board's mirror is used), ``values`` (float32, the table's numbers as stored), ``depth``
-(uint8, the fewest turns from the start) and ``header`` (JSON as bytes: rules and options with
-the board's and dice's digests, T, and the SHA-256 of the table's values with its tolerance and
-proven bound). Keys need no rank, so answering needs neither the table nor the mirror index.
+(uint8, the fewest turns from the start), from a proven table (``solve --certify``) ``lower`` and
+``upper`` too (float32, each position's proven interval, as the table stores it), and ``header``
+(JSON as bytes: rules and options with the board's and dice's digests, T, and the SHA-256 of the
+table's values with its tolerance and proven bound). Keys need no rank, so answering needs neither
+the table nor the mirror index.
 """
 from __future__ import annotations
 
@@ -122,12 +124,13 @@ class OpeningFile:
     """An opened opening file: answers ``stored_value`` for the positions it holds."""
 
     def __init__(self, path: Path, header: dict[str, Any], keys: np.ndarray, values: np.ndarray,
-                 depth: np.ndarray, options: UrOptions) -> None:
+                 depth: np.ndarray, options: UrOptions, intervals: tuple[np.ndarray, np.ndarray] | None = None) -> None:
         self.path = path
         self.header = header
         self.keys = keys
         self.values = values
         self.depth = depth
+        self.intervals = intervals  # (lower, upper) from a proven table, else None
         self._flips = _flip_table(options)
         self._options = options
 
@@ -142,13 +145,24 @@ class OpeningFile:
         return {"tolerance": t.get("tolerance"),
                 **({"certified": {"bound": t["bound"]}} if t.get("bound") is not None else {})}
 
-    def stored_value(self, mine: int, theirs: int) -> float:
-        """The value of the mover-relative state (tile masks); OutsideOpening when not held."""
+    def _row(self, mine: int, theirs: int) -> int:
         key = state_keys(self._options, [mine], [theirs], self._flips)[0]
         i = int(np.searchsorted(self.keys, key))
         if i >= self.keys.size or self.keys[i] != key:
             raise OutsideOpening(f"the opening file {self.path} does not hold this position")
-        return float(self.values[i])
+        return i
+
+    def stored_value(self, mine: int, theirs: int) -> float:
+        """The value of the mover-relative state (tile masks); OutsideOpening when not held."""
+        return float(self.values[self._row(mine, theirs)])
+
+    def stored_interval(self, mine: int, theirs: int) -> tuple[float, float] | None:
+        """The state's proven interval where the file has intervals, else None; OutsideOpening
+        when the position is not held."""
+        i = self._row(mine, theirs)
+        if self.intervals is None:
+            return None
+        return float(self.intervals[0][i]), float(self.intervals[1][i])
 
     def describe(self, shipped: bool) -> str:
         """Where the answer came from, in one line."""
@@ -175,6 +189,9 @@ def build(options: UrOptions, table: Any, turns: int) -> tuple[dict[str, np.ndar
     keys, depth, mine, theirs = reachable(options, turns + 1)
     ranks = kernel(options).rank(mine, theirs)
     values = np.asarray(table["value"])[ranks].astype(np.float32)
+    arrays = {"keys": keys, "values": values, "depth": depth}
+    if "lower" in table.arrays:  # a proven table: each position's interval, as the table has it
+        arrays.update({side: np.asarray(table[side])[ranks].astype(np.float32) for side in ("lower", "upper")})
     from gamesolver.solver import __version__
 
     meta = table.meta
@@ -187,6 +204,7 @@ def build(options: UrOptions, table: Any, turns: int) -> tuple[dict[str, np.ndar
         "turns": turns,
         "positions_answered": int(np.count_nonzero(depth <= turns)),
         "positions_stored": int(keys.size),
+        "intervals": "lower" in arrays,
         "table": {
             "values_sha256": values_sha256(table["value"]),
             "state_count": int(table.state_count),
@@ -196,7 +214,7 @@ def build(options: UrOptions, table: Any, turns: int) -> tuple[dict[str, np.ndar
         },
         "created": {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "by": f"gamesolver {__version__}"},
     }
-    return {"keys": keys, "values": values, "depth": depth}, header
+    return arrays, header
 
 
 def write(path: str | os.PathLike[str], arrays: dict[str, np.ndarray], header: dict[str, Any]) -> Path:
@@ -219,6 +237,7 @@ def load(path: str | os.PathLike[str], options: UrOptions) -> OpeningFile:
         with np.load(where, allow_pickle=False) as z:
             header = json.loads(bytes(z["header"]).decode("utf-8"))
             keys, values, depth = z["keys"], z["values"], z["depth"]
+            intervals = (z["lower"], z["upper"]) if "lower" in z.files else None
     except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
         raise CorruptTableError(f"opening file {where} is unreadable ({exc}); build it again with "
                                 f"'solver ur opening build'") from None
@@ -230,7 +249,10 @@ def load(path: str | os.PathLike[str], options: UrOptions) -> OpeningFile:
     n = keys.shape[0] if keys.ndim == 1 else -1
     if (keys.dtype != np.uint64 or values.dtype != np.float32 or depth.dtype != np.uint8 or n < 1
             or values.shape != (n,) or depth.shape != (n,) or n != header.get("positions_stored")
-            or not bool(np.all(keys[1:] > keys[:-1]))):
+            or not bool(np.all(keys[1:] > keys[:-1]))
+            or bool(header.get("intervals")) != (intervals is not None)
+            or (intervals is not None and not all(a.dtype == np.float32 and a.shape == (n,) for a in intervals))
+            or (intervals is not None and not bool(np.all(intervals[0] <= intervals[1])))):
         raise CorruptTableError(f"opening file {where}: its arrays do not fit its header; build it again")
     want = options.header()
     have = header.get("options", {})
@@ -238,7 +260,7 @@ def load(path: str | os.PathLike[str], options: UrOptions) -> OpeningFile:
         if have.get(key) != want[key]:
             raise TableMismatchError(f"opening file {where} was built with {key}={have.get(key)!r}, "
                                      f"wanted {key}={want[key]!r}")
-    return OpeningFile(where, header, keys, values, depth, options)
+    return OpeningFile(where, header, keys, values, depth, options, intervals)
 
 
 def shipped_name(options: UrOptions) -> str:

@@ -341,14 +341,19 @@ def state_value(options: UrOptions, table: Any, mine: frozenset[int], theirs: fr
 def state_interval(options: UrOptions, table: Any, mine: frozenset[int],
                    theirs: frozenset[int]) -> tuple[float, float] | None:
     """The proven interval of the position's value where the table stores one (``solve
-    --certify``), else None."""
+    --certify``, or an opening file built from such a table), else None."""
+    b = options.board
+    if hasattr(table, "stored_interval"):  # an opening file (games.ur.opening): keyed by tiles, not ranks
+        if table.intervals is None:
+            return None
+        done = terminal_value(b, mine, theirs)
+        return (done, done) if done is not None else table.stored_interval(b.mask(mine), b.mask(theirs))
     arrays = getattr(table, "arrays", None)
     if not arrays or "lower" not in arrays:
         return None
     done = terminal_value(options.board, mine, theirs)
     if done is not None:
         return done, done
-    b = options.board
     r = kernel(options).rank([b.mask(mine)], [b.mask(theirs)])[0]
     return float(table["lower"][r]) + 0.0, float(table["upper"][r]) + 0.0
 
