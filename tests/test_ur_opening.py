@@ -241,11 +241,10 @@ def test_python_api_answers_from_an_opening_file(tables, tmp_path) -> None:
         ur.open_opening(options=options)  # nothing is shipped for a test board
 
 
-# Each file shipped for the real board: its positions within T turns, and where its table's start
-# lies, from docs/ur.md: four pieces proven (the table's values are the proof's middles), five pieces
-# solved to 1e-5 and not proven (a proof of another five-piece table put the start in
-# [+0.1460985, +0.1460991]; a tolerance-1e-5 table lies up to 3e-5 below it there)
-SHIPPED = {4: (3_871, 0.0604604, 0.0604614), 5: (3_871, 0.146060, 0.146100)}
+# Each file shipped for the real board: its positions within T turns, and where its start lies
+# (docs/ur.md): four pieces proven, every interval below 4e-6; five pieces proven in one pass from a
+# table solved to 1e-5 (an earlier, longer proof put the start in [+0.1460985, +0.1460991])
+SHIPPED = {4: (3_871, 0.0604604, 0.0604614), 5: (3_871, 0.1460980, 0.1460995)}
 
 
 @pytest.mark.parametrize("pieces", sorted(SHIPPED))
@@ -257,17 +256,31 @@ def test_each_shipped_file_solves_the_game_near_the_start(pieces: int) -> None:
     book = opening.shipped(options)
     assert book is not None and book.turns == 5, f"no file shipped for {pieces} pieces"
     table = book.header["table"]
-    assert table["tolerance"] <= 1e-5
+    assert table["tolerance"] <= 1e-5 and table["bound"] is not None
     game = kernel(options)
     win, loss, nocode = -2**31, -2**31 + 1, -2**31 + 2
 
-    def worth(code: int) -> float:
+    def worth(code: int, pick) -> float:
+        """An outcome's value to the mover by ``pick`` (the value, or an end of its interval)."""
         if code in (win, loss, nocode):
             return {win: 1.0, loss: -1.0, nocode: 0.0}[code]
         again = code >= 0
         m, o = game.unrank(np.array([code if again else -code - 1], dtype=np.int64))
-        v = book.stored_value(int(m[0]), int(o[0]))
+        return pick(int(m[0]), int(o[0]), again)
+
+    def value(m: int, o: int, again: bool) -> float:
+        v = book.stored_value(m, o)
         return v if again else -v
+
+    def end(side: int):  # 0: the lower end of the mover's interval, 1: the upper
+        def pick(m: int, o: int, again: bool) -> float:
+            lo, hi = book.stored_interval(m, o)
+            return (lo, hi)[side] if again else -(lo, hi)[1 - side]
+        return pick
+
+    def backup(rank: int, pick) -> float:
+        return sum(p * max(worth(c, pick) for c in game.roll_outcomes(rank, r))
+                   for r, p in enumerate(game.roll_probabilities))
 
     _, depths, mine, theirs = opening.reachable(options, book.turns)
     answered, low, high = SHIPPED[pieces]
@@ -275,15 +288,18 @@ def test_each_shipped_file_solves_the_game_near_the_start(pieces: int) -> None:
     worst = 0.0
     for m, o in zip(mine.tolist(), theirs.tolist()):
         rank = int(game.rank([m], [o])[0])
-        backup = sum(p * max(worth(c) for c in game.roll_outcomes(rank, r))
-                     for r, p in enumerate(game.roll_probabilities))
-        worst = max(worst, abs(backup - book.stored_value(m, o)))
-    if table["bound"] is not None:
-        # each value and each successor's is within the proven bound of the game's, whose own
-        # backup is exact: so at most twice the bound apart, with float32's rounding (measured for
-        # four pieces: 1.6e-7)
-        assert table["bound"] <= 1e-5 and worst <= 2 * table["bound"] + 1e-7
-    else:
-        # a solved table's last sweep moved no value by more than its tolerance
-        assert worst <= table["tolerance"] + 1e-7
+        worst = max(worst, abs(backup(rank, value) - book.stored_value(m, o)))
+        if book.intervals is not None:
+            # the game's value lies in the position's interval and is the backup of its successors'
+            # values, each in its own interval: so the backups of the successors' lower and upper
+            # ends bracket a value inside the position's interval (float32's rounding aside)
+            lo, hi = book.stored_interval(m, o)
+            assert lo <= book.stored_value(m, o) <= hi
+            assert backup(rank, end(0)) <= hi + 1e-7 and backup(rank, end(1)) >= lo - 1e-7
+    # each value and each successor's is within the proven bound of the game's, whose own backup is
+    # exact: so at most twice the bound apart, with float32's rounding (four pieces: 1.6e-7)
+    assert worst <= 2 * table["bound"] + 1e-7
     assert low <= book.stored_value(0, 0) <= high
+    if book.intervals is not None:
+        lo, hi = book.stored_interval(0, 0)
+        assert low <= lo <= hi <= high
