@@ -11,7 +11,7 @@ import numpy as np
 
 from gamesolver.solver.limits import duration  # noqa: F401  (re-exported for the CLI)
 from gamesolver.solver.stochastic import (  # noqa: F401  (seconds_per_state: re-exported)
-    POLICY_SWEEP_SHARE, TYPICAL_SWEEPS, seconds_per_state, span as _span,
+    TYPICAL_SWEEPS, round_seconds, seconds_per_state, span as _span,
 )
 # A Ray worker's states/s over one thread's in the same run (benchmarks/bench_ur_ray.py, K = 4,
 # two one-thread workers on this shared 2-core machine: 0.84; K = 3, where a sweep is short beside
@@ -41,9 +41,9 @@ class Projection:
     def solve_seconds(self, cores: int, efficiency: float = 1.0, stored: float = 1.0) -> tuple[float, float]:
         """The walk's full sweeps (TYPICAL_SWEEPS) and its policy sweeps: (fewest, most). With
         ``stored``, the full sweeps read a stored graph that many times faster; the policy
-        sweeps, which never generate, take as long as before."""
-        sweep = self.sweep_seconds(cores, efficiency) * (1 / stored + POLICY_SWEEP_SHARE)
-        return TYPICAL_SWEEPS[0] * sweep, TYPICAL_SWEEPS[1] * sweep
+        sweeps, which never generate, take as long as before (``round_seconds``)."""
+        one = round_seconds(self.sweep_seconds(cores, efficiency) / stored, self.states, max(1, cores) * efficiency)
+        return TYPICAL_SWEEPS[0] * one, TYPICAL_SWEEPS[1] * one
 
     def as_dict(self, cores: int, cluster_cores: int) -> dict[str, Any]:
         return {"states": self.states, "seconds_per_state_and_thread": self.per_state, "cores_here": cores,

@@ -299,13 +299,15 @@ def solve_values(
 # full sweeps (each with its policy sweeps) the walk takes on the fort rules: today's walk 72-87 on
 # K = 4, the walk before its longer hot sets 150 on K = 5 and 247 on its first, partly older, run
 TYPICAL_SWEEPS = (100, 250)
-# The walk's policy sweeps between two full sweeps, as a share of one regenerating full sweep's
-# time (they never generate, so a stored graph does not speed them up). Measured on the fort rules
-# (docs/ur.md, "Solving K = 6 and K = 7"): K = 4, stored graph, two threads, the round log's split:
-# 68-81 s of policy sweeps beside 69-72 full sweeps that regenerating take about 4.5 s each (0.22-0.25); a
-# policy sweep of every state costs 1/78 of a regenerating full sweep on K = 4 and about 1/150 on
-# K = 6, whose first stage spends about 6.5 of them a round (0.04)
-POLICY_SWEEP_SHARE = 0.25
+# The walk's policy sweeps between two full sweeps (its hot sets included), in thread-seconds a
+# state: they read only the policy and the values, so they cost the same whether full sweeps
+# regenerate or read a stored graph, and they wait on memory, not on the move generator. Measured
+# from the solve's round log (docs/ur.md, "Solving K = 6 and K = 7"), two threads: K = 4, stored
+# graph, 68-81 s over 69-72 rounds (about 250 ns a state); K = 5, stored graph, another 2-core
+# machine whose move generator was three times slower, about 290 ns;
+# K = 6's first stage 12-14 s a round (about 100 ns). Until issue 13's tenth session this was a
+# quarter of a regenerating full sweep, which priced K = 5's rounds at 2-4 times what they took.
+POLICY_ROUND_SECONDS = 2.8e-7
 # A full sweep over the stored graph against a regenerating one, two threads, K = 4 on this
 # project's 2-core machine (docs/ur.md: 0.43-0.48 s against 3.78-4.81 s, ten runs)
 STORED_SWEEP_SPEEDUP = 9.0
@@ -335,8 +337,8 @@ def estimate(game: Any, method: str, stored: bool, threads: int, dtype: str = "f
     """One line before a solve: memory by part (``policy_on_disk``: the walk maps its policy from a
     file), and the time of one full sweep on this machine, timed on a sample of states
     (``seconds_per_state``, regenerating, one thread, times the threads; a stored graph's sweep
-    STORED_SWEEP_SPEEDUP times faster), with the walk's
-    rounds priced at a full sweep plus POLICY_SWEEP_SHARE of a regenerating one.
+    STORED_SWEEP_SPEEDUP times faster), with the walk's rounds priced at a full sweep plus its
+    policy sweeps (``round_seconds``).
     With tiers the stored graph holds one tier's codes at a time: the largest tier's are counted."""
     n, nrolls = game.state_count, game.roll_count
     policy = n * nrolls * _POLICY_BYTES_PER_ROLL if method != "sweeps" else 0
@@ -349,7 +351,7 @@ def estimate(game: Any, method: str, stored: bool, threads: int, dtype: str = "f
     sweep = regenerating / (STORED_SWEEP_SPEEDUP if stored else 1)
     lo, hi = TYPICAL_SWEEPS
     if method == "walk":
-        round_ = sweep + POLICY_SWEEP_SHARE * regenerating
+        round_ = round_seconds(sweep, n, threads)
         time_line = (f"; a round of the walk (a full sweep and its policy sweeps) about {round_:,.1f} s; "
                      f"{lo}-{hi} rounds would take {span(lo * round_, hi * round_)}")
     elif method == "sweeps":
@@ -365,6 +367,12 @@ def estimate(game: Any, method: str, stored: bool, threads: int, dtype: str = "f
             + (f", {graph / 2**30:,.2f} GiB of stored graph" if graph else "")
             + f"; one full sweep about {sweep:,.1f} s here ({'stored graph' if stored else 'regenerating'}, "
             f"{threads} threads)" + time_line)
+
+
+def round_seconds(sweep: float, states: int, threads: float) -> float:
+    """One round of the walk: a full sweep taking ``sweep`` seconds, and its policy sweeps over
+    ``states`` states on ``threads`` threads (POLICY_ROUND_SECONDS a state and thread)."""
+    return sweep + POLICY_ROUND_SECONDS * states / max(1.0, threads)
 
 
 def span(lo: float, hi: float) -> str:

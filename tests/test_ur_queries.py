@@ -241,9 +241,9 @@ def test_check_compares_the_whole_stored_index_with_a_new_one(tmp_path, fresh_ke
 def test_missing_table_prices_the_local_solve_as_it_would_run(tmp_path, monkeypatch, memory: int) -> None:
     # where the stored graph fits (the solve's own rule: with the rest, in half of the memory), the
     # solve's full sweeps read it, about nine times faster than regenerating, while its policy
-    # sweeps (a share of a regenerating full sweep a round) take as long: the message says which
+    # sweeps (POLICY_ROUND_SECONDS a state and thread) take as long: the message says which
     from gamesolver.solver import outcomes
-    from gamesolver.solver.stochastic import POLICY_SWEEP_SHARE as share, STORED_SWEEP_SPEEDUP as fast
+    from gamesolver.solver.stochastic import POLICY_ROUND_SECONDS, STORED_SWEEP_SPEEDUP as fast
 
     monkeypatch.setattr(outcomes, "memory_bytes", lambda: memory)
     r = run("analyze", "X:A1,A2,A3 O:- X", "--pieces", "4", "--table", str(tmp_path / "none"), "--json")
@@ -253,7 +253,10 @@ def test_missing_table_prices_the_local_solve_as_it_would_run(tmp_path, monkeypa
     here = p["solve_seconds_here"]
     if memory > 2**30:
         assert p["stored_graph_fits_here"] is True
-        assert p["solve_seconds_here_stored"] == pytest.approx([t * (1 / fast + share) / (1 + share) for t in here])
+        policy = POLICY_ROUND_SECONDS * p["states"] / p["cores_here"]  # a round's policy sweeps
+        sweep = p["sweep_seconds_here"]
+        assert here == pytest.approx([n * (sweep + policy) for n in p["typical_sweeps"]])
+        assert p["solve_seconds_here_stored"] == pytest.approx([n * (sweep / fast + policy) for n in p["typical_sweeps"]])
     else:
         assert p["stored_graph_fits_here"] is False and p["solve_seconds_here_stored"] is None
     text = run("analyze", "X:A1,A2,A3 O:- X", "--pieces", "4", "--table", str(tmp_path / "none")).output
