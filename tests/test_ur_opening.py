@@ -242,9 +242,10 @@ def test_python_api_answers_from_an_opening_file(tables, tmp_path) -> None:
 
 
 # Each file shipped for the real board: its positions within T turns, and where its start lies
-# (docs/ur.md): four pieces proven, every interval below 4e-6; five pieces proven in one pass from a
-# table solved to 1e-5 (an earlier, longer proof put the start in [+0.1460985, +0.1460991])
-SHIPPED = {4: (3_871, 0.0604604, 0.0604614), 5: (3_871, 0.1460980, 0.1460995)}
+# (docs/ur.md): four pieces proven, every interval below 4e-6; five pieces solved to 1e-5, not
+# proven (a proof of an earlier five-piece table put the game's start in [+0.1460985, +0.1460991],
+# and that table's own start lay 2.6e-5 below it: a residual of 1e-5 allows that much and more)
+SHIPPED = {4: (3_871, 0.0604604, 0.0604614), 5: (3_871, 0.1460, 0.1462)}
 
 
 @pytest.mark.parametrize("pieces", sorted(SHIPPED))
@@ -256,7 +257,7 @@ def test_each_shipped_file_solves_the_game_near_the_start(pieces: int) -> None:
     book = opening.shipped(options)
     assert book is not None and book.turns == 5, f"no file shipped for {pieces} pieces"
     table = book.header["table"]
-    assert table["tolerance"] <= 1e-5 and table["bound"] is not None
+    assert table["tolerance"] <= 1e-5
     game = kernel(options)
     win, loss, nocode = -2**31, -2**31 + 1, -2**31 + 2
 
@@ -296,9 +297,13 @@ def test_each_shipped_file_solves_the_game_near_the_start(pieces: int) -> None:
             lo, hi = book.stored_interval(m, o)
             assert lo <= book.stored_value(m, o) <= hi
             assert backup(rank, end(0)) <= hi + 1e-7 and backup(rank, end(1)) >= lo - 1e-7
-    # each value and each successor's is within the proven bound of the game's, whose own backup is
-    # exact: so at most twice the bound apart, with float32's rounding (four pieces: 1.6e-7)
-    assert worst <= 2 * table["bound"] + 1e-7
+    if table["bound"] is not None:
+        # each value and each successor's is within the proven bound of the game's, whose own backup
+        # is exact: so at most twice the bound apart, with float32's rounding (four pieces: 1.6e-7)
+        assert worst <= 2 * table["bound"] + 1e-7
+    else:
+        # a solved table's values solve the equations to its tolerance (the solve's last check)
+        assert worst <= table["tolerance"] + 1e-7
     assert low <= book.stored_value(0, 0) <= high
     if book.intervals is not None:
         lo, hi = book.stored_interval(0, 0)
