@@ -22,6 +22,8 @@ def duration_text(seconds: float) -> str:
         return f"about {seconds / 60:.0f} minutes"
     if seconds < 48 * 3600:
         return f"about {seconds / 3600:.1f} hours"
+    if seconds < 10 * 86400:  # 2.5 days, not "2 days"
+        return f"about {seconds / 86400:.1f} days"
     if seconds < 3650 * 86400:
         return f"about {seconds / 86400:.0f} days"
     return "more than ten years"

@@ -405,3 +405,10 @@ def test_a_closed_pipe_ends_quietly(monkeypatch):
     monkeypatch.setattr(ghosts_cli, "emit", closed)
     result = run(["ghosts", "ambush"])
     assert result.exit_code == 141 and "Error" not in result.output and "Traceback" not in result.output
+
+
+def test_durations_keep_a_decimal_below_ten_days() -> None:
+    from gamesolver.solver.limits import duration
+
+    assert duration(59.5 * 3600) == "2.5 days" and duration(47 * 3600) == "47.0 hours"
+    assert duration(12 * 86400) == "12 days" and duration(100) == "2 minutes"
