@@ -302,12 +302,13 @@ TYPICAL_SWEEPS = (100, 250)
 # The walk's policy sweeps between two full sweeps (its hot sets included), in thread-seconds a
 # state: they read only the policy and the values, so they cost the same whether full sweeps
 # regenerate or read a stored graph, and they wait on memory, not on the move generator. Measured
-# from the solve's round log (docs/ur.md, "Solving K = 6 and K = 7"), two threads: K = 4, stored
-# graph, 68-81 s over 69-72 rounds (about 250 ns a state); K = 5, stored graph, another 2-core
-# machine whose move generator was three times slower, about 290 ns;
-# K = 6's first stage 12-14 s a round (about 100 ns). Until issue 13's tenth session this was a
-# quarter of a regenerating full sweep, which priced K = 5's rounds at 2-4 times what they took.
-POLICY_ROUND_SECONDS = 2.8e-7
+# from the solve's round log (docs/ur.md, "Solving K = 6 and K = 7"), two threads, a state and
+# thread a round: K = 4, stored graph, 68-81 s over 69-72 rounds (about 250 ns); K = 5, stored
+# graph, issue 13's tenth session, 2,510 s over 122 rounds (about 660 ns, on a slower machine and
+# partly beside test runs); K = 6's first stage, regenerating, 12-14 s a round (about 100 ns).
+# Until that session this was a quarter of a regenerating full sweep, which fits K = 4 but priced
+# the K = 6 run's rounds' policy sweeps at five times what they took.
+POLICY_ROUND_SECONDS = 4.5e-7
 # A full sweep over the stored graph against a regenerating one, two threads, K = 4 on this
 # project's 2-core machine (docs/ur.md: 0.43-0.48 s against 3.78-4.81 s, ten runs)
 STORED_SWEEP_SPEEDUP = 9.0

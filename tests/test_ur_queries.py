@@ -25,13 +25,14 @@ def test_stored_state_count_needs_no_mirror_index(k: int) -> None:
 
 
 def test_missing_table_says_what_building_it_takes(tmp_path) -> None:
-    r = run("best-move", "start", "--roll", "gold+gold", "--pieces", "5", "--cache", str(tmp_path))
+    # six pieces: four and five have shipped opening files, which answer the start without a table
+    r = run("best-move", "start", "--roll", "gold+gold", "--pieces", "6", "--cache", str(tmp_path))
     assert r.exit_code == 1 and "Traceback" not in r.output
     lines = r.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error: no solved table for pieces=5")
-    assert "61,877,337 states" in lines[0] and "on this machine" in lines[0] and "Ray cluster" in lines[0]
-    assert "'solver ur solve --pieces 5'" in lines[0] and "--backend ray --address" in lines[0]
-    assert "'solver ur solve --pieces 5 --backend gpu'" in lines[0] and "NVIDIA H200 GPU (its sweep rate measured" in lines[0]
+    assert len(lines) == 1 and lines[0].startswith("Error: no solved table for pieces=6")
+    assert "254,927,401 states" in lines[0] and "on this machine" in lines[0] and "Ray cluster" in lines[0]
+    assert "'solver ur solve --pieces 6'" in lines[0] and "--backend ray --address" in lines[0]
+    assert "'solver ur solve --pieces 6 --backend gpu'" in lines[0] and "NVIDIA H200 GPU (its sweep rate measured" in lines[0]
     assert not any(tmp_path.iterdir())  # a query never starts the solve
 
 
