@@ -5,6 +5,7 @@ pieces, where values are not all 0) and on tables of random values (where every 
 differs, so a wrong key or a wrong mirror image shows), one of them on a board with the mirror."""
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -262,42 +263,42 @@ def test_each_shipped_file_solves_the_game_near_the_start(pieces: int) -> None:
     game = kernel(options)
     win, loss, nocode = -2**31, -2**31 + 1, -2**31 + 2
 
-    def worth(code: int, pick) -> float:
-        """An outcome's value to the mover by ``pick`` (the value, or an end of its interval)."""
+    @functools.cache
+    def worth(code: int) -> tuple[float, float, float]:
+        """An outcome's (value, lower end, upper end) to the mover: the file's value and interval of
+        the successor, turned round when the turn passes (no interval: the value three times).
+        Cached: the 3,871 positions' outcomes name far fewer successors."""
         if code in (win, loss, nocode):
-            return {win: 1.0, loss: -1.0, nocode: 0.0}[code]
+            return (({win: 1.0, loss: -1.0, nocode: 0.0}[code]),) * 3
         again = code >= 0
         m, o = game.unrank(np.array([code if again else -code - 1], dtype=np.int64))
-        return pick(int(m[0]), int(o[0]), again)
+        v = book.stored_value(int(m[0]), int(o[0]))
+        lo, hi = book.stored_interval(int(m[0]), int(o[0])) or (v, v)
+        return (v, lo, hi) if again else (-v, -hi, -lo)
 
-    def value(m: int, o: int, again: bool) -> float:
-        v = book.stored_value(m, o)
-        return v if again else -v
-
-    def end(side: int):  # 0: the lower end of the mover's interval, 1: the upper
-        def pick(m: int, o: int, again: bool) -> float:
-            lo, hi = book.stored_interval(m, o)
-            return (lo, hi)[side] if again else -(lo, hi)[1 - side]
-        return pick
-
-    def backup(rank: int, pick) -> float:
-        return sum(p * max(worth(c, pick) for c in game.roll_outcomes(rank, r))
-                   for r, p in enumerate(game.roll_probabilities))
+    def backup(rank: int) -> list[float]:
+        """Each roll's best outcome summed over the rolls, for the value and each end at once
+        (the maximum is taken for each of the three apart)."""
+        total = [0.0, 0.0, 0.0]
+        for r, p in enumerate(game.roll_probabilities):
+            best = [max(column) for column in zip(*(worth(c) for c in game.roll_outcomes(rank, r)))]
+            total = [t + p * x for t, x in zip(total, best)]
+        return total
 
     _, depths, mine, theirs = opening.reachable(options, book.turns)
     answered, low, high = SHIPPED[pieces]
     assert mine.size == book.header["positions_answered"] == answered
     worst = 0.0
     for m, o in zip(mine.tolist(), theirs.tolist()):
-        rank = int(game.rank([m], [o])[0])
-        worst = max(worst, abs(backup(rank, value) - book.stored_value(m, o)))
+        value, from_lower, from_upper = backup(int(game.rank([m], [o])[0]))
+        worst = max(worst, abs(value - book.stored_value(m, o)))
         if book.intervals is not None:
             # the game's value lies in the position's interval and is the backup of its successors'
             # values, each in its own interval: so the backups of the successors' lower and upper
             # ends bracket a value inside the position's interval (float32's rounding aside)
             lo, hi = book.stored_interval(m, o)
             assert lo <= book.stored_value(m, o) <= hi
-            assert backup(rank, end(0)) <= hi + 1e-7 and backup(rank, end(1)) >= lo - 1e-7
+            assert from_lower <= hi + 1e-7 and from_upper >= lo - 1e-7
     if table["bound"] is not None:
         # each value and each successor's is within the proven bound of the game's, whose own backup
         # is exact: so at most twice the bound apart, with float32's rounding (four pieces: 1.6e-7)

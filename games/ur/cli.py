@@ -547,7 +547,7 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
         result = endless_check(engine, values, eps, n_threads, show_progress=None)
         index = {None: "not stored", True: "matches", False: "differs"}[stored_index_matches(options, table)]
         ok = result.passed and residual < tolerance and index != "differs"
-        bounds = cert = None
+        bounds = None
         if with_bounds:
             aim = tolerance if gap is None else gap
             cert = certify(K, values, aim, n_threads, show_progress=None, log=None if as_json else _log,
@@ -555,8 +555,8 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
             start_rank = int(K.rank([0], [0])[0])
             bounds = {**cert.summary(), "aimed_at": aim,
                       "start": [float(cert.lower[start_rank]), float(cert.upper[start_rank])]}
-    if cert is not None and bounds is not None and record:
-        table = record_proof(options, table, cert, aim)
+    if record:  # with --bounds, so there is a proof
+        table = record_proof(table, cert, aim)
         bounds["recorded"] = {"table": str(table.path), "values": table.meta["certified"].get("values", "solved")}
     examples = []
     for r in result.examples:

@@ -251,8 +251,8 @@ def load(path: str | os.PathLike[str], options: UrOptions) -> OpeningFile:
             or values.shape != (n,) or depth.shape != (n,) or n != header.get("positions_stored")
             or not bool(np.all(keys[1:] > keys[:-1]))
             or bool(header.get("intervals")) != (intervals is not None)
-            or (intervals is not None and not all(a.dtype == np.float32 and a.shape == (n,) for a in intervals))
-            or (intervals is not None and not bool(np.all(intervals[0] <= intervals[1])))):
+            or (intervals is not None and not (all(a.dtype == np.float32 and a.shape == (n,) for a in intervals)
+                                               and bool(np.all(intervals[0] <= intervals[1]))))):
         raise CorruptTableError(f"opening file {where}: its arrays do not fit its header; build it again")
     want = options.header()
     have = header.get("options", {})

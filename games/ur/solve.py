@@ -156,7 +156,7 @@ def kept_proof(cert: Any, values: np.ndarray, gap: float) -> tuple[np.ndarray, d
     return values, {}, figures
 
 
-def record_proof(options: UrOptions, table: Table, cert: Any, gap: float) -> Table:
+def record_proof(table: Table, cert: Any, gap: float) -> Table:
     """Rewrite a solved ``table`` (atomically, as a solve writes one) with a proof made from its
     values afterwards (``solver ur check --bounds --record``): ``kept_proof``, every other array
     and figure kept; an earlier proof recorded in it is replaced."""
@@ -342,18 +342,15 @@ def state_interval(options: UrOptions, table: Any, mine: frozenset[int],
                    theirs: frozenset[int]) -> tuple[float, float] | None:
     """The proven interval of the position's value where the table stores one (``solve
     --certify``, or an opening file built from such a table), else None."""
-    b = options.board
-    if hasattr(table, "stored_interval"):  # an opening file (games.ur.opening): keyed by tiles, not ranks
-        if table.intervals is None:
-            return None
-        done = terminal_value(b, mine, theirs)
-        return (done, done) if done is not None else table.stored_interval(b.mask(mine), b.mask(theirs))
-    arrays = getattr(table, "arrays", None)
-    if not arrays or "lower" not in arrays:
+    book = hasattr(table, "stored_interval")  # an opening file (games.ur.opening): keyed by tiles, not ranks
+    if table.intervals is None if book else "lower" not in (getattr(table, "arrays", None) or {}):
         return None
-    done = terminal_value(options.board, mine, theirs)
+    b = options.board
+    done = terminal_value(b, mine, theirs)
     if done is not None:
         return done, done
+    if book:
+        return table.stored_interval(b.mask(mine), b.mask(theirs))
     r = kernel(options).rank([b.mask(mine)], [b.mask(theirs)])[0]
     return float(table["lower"][r]) + 0.0, float(table["upper"][r]) + 0.0
 
