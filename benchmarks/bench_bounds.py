@@ -12,6 +12,11 @@ values to an interval's end, the start's interval; and the time ratio.
 pair's product over 2N rows, the greedy pair of random values, a random right-hand side), its
 vector steps fused (``solver/_krylov.pyx``) against plain NumPy, alternating in one run: seconds
 an iteration, the products' share, and the ratio.
+
+``--prefetch K``: the proof's kernels that read scattered entries (the product by the pair's
+matrix, the bounds sweep, the best answers and the ranking pass over the stored graph, and the
+endless check's pass) for the real board with K pieces, with their prefetch off (``ahead=0``)
+against the default, alternating in one run: best seconds of ``--repeats`` and the ratio.
 """
 from __future__ import annotations
 
@@ -34,11 +39,16 @@ def main() -> None:
     ap.add_argument("--loosen-sweeps", type=int, default=300)
     ap.add_argument("--krylov", type=int, default=0, metavar="K",
                     help="time BiCGSTAB's vector steps, fused against NumPy, on the real board's pair")
+    ap.add_argument("--prefetch", type=int, default=0, metavar="K",
+                    help="time the proof's scattered reads with and without prefetch on the real board's pair")
     ap.add_argument("--iterations", type=int, default=20)
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
     if args.krylov:
         krylov_speed(args.krylov, args.threads, args.iterations, args.repeats)
+        return
+    if args.prefetch:
+        prefetch_speed(args.prefetch, args.threads, args.repeats)
         return
 
     from gamesolver.games.ur import kernel
@@ -118,6 +128,53 @@ def krylov_speed(k: int, threads: int, iterations: int, repeats: int) -> None:
     for ops in ("numpy", "fused"):
         print(f"  {ops:5s}: {best[ops] / its:.3f} s an iteration, products {share[ops]:.0%} of it")
     print(f"  fused / numpy: {best['fused'] / best['numpy']:.3f} ({best['numpy'] / best['fused']:.2f}x faster)")
+
+
+def prefetch_speed(k: int, threads: int, repeats: int) -> None:
+    from gamesolver.games.ur import kernel
+    from gamesolver.games.ur.rules import UrOptions
+    from gamesolver.solver import _stochastic as kernels
+    from gamesolver.solver.bounds import pair_matrix
+    from gamesolver.solver.outcomes import build_graph
+
+    game = kernel(UrOptions(pieces=k))
+    n = game.state_count
+    rng = np.random.default_rng(1)
+    values = (rng.random(n, dtype=np.float32) - 0.5).astype(np.float32)
+    policy = np.empty((n, game.roll_count), dtype=np.int32)
+    game.sweep(values, threads=threads, policy=policy)  # the greedy pair of these values
+    matrix, why = pair_matrix(game, policy, policy.copy(), np.zeros(2 * n, dtype=np.uint8), threads)
+    if matrix is None:
+        raise SystemExit(f"no pair matrix: {why}")
+    g = build_graph(game, threads)
+    graph = dict(offsets=g.offsets, counts=g.counts, codes=g.codes)
+    x = rng.random(2 * n) - 0.5
+    out = np.empty(2 * n)
+    L, U = values - np.float32(0.01), values + np.float32(0.01)
+    runs = {
+        "product by the pair's matrix": lambda **a: kernels.sparse_apply(*matrix, x, out, minus=True,
+                                                                          threads=threads, **a),
+        "bounds sweep (Jacobi)": lambda **a: kernels.graph_bounds_sweep(game, g.offsets, g.counts, g.codes, L.copy(),
+                                                                        U.copy(), threads=threads, L_from=L,
+                                                                        U_from=U, **a),
+        "best answers": lambda **a: kernels.best_response(game, x, policy.copy(), threads=threads, **graph, **a),
+        "ranking pass (from none ranked)": lambda **a: kernels.rank_pass(
+            game, values, 1e-3, np.zeros(n, np.int32), np.zeros(n, np.int32), np.zeros(1, np.int32),
+            threads=threads, **graph, **a),
+        "endless check's first pass": lambda **a: kernels.graph_endless_pass(
+            game, g.offsets, g.counts, g.codes, values, np.zeros(n, np.uint8), 1e-3, threads=threads, first=True, **a),
+    }
+    print(f"real board, {k} pieces: {n:,} states, {g.codes.shape[0]:,} stored outcomes, pair matrix {why}; "
+          f"{threads} threads, best of {repeats} alternating runs", flush=True)
+    for name, run in runs.items():
+        best = {"off": np.inf, "on": np.inf}
+        for _ in range(repeats):
+            for how, kw in (("off", {"ahead": 0}), ("on", {})):
+                t0 = time.perf_counter()
+                run(**kw)
+                best[how] = min(best[how], time.perf_counter() - t0)
+        print(f"  {name}: {best['off']:.3f} s without prefetch, {best['on']:.3f} s with "
+              f"({best['off'] / best['on']:.2f}x faster)", flush=True)
 
 
 if __name__ == "__main__":

@@ -427,6 +427,48 @@ def test_the_pair_matrix_in_compressed_rows_gives_the_pair_product(mini4, seed: 
         kernels.sparse_apply(indptr, indices, data, x[:-1], got)
 
 
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), ahead=st.sampled_from([1, 4, 33, 10**9]), threads=st.sampled_from([1, 3]),
+       loosen=st.booleans(), backwards=st.booleans(), subset=st.booleans())
+def test_prefetching_changes_no_bound_and_no_product(mini4, seed: int, ahead: int, threads: int, loosen: bool,
+                                                    backwards: bool, subset: bool) -> None:
+    """The stored graph's bounds sweep and the product by the pair's matrix ask the cache for
+    what they will read some states or entries on: a hint that must leave every bound, mark,
+    returned change and product as without it, in either direction, over a subset, and near the
+    end of the arrays (the prefetch never reads past them)."""
+    from gamesolver.solver.bounds import pair_matrix
+    from gamesolver.solver.outcomes import build_graph
+
+    game = mini4
+    g = build_graph(game)
+    n = game.state_count
+    rng = np.random.default_rng(seed)
+    V = (rng.random(n) * 1.6 - 0.8).astype(np.float32)
+    L0, U0 = V - np.float32(0.05), V + np.float32(0.05)
+    some = np.flatnonzero(rng.random(n) < 0.3).astype(np.int64) if subset else None
+    # on several threads in place a sweep reads what other threads wrote by then: Jacobi there
+    jacobi = dict(L_from=L0.copy(), U_from=U0.copy()) if threads > 1 else {}
+    got = []
+    for a in (0, ahead):
+        L, U, mark = L0.copy(), U0.copy(), np.zeros(n, dtype=np.uint8)
+        moved = kernels.graph_bounds_sweep(game, g.offsets, g.counts, g.codes, L, U, threads=threads, loosen=loosen,
+                                           backwards=backwards, subset=some, mark=mark, ahead=a, **jacobi)
+        got.append((L, U, mark, moved))
+    assert np.array_equal(got[0][0], got[1][0]) and np.array_equal(got[0][1], got[1][1])
+    assert np.array_equal(got[0][2], got[1][2]) and got[0][3] == got[1][3]
+    matrix, _ = pair_matrix(game, random_answers(game, rng), random_answers(game, rng),
+                            rng.integers(0, 3, 2 * n).astype(np.uint8), threads)
+    x = rng.uniform(-1, 1, 2 * n)
+    plain, hinted = np.empty(2 * n), np.empty(2 * n)
+    kernels.sparse_apply(*matrix, x, plain, minus=loosen, threads=threads, ahead=0)
+    kernels.sparse_apply(*matrix, x, hinted, minus=loosen, threads=threads, ahead=ahead)
+    assert np.array_equal(plain, hinted)
+    with pytest.raises(ValueError, match="negative"):
+        kernels.sparse_apply(*matrix, x, plain, ahead=-1)
+    with pytest.raises(ValueError, match="negative"):
+        kernels.graph_bounds_sweep(game, g.offsets, g.counts, g.codes, L0.copy(), U0.copy(), ahead=-1)
+
+
 def test_sparse_apply_is_the_written_product() -> None:
     # rows: [2 at column 1, -1 at column 0], [nothing], [0.5 at column 2]
     indptr = np.array([0, 2, 2, 3], dtype=np.int64)
@@ -489,8 +531,11 @@ def test_available_memory_is_read_from_the_kernel(monkeypatch) -> None:
 
 
 @settings(max_examples=20, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), tie=st.sampled_from([0.0, 1e-3, 0.1]), stored=st.booleans())
-def test_the_best_answer_is_best_and_keeps_near_ties(mini4, seed: int, tie: float, stored: bool) -> None:
+@given(seed=st.integers(0, 2**32 - 1), tie=st.sampled_from([0.0, 1e-3, 0.1]), stored=st.booleans(),
+       ahead=st.sampled_from([0, 1, 4, 10**9]))
+def test_the_best_answer_is_best_and_keeps_near_ties(mini4, seed: int, tie: float, stored: bool,
+                                                     ahead: int) -> None:
+    # ``ahead``: a prefetch distance (over the stored graph), which must change nothing
     rng = np.random.default_rng(seed)
     n, R = mini4.state_count, mini4.roll_count
     x = rng.uniform(-1, 1, 2 * n)
@@ -498,7 +543,8 @@ def test_the_best_answer_is_best_and_keeps_near_ties(mini4, seed: int, tie: floa
     strict = (rng.random(n) < 0.3).astype(np.uint8)
     tau = tau0.copy()
     kw = graph_kw(mini4, stored)
-    changed = kernels.best_response(mini4, x, tau, tie=tie, strict=strict, strict_tie=0.0, threads=2, **kw)
+    changed = kernels.best_response(mini4, x, tau, tie=tie, strict=strict, strict_tie=0.0, threads=2, ahead=ahead,
+                                    **kw)
     assert changed == int(np.count_nonzero(tau != tau0))
     for s in rng.integers(0, n, 40).tolist():
         t = 0.0 if strict[s] else tie
@@ -760,10 +806,11 @@ def rank_pass_ref(game, V: np.ndarray, eps: float, RP: np.ndarray, RQ: np.ndarra
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), eps=st.sampled_from([0.0, 1e-3, 0.25]), with_policy=st.booleans(),
        stored=st.booleans(), backwards=st.booleans(), done=st.sampled_from([0.0, 0.3, 0.9]),
-       split=st.sampled_from([(1, 0), (2, 0), (3, 0), (1, 2), (2, 3)]))
+       split=st.sampled_from([(1, 0), (2, 0), (3, 0), (1, 2), (2, 3)]), ahead=st.sampled_from([0, 1, 4, 10**9]))
 def test_a_rank_pass_is_the_written_ranking(mini4, seed: int, eps: float, with_policy: bool, stored: bool,
-                                            backwards: bool, done: float, split: tuple[int, int]) -> None:
-    # (threads, blocks): one block a thread by default; the blocks alone decide the ranks
+                                            backwards: bool, done: float, split: tuple[int, int], ahead: int) -> None:
+    # (threads, blocks): one block a thread by default; the blocks alone decide the ranks; ``ahead``:
+    # a prefetch distance (over the stored graph), which must change nothing
     threads, blocks = split
     rng = np.random.default_rng(seed)
     n = mini4.state_count
@@ -776,7 +823,7 @@ def test_a_rank_pass_is_the_written_ranking(mini4, seed: int, eps: float, with_p
     got = [RP.copy(), RQ.copy(), np.array([1000], dtype=np.int32)]
     want = [RP.copy(), RQ.copy(), np.array([1000], dtype=np.int32)]
     removed = kernels.rank_pass(mini4, V, eps, *got, threads=threads, policy=policy, backwards=backwards,
-                                blocks=blocks, **kw)
+                                blocks=blocks, ahead=ahead, **kw)
     assert removed == rank_pass_ref(mini4, V, eps, *want, policy=policy, backwards=backwards,
                                     blocks=blocks or threads)
     for a, b in zip(got, want):

@@ -159,8 +159,9 @@ def test_prefetching_changes_no_value(boards, which: str, seed: int, ahead: int,
 
 @settings(max_examples=10, deadline=None)
 @given(which=st.sampled_from(["mini4", "swapped4", "real2"]), seed=st.integers(0, 2**32 - 1),
-       eps=st.sampled_from([1e-6, 0.05, 0.3]))
-def test_stored_endless_pass_equals_kernel_pass(boards, which: str, seed: int, eps: float) -> None:
+       eps=st.sampled_from([1e-6, 0.05, 0.3]), ahead=st.sampled_from([0, 1, 4, 10**9]))
+def test_stored_endless_pass_equals_kernel_pass(boards, which: str, seed: int, eps: float, ahead: int) -> None:
+    # ``ahead``: the stored pass's prefetch distance, which must change nothing
     _, K, g = boards[which]
     rng = np.random.default_rng(seed)
     V = (rng.random(K.state_count) * 2 - 1).astype(np.float32)
@@ -168,8 +169,11 @@ def test_stored_endless_pass_equals_kernel_pass(boards, which: str, seed: int, e
     ga = np.zeros(K.state_count, dtype=np.uint8)
     gb = ga.copy()
     for first in (True, False, False, False):
-        assert K.endless_pass(V, ga, eps, first=first) == g.endless_pass(V, gb, eps, first=first)
+        assert K.endless_pass(V, ga, eps, first=first) == \
+            kernels.graph_endless_pass(K, g.offsets, g.counts, g.codes, V, gb, eps, first=first, ahead=ahead)
         assert np.array_equal(ga, gb)
+    with pytest.raises(ValueError, match="negative"):
+        kernels.graph_endless_pass(K, g.offsets, g.counts, g.codes, V, gb, eps, ahead=-1)
 
 
 def test_solve_gives_the_same_table_with_and_without_the_graph(tmp_path) -> None:
