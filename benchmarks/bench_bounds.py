@@ -87,11 +87,10 @@ def main() -> None:
               f"({seconds['loosening'] / seconds['strategy']:.1f}x faster)")
 
 
-def krylov_speed(k: int, threads: int, iterations: int, repeats: int) -> None:
+def greedy_pair(k: int, threads: int):
+    """The real board with ``k`` pieces, random values and their greedy strategy (seeded)."""
     from gamesolver.games.ur import kernel
     from gamesolver.games.ur.rules import UrOptions
-    from gamesolver.solver import _stochastic as kernels
-    from gamesolver.solver.krylov import bicgstab
 
     game = kernel(UrOptions(pieces=k))
     n = game.state_count
@@ -99,6 +98,14 @@ def krylov_speed(k: int, threads: int, iterations: int, repeats: int) -> None:
     values = (rng.random(n, dtype=np.float32) - 0.5).astype(np.float32)
     policy = np.empty((n, game.roll_count), dtype=np.int32)
     game.sweep(values, threads=threads, policy=policy)  # the greedy pair of these values
+    return game, n, rng, values, policy
+
+
+def krylov_speed(k: int, threads: int, iterations: int, repeats: int) -> None:
+    from gamesolver.solver import _stochastic as kernels
+    from gamesolver.solver.krylov import bicgstab
+
+    game, n, rng, values, policy = greedy_pair(k, threads)
     tau = policy.copy()
     pinned = np.zeros(2 * n, dtype=np.uint8)
     b = rng.random(2 * n) - 0.5
@@ -131,18 +138,11 @@ def krylov_speed(k: int, threads: int, iterations: int, repeats: int) -> None:
 
 
 def prefetch_speed(k: int, threads: int, repeats: int) -> None:
-    from gamesolver.games.ur import kernel
-    from gamesolver.games.ur.rules import UrOptions
     from gamesolver.solver import _stochastic as kernels
     from gamesolver.solver.bounds import pair_matrix
     from gamesolver.solver.outcomes import build_graph
 
-    game = kernel(UrOptions(pieces=k))
-    n = game.state_count
-    rng = np.random.default_rng(1)
-    values = (rng.random(n, dtype=np.float32) - 0.5).astype(np.float32)
-    policy = np.empty((n, game.roll_count), dtype=np.int32)
-    game.sweep(values, threads=threads, policy=policy)  # the greedy pair of these values
+    game, n, rng, values, policy = greedy_pair(k, threads)
     matrix, why = pair_matrix(game, policy, policy.copy(), np.zeros(2 * n, dtype=np.uint8), threads)
     if matrix is None:
         raise SystemExit(f"no pair matrix: {why}")

@@ -255,14 +255,8 @@ def test_a_bounds_sweep_over_a_subset_updates_those_states_one_by_one(mini4, see
     """``subset`` visits the listed states (backwards: in reverse) exactly as one-state sweeps in
     that order would, touches no other, and ``mark`` gains a 1 where a bound moved; the stored
     graph's sweep does the same, bit for bit."""
-    from gamesolver.solver.outcomes import build_graph
-
     game = mini4
-    g = build_graph(game)
-    n = game.state_count
-    rng = np.random.default_rng(seed)
-    V = (rng.random(n) * 1.6 - 0.8).astype(np.float32)
-    L0, U0 = V - np.float32(0.05), V + np.float32(0.05)
+    g, n, rng, L0, U0 = graph_and_bounds(game, seed)
     subset = np.flatnonzero(rng.random(n) < share).astype(np.int64)
     L1, U1 = L0.copy(), U0.copy()
     for s in (subset[::-1] if backwards else subset):  # the reference: one state at a time
@@ -353,6 +347,17 @@ def pair_term_ref(c: int, X: np.ndarray, n: int, upper: bool) -> float:
 _OFFERED: dict[int, list[list[list[int]]]] = {}
 
 
+def graph_and_bounds(game, seed: int):
+    """The game's stored graph, its state count, a generator from ``seed`` and float32 bounds
+    0.05 either side of random values."""
+    from gamesolver.solver.outcomes import build_graph
+
+    rng = np.random.default_rng(seed)
+    n = game.state_count
+    V = (rng.random(n) * 1.6 - 0.8).astype(np.float32)
+    return build_graph(game), n, rng, V - np.float32(0.05), V + np.float32(0.05)
+
+
 def random_answers(game, rng) -> np.ndarray:
     """A code per state and roll, each one the roll offers (NOCODE where it offers none)."""
     n, R = game.state_count, game.roll_count
@@ -437,14 +442,9 @@ def test_prefetching_changes_no_bound_and_no_product(mini4, seed: int, ahead: in
     returned change and product as without it, in either direction, over a subset, and near the
     end of the arrays (the prefetch never reads past them)."""
     from gamesolver.solver.bounds import pair_matrix
-    from gamesolver.solver.outcomes import build_graph
 
     game = mini4
-    g = build_graph(game)
-    n = game.state_count
-    rng = np.random.default_rng(seed)
-    V = (rng.random(n) * 1.6 - 0.8).astype(np.float32)
-    L0, U0 = V - np.float32(0.05), V + np.float32(0.05)
+    g, n, rng, L0, U0 = graph_and_bounds(game, seed)
     some = np.flatnonzero(rng.random(n) < 0.3).astype(np.int64) if subset else None
     # on several threads in place a sweep reads what other threads wrote by then: Jacobi there
     jacobi = dict(L_from=L0.copy(), U_from=U0.copy()) if threads > 1 else {}
