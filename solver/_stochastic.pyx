@@ -548,7 +548,7 @@ def endless_pass(StochasticGame game, const real[::1] V, uint8_t[::1] good, doub
     cdef int nt = max(1, threads), t, tid
     cdef int64_t* added = <int64_t*> malloc(nt * 8 * sizeof(int64_t))
     cdef Outcomes* outs = new_outcomes(nt)
-    cdef int64_t s, total_added = 0, y, k, x
+    cdef int64_t s, total_added = 0
     cdef const real* Vp = &V[0]
     cdef uint8_t* Gd = &good[0]
     cdef real v, e = <real> eps
@@ -797,7 +797,7 @@ def bounds_sweep(StochasticGame game, real[::1] L, real[::1] U, int threads=1, i
     cdef int nt = max(1, threads), t, tid, R = game.nrolls
     cdef real* stats = <real*> malloc(nt * 16 * sizeof(real))
     cdef Outcomes* outs = new_outcomes(nt)
-    cdef int64_t s, i, j, x, y
+    cdef int64_t s, i
     # per thread: a variable passed by address is not made private by prange
     cdef double* lohi = <double*> malloc(nt * 8 * sizeof(double))
     cdef real* Lp = &L[0]
@@ -1615,11 +1615,12 @@ def sparse_apply(const int64_t[::1] indptr, const int32_t[::1] indices, const do
     entries summed in their stored order (so the result never depends on the threads).
     ``ahead``: prefetch the entry of ``x`` that the entry this many on will read (0: none)."""
     check_ahead(ahead)
-    cdef int64_t rows = indptr.shape[0] - 1, row, k, a, entries = indptr[rows]
+    cdef int64_t rows = indptr.shape[0] - 1, row, k, a, entries
     if x.shape[0] != rows or out.shape[0] != rows:
         raise ValueError(f"x and out must have {rows} entries")
     if indices.shape[0] < indptr[rows] or data.shape[0] < indptr[rows]:
         raise ValueError("indices and data must have indptr[-1] entries")
+    entries = indptr[rows]
     cdef int nt = max(1, threads)
     cdef double acc
     cdef const int64_t* IP = &indptr[0]
