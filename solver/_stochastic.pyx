@@ -1041,9 +1041,9 @@ def rank_pass(StochasticGame game, const real[::1] V, double eps, int32_t[::1] R
                         y = (hi - 1 - (j + ahead)) if backwards else (lo + j + ahead)
                         if not (A[y] and B[y]):
                             for k in range(F[y], F[y + 1]):
+                                fetch_value(C[k], Vp)
                                 x = target(C[k])
                                 if x >= 0:
-                                    __builtin_prefetch(Vp + x)
                                     __builtin_prefetch(A + x)
                                     __builtin_prefetch(B + x)
                     if A[s] and B[s]:
@@ -1372,9 +1372,9 @@ def graph_endless_pass(StochasticGame game, const int64_t[::1] offsets, const ui
             y = s + ahead
             if ahead and y < game.total and not Gd[y]:
                 for k in range(F[y], F[y + 1]):
+                    fetch_value(C[k], Vp)
                     x = target(C[k])
                     if x >= 0:
-                        __builtin_prefetch(Vp + x)
                         __builtin_prefetch(Gd + x)
             if Gd[s]:
                 continue
@@ -1416,7 +1416,7 @@ def graph_bounds_sweep(StochasticGame game, const int64_t[::1] offsets, const ui
     cdef const int32_t* P = policy_rows(game, policy)
     cdef int nt = max(1, threads), t, tid, G = game.ngroups, R = game.nrolls
     cdef real* stats = <real*> malloc(nt * 16 * sizeof(real))
-    cdef int64_t s, i, j, x, y
+    cdef int64_t s, i, j, y
     # per thread: a variable passed by address is not made private by prange
     cdef double* lohi = <double*> malloc(nt * 8 * sizeof(double))
     cdef real* Lp = &L[0]
@@ -1438,10 +1438,8 @@ def graph_bounds_sweep(StochasticGame game, const int64_t[::1] offsets, const ui
                 if S != NULL:
                     y = S[y]
                 for j in range(F[y], F[y + 1]):
-                    x = target(C[j])
-                    if x >= 0:
-                        __builtin_prefetch(Lr + x)
-                        __builtin_prefetch(Ur + x)
+                    fetch_value(C[j], Lr)
+                    fetch_value(C[j], Ur)
             tid = threadid()
             bounds_backup(game, C + F[s], N + s * G, Lr, Ur, &lohi[tid * 8], &lohi[tid * 8 + 1],
                           (P + s * R) if P != NULL else NULL)
