@@ -955,7 +955,8 @@ cdef int rank_state(StochasticGame game, const int32_t* c, const count_t* cnt, c
                         best = gbest[g]
                     if gleave[g] > lbest:
                         lbest = gleave[g]
-                out_p = lbest >= best - eps
+                # lbest stays below -2.5 when no near-best action leaves: a wide slack must not pass it
+                out_p = lbest > -2.5 and lbest >= best - eps
         if need_q and not out_q:
             all_leave = 1
             for g in range(G):
