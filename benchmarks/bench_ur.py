@@ -1,6 +1,7 @@
 """Ur (fort rules): speed of one value-iteration sweep, solve times, memory, and the k = 7 projection.
 
-Run with ``nice -n 19 python benchmarks/bench_ur.py [--solve-k4]``. Speeds are per core (one
+Run with ``nice -n 19 python benchmarks/bench_ur.py [--solve-k4]`` (``--graph-build K``: only
+the stored graph's build, two passes in memory against one into a file). Speeds are per core (one
 thread); the reference is the plain Python engine (games.ur.engine) with a Python rank
 function, measured on a sample in the same run, and the script prints the ratio. It also times
 the policy method's cheap parts against a full sweep, and counts the outcomes a backup generates
@@ -16,9 +17,11 @@ from __future__ import annotations
 
 import argparse
 import random
+import shutil
 import tempfile
 import time
 from math import comb
+from pathlib import Path
 
 import numpy as np
 
@@ -287,11 +290,44 @@ def count_outcomes(k: int, sample: int) -> list[float]:
     return list(counts / sample)
 
 
+def graph_build_ways(k: int, threads: int, repeats: int) -> dict:
+    """The stored graph built both ways in this run, alternating: two passes in memory (count,
+    then fill: the reference) and one pass into a folder (what a solve maps); medians."""
+    K = kernel(UrOptions(pieces=k))
+    two, one = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(repeats):
+            t = time.perf_counter()
+            g = build_graph(K, threads)
+            two.append(time.perf_counter() - t)
+            size = g.codes.size
+            del g
+            folder = Path(tmp) / str(i)
+            folder.mkdir()
+            t = time.perf_counter()
+            g = build_graph(K, threads, folder=folder)
+            one.append(time.perf_counter() - t)
+            assert g.codes.size == size
+            del g
+            shutil.rmtree(folder)
+    return {"two": float(np.median(two)), "one": float(np.median(one)), "codes": size,
+            "twos": two, "ones": one}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--solve-k4", action="store_true", help="also solve k = 4 completely (long)")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--graph-build", type=int, metavar="K", default=0,
+                    help="only time the stored graph's build for K pieces, two passes in memory against one "
+                         "pass into a file, 3 times each, alternating")
     args = ap.parse_args()
+    if args.graph_build:
+        w = graph_build_ways(args.graph_build, args.threads, 3)
+        print(f"stored graph, k={args.graph_build}, {args.threads} threads, {w['codes']:,} codes: two passes in "
+              f"memory {w['two']:.1f} s (runs {', '.join(f'{x:.1f}' for x in w['twos'])}), one pass into a file "
+              f"{w['one']:.1f} s (runs {', '.join(f'{x:.1f}' for x in w['ones'])}): {w['two'] / w['one']:.2f}x")
+        return
     random.seed(1)
     print(f"the engine (mirror) against the old fused kernel, one sweep of the whole space, {args.threads} threads:")
     for k, stored in ((3, True), (4, True)):

@@ -1277,6 +1277,72 @@ def graph_build(StochasticGame game, int64_t[::1] offsets, uint8_t[:, ::1] count
         free(top)
 
 
+def graph_build_blocks(StochasticGame game, uint8_t[:, ::1] counts, int32_t[::1] buf, int64_t[::1] used,
+                       int threads=1, int64_t start=0, int64_t stop=-1):
+    """The stored graph over the ranks ``start..stop-1`` in one pass, for a caller that does not
+    know the offsets yet: the range is cut into ``len(used)`` blocks of nearly equal state count,
+    block b owns ``buf[b * cap:(b + 1) * cap]`` (cap = ``len(buf) // len(used)``) and writes its
+    states' codes there in rank order, as ``graph_build`` would place them, then ``used[b]``:
+    how many it wrote, or -1 where they did not fit (that block stops; call again with a larger
+    ``buf``). ``counts`` as ``graph_build`` fills them. Returns the largest group (above 255 it
+    cannot be stored)."""
+    game.ready()
+    cdef int G = game.ngroups, nt = max(1, threads), g, tid, t, n
+    cdef int64_t nb = used.shape[0]
+    if stop < 0:
+        stop = game.total
+    if not 0 <= start <= stop <= game.total:
+        raise ValueError(f"ranks {start}..{stop} outside the state space (0..{game.total})")
+    if counts.shape[0] != game.total or counts.shape[1] != G:
+        raise ValueError("counts do not fit the state space")
+    if nb < 1 or buf.shape[0] < nb:
+        raise ValueError(f"{nb} blocks and a buffer of {buf.shape[0]} codes: expected at least one block "
+                         "and a code a block")
+    cdef uint32_t implied[32]
+    for g in range(G):
+        implied[g] = implied_groups(game, g)
+    cdef Outcomes* outs = new_outcomes(nt)
+    cdef int32_t* scratch = <int32_t*> malloc(nt * SG_MAX_OUTCOMES * sizeof(int32_t))
+    cdef int* cnt = <int*> malloc(nt * 64 * sizeof(int))
+    cdef int* top = <int*> malloc(nt * 16 * sizeof(int))
+    cdef int64_t s, i, b, lo, hi, at, cap = buf.shape[0] // nb, m = stop - start
+    cdef int32_t* C = &buf[0]
+    cdef int64_t* U = &used[0]
+    cdef int best = 0
+    for t in range(nt):
+        top[t * 16] = 0
+    try:
+        with nogil:
+            for b in prange(nb, schedule="dynamic", chunksize=1, num_threads=nt):
+                tid = threadid()
+                lo = start + m * b // nb
+                hi = start + m * (b + 1) // nb
+                at = 0
+                for s in range(lo, hi):
+                    game.generate(s, &outs[tid])
+                    n = compact(game, &outs[tid], scratch + tid * SG_MAX_OUTCOMES, cnt + tid * 64, implied)
+                    if at + n > cap:
+                        at = -1
+                        break
+                    for g in range(G):
+                        if cnt[tid * 64 + g] > top[tid * 16]:
+                            top[tid * 16] = cnt[tid * 64 + g]
+                        counts[s, g] = <uint8_t> min(cnt[tid * 64 + g], 255)
+                    for i in range(n):
+                        C[b * cap + at + i] = scratch[tid * SG_MAX_OUTCOMES + i]
+                    at = at + n
+                U[b] = at
+        for t in range(nt):
+            if top[t * 16] > best:
+                best = top[t * 16]
+        return best
+    finally:
+        free(outs)
+        free(scratch)
+        free(cnt)
+        free(top)
+
+
 def graph_codes(StochasticGame game, int64_t rank):
     """How many codes the stored graph keeps for the state ``rank`` (to estimate its size)."""
     check_rank(game, rank)

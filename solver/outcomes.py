@@ -10,6 +10,7 @@ an order of magnitude cheaper. Both offer the same methods, which the solver cal
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import shutil
@@ -128,7 +129,6 @@ def build_mapped_graph(K: Any, root: Path, key: dict[str, Any], threads: int = 1
         g = build_graph(K, threads, show_progress, folder=tmp)
         for name in ("offsets", "counts"):
             np.save(tmp / f"{name}.npy", getattr(g, name), allow_pickle=False)
-        g.codes.flush()
         (tmp / "key.json").write_text(json.dumps(key))
         folder = root / GRAPH_DIR
         shutil.rmtree(folder, ignore_errors=True)
@@ -136,6 +136,9 @@ def build_mapped_graph(K: Any, root: Path, key: dict[str, Any], threads: int = 1
     except OSError:
         shutil.rmtree(tmp, ignore_errors=True)
         return build_graph(K, threads, show_progress)
+    except BaseException:  # a state too large to store, or a stop: no half-written folder stays
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     mapped = load_graph(K, root, key)  # offsets and counts mapped too, not held
     return g if mapped is None else mapped
 
@@ -236,11 +239,14 @@ def auto_stores(need: int) -> bool:
 
 def build_graph(K: Any, threads: int = 1, show_progress: bool | None = False,
                 folder: Path | None = None) -> StoredGraph:
-    """Generate and rank every state's outcomes once (two passes: count, then fill). With
-    ``folder`` the codes are written into ``folder/codes.npy``, memory-mapped."""
+    """Generate and rank every state's outcomes once. In memory: two passes (count, then fill
+    an array of the right size), so the codes are never held twice. With ``folder``: one pass,
+    the codes appended to ``folder/codes.npy`` as each chunk of states is generated, then mapped
+    (half the generation; the chunk's buffer is the only extra memory)."""
+    if folder is not None:
+        return _build_into(K, folder, threads, show_progress)
     n = K.state_count
-    G = K.ngroups
-    counts = np.zeros((n, G), dtype=np.uint8)
+    counts = np.zeros((n, K.ngroups), dtype=np.uint8)
     offsets = np.zeros(n + 1, dtype=np.int64)
     empty = np.zeros(0, dtype=np.int32)
     largest = 0
@@ -250,16 +256,73 @@ def build_graph(K: Any, threads: int = 1, show_progress: bool | None = False,
             largest = max(largest, kernels.graph_build(K, offsets, counts, empty, threads=threads, start=start,
                                                            stop=stop))
             bar.update(stop - start)
-    if largest > 255:
-        raise InputError(f"a state has {largest} outcomes in one group, more than the stored graph "
-                         "holds (255); use graph='regenerate' (the CLI's --graph regenerate)")
+    check_largest(largest)
     np.cumsum(counts.sum(axis=1, dtype=np.int64), out=offsets[1:])
-    size = max(1, int(offsets[-1]))
-    codes = (np.empty(size, dtype=np.int32) if folder is None else
-             np.lib.format.open_memmap(folder / "codes.npy", mode="w+", dtype=np.int32, shape=(size,)))
+    codes = np.empty(max(1, int(offsets[-1])), dtype=np.int32)
     with progress(n, "graph: ranking outcomes", enabled=show_progress) as bar:
         for start in range(0, n, _CHUNK):
             stop = min(n, start + _CHUNK)
             kernels.graph_build(K, offsets, counts, codes, threads=threads, start=start, stop=stop)
             bar.update(stop - start)
+    return StoredGraph(K, offsets, counts, codes)
+
+
+def check_largest(largest: int) -> None:
+    if largest > 255:
+        raise InputError(f"a state has {largest} outcomes in one group, more than the stored graph "
+                         "holds (255); use graph='regenerate' (the CLI's --graph regenerate)")
+
+
+def _npy_header(size: int) -> bytes:
+    """The .npy header of a one-dimensional int32 array of ``size`` entries."""
+    out = io.BytesIO()
+    np.lib.format.write_array_header_1_0(out, {"descr": np.dtype(np.int32).str, "fortran_order": False,
+                                               "shape": (size,)})
+    return out.getvalue()
+
+
+_BLOCKS_A_THREAD = 8  # a chunk's blocks for each thread (dynamic: the threads finish together)
+_CODES_GUESS = 64  # codes a state the chunk's buffer starts with room for (Ur, five pieces: 61)
+
+
+def _build_into(K: Any, folder: Path, threads: int, show_progress: bool | None) -> StoredGraph:
+    """``build_graph`` in one pass into ``folder/codes.npy``: each chunk of states is generated
+    once into a buffer (``graph_build_blocks``: blocks in rank order, each compact), its offsets
+    follow from its counts, and its codes are appended to the file; the header, whose length
+    does not depend on the size (NumPy pads it so that the shape can grow), is written last."""
+    n = K.state_count
+    counts = np.zeros((n, K.ngroups), dtype=np.uint8)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    blocks = _BLOCKS_A_THREAD * max(1, threads)
+    used = np.zeros(blocks, dtype=np.int64)
+    buf = np.empty(blocks * (-(-min(n, _CHUNK) // blocks) * _CODES_GUESS + 1), dtype=np.int32)
+    head = len(_npy_header(0))
+    path = folder / "codes.npy"
+    with open(path, "wb") as f, progress(n, "graph: ranking outcomes", enabled=show_progress) as bar:
+        f.write(b"\0" * head)
+        for start in range(0, n, _CHUNK):
+            stop = min(n, start + _CHUNK)
+            while True:
+                largest = kernels.graph_build_blocks(K, counts, buf, used, threads=threads, start=start, stop=stop)
+                if used.min() >= 0:
+                    break
+                buf = np.empty(2 * buf.size, dtype=np.int32)  # a block overflowed: again, with room
+            check_largest(largest)
+            np.cumsum(counts[start:stop].sum(axis=1, dtype=np.int64), out=offsets[start + 1:stop + 1])
+            offsets[start + 1:stop + 1] += offsets[start]
+            cap = buf.size // blocks
+            for b in range(blocks):
+                f.write(memoryview(buf[b * cap:b * cap + int(used[b])]))
+            bar.update(stop - start)
+        size = int(offsets[-1])
+        if size == 0:  # as in memory: at least one code, so the array is never empty
+            f.write(memoryview(np.zeros(1, dtype=np.int32)))
+        header = _npy_header(max(1, size))
+        if len(header) != head:
+            raise OSError(f"the .npy header of {size} codes is {len(header)} bytes, not the {head} set aside")
+        f.seek(0)
+        f.write(header)
+    codes = np.load(path, mmap_mode="r", allow_pickle=False)
+    if offsets[-1] != size or codes.shape != (max(1, size),):
+        raise OSError(f"{path} holds {codes.shape[0]} codes; expected {max(1, size)}")
     return StoredGraph(K, offsets, counts, codes)

@@ -30,7 +30,7 @@ from gamesolver.solver.krylov import bicgstab
 from gamesolver.solver.limits import duration
 from gamesolver.solver import _stochastic as kernels
 from gamesolver.solver.outcomes import (
-    GRAPH_DIR, Regenerated, StoredGraph, build_mapped_graph, estimate_bytes, load_graph, memory_bytes, want_graph,
+    GRAPH_DIR, Regenerated, StoredGraph, build_mapped_graph, check_largest, estimate_bytes, load_graph, memory_bytes, want_graph,
 )
 from gamesolver.solver.progress import progress
 from gamesolver.solver.table import CHECKPOINT_FORMAT, existing_ancestor, prepare_table_dir
@@ -509,9 +509,7 @@ def range_graph(game: Any, start: int, stop: int, threads: int) -> StoredGraph:
     offsets = np.zeros(n + 1, dtype=np.int64)
     largest = kernels.graph_build(game, offsets, counts, np.zeros(0, dtype=np.int32), threads=threads,
                                   start=start, stop=stop)
-    if largest > 255:
-        raise InputError(f"a state has {largest} outcomes in one group, more than the stored graph "
-                         "holds (255); use graph='regenerate' (the CLI's --graph regenerate)")
+    check_largest(largest)
     np.cumsum(counts[start:stop].sum(axis=1, dtype=np.int64), out=offsets[start + 1:stop + 1])
     offsets[stop + 1:] = offsets[stop]
     codes = np.empty(max(1, int(offsets[-1])), dtype=np.int32)

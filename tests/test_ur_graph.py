@@ -224,6 +224,80 @@ def test_a_graph_built_into_a_file_is_mapped_and_equals_the_one_in_memory(boards
     assert load_graph(K, tmp_path, {"what": "else"}) is None
 
 
+@settings(max_examples=15, deadline=None)
+@given(which=st.sampled_from(["mini4", "real2"]), cut=st.floats(0, 1), width=st.floats(0, 1),
+       blocks=st.integers(1, 9), room=st.integers(1, 80), threads=st.sampled_from([1, 2, 3]))
+def test_a_one_pass_block_holds_what_the_two_pass_build_places_there(boards, which: str, cut: float, width: float,
+                                                                     blocks: int, room: int, threads: int) -> None:
+    """``graph_build_blocks`` on any rank range, split into any number of blocks with any room a
+    block: each block that fits holds exactly the codes the two-pass build stored for its states,
+    and the counts agree; a block without room says so (-1) and nothing else is wrong."""
+    _, K, g = boards[which]
+    n = K.state_count
+    start = int(cut * n)
+    stop = start + int(width * (n - start))
+    counts = np.zeros_like(g.counts)
+    used = np.zeros(blocks, dtype=np.int64)
+    buf = np.full(blocks * room, -7, dtype=np.int32)
+    largest = kernels.graph_build_blocks(K, counts, buf, used, threads=threads, start=start, stop=stop)
+    assert largest <= int(g.counts.max())
+    m = stop - start
+    for b in range(blocks):
+        lo, hi = start + m * b // blocks, start + m * (b + 1) // blocks
+        want = g.codes[g.offsets[lo]:g.offsets[hi]]
+        if want.size > room:
+            assert used[b] == -1
+            continue
+        assert used[b] == want.size
+        assert np.array_equal(buf[b * room:b * room + want.size], want)
+        assert np.array_equal(counts[lo:hi], g.counts[lo:hi])
+
+
+def test_the_one_pass_build_refuses_bad_arguments(boards) -> None:
+    _, K, g = boards["mini4"]
+    counts = np.zeros_like(g.counts)
+    with pytest.raises(ValueError, match="outside the state space"):
+        kernels.graph_build_blocks(K, counts, np.zeros(8, np.int32), np.zeros(2, np.int64), start=5, stop=4)
+    with pytest.raises(ValueError, match="at least one block and a code a block"):
+        kernels.graph_build_blocks(K, counts, np.zeros(1, np.int32), np.zeros(2, np.int64))
+    with pytest.raises(ValueError, match="counts do not fit"):
+        kernels.graph_build_blocks(K, counts[1:], np.zeros(8, np.int32), np.zeros(2, np.int64))
+
+
+def test_a_file_built_in_many_small_chunks_that_overflow_equals_the_one_in_memory(boards, tmp_path,
+                                                                                   monkeypatch) -> None:
+    """The one-pass build with chunks far smaller than a board and a buffer too small at first
+    (every chunk retries with a larger one) writes the same graph as the two passes in memory."""
+    from gamesolver.solver import outcomes
+    monkeypatch.setattr(outcomes, "_CHUNK", 97)
+    monkeypatch.setattr(outcomes, "_CODES_GUESS", 1)
+    for name in ("mini4", "real2"):
+        _, K, g = boards[name]
+        (tmp_path / name).mkdir()
+        mapped = build_mapped_graph(K, tmp_path / name, {"what": name}, threads=2)
+        for array in ("offsets", "counts", "codes"):
+            assert np.array_equal(getattr(mapped, array), getattr(g, array)), (name, array)
+
+
+def test_a_build_stopped_half_way_leaves_no_folder(boards, tmp_path, monkeypatch) -> None:
+    """A state with more than 255 outcomes in a group, found only part of the way through the
+    one pass, stops the build with the one-line error, and the half-written folder goes."""
+    from gamesolver.solver import outcomes
+    _, K, g = boards["mini4"]
+    real = kernels.graph_build_blocks
+    calls = []
+
+    def late_overflow(*args, **kw):
+        calls.append(1)
+        out = real(*args, **kw)
+        return 300 if len(calls) == 3 else out
+    monkeypatch.setattr(outcomes, "_CHUNK", 97)
+    monkeypatch.setattr(outcomes.kernels, "graph_build_blocks", late_overflow)
+    with pytest.raises(InputError, match="300 outcomes in one group"):
+        build_mapped_graph(K, tmp_path, {"what": "mini4"}, threads=2)
+    assert len(calls) == 3 and list(tmp_path.iterdir()) == []
+
+
 def test_store_may_use_most_of_the_memory_auto_only_half(monkeypatch) -> None:
     K = kernel(UrOptions(pieces=2))
     need = estimate_bytes(K)
