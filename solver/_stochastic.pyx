@@ -222,6 +222,7 @@ cdef check_ahead(int ahead):
 # from K = 4 on is larger than the cache. A hint only: the values are the same with any distance.
 PREFETCH_GRAPH = 4
 PREFETCH_POLICY = 32
+PREFETCH_ROWS = 32  # a subset's policy rows asked for this many states before their values are
 # ... and the products by a matrix in compressed rows, in entries: on the pair's matrix of the
 # fort rules with four pieces (16.8 million rows, 3 entries a row; two threads) 64 halved a
 # product's time (118 ms against 238, medians of eight), 32 gave 135 ms, 128 and 256 as 64
@@ -440,7 +441,8 @@ cdef inline void policy_update(StochasticGame game, const int32_t* row, real* V,
 
 def evaluate(StochasticGame game, const int32_t[:, ::1] policy, real[::1] V, int threads=1,
              double discount=1.0, int64_t start=0, int64_t stop=-1, int ahead=PREFETCH_POLICY,
-             const int64_t[::1] subset=None, uint8_t[::1] mark=None, double above=0.0):
+             const int64_t[::1] subset=None, uint8_t[::1] mark=None, double above=0.0,
+             int rows=PREFETCH_ROWS):
     """One sweep of the fixed policy's equations V = c + A V, in place; returns the largest change.
 
     A handful of lookups a state instead of generating every action. The arithmetic is the full
@@ -451,7 +453,10 @@ def evaluate(StochasticGame game, const int32_t[:, ::1] policy, real[::1] V, int
     ``subset``: sweep only these ranks (increasing), in that order, instead of ``start``/``stop``:
     the states where a slow error lives (a hot set), swept many times at a fraction of the cost.
     ``mark``: a byte a state, set to 1 where this sweep changed the value by more than ``above``
-    (and left alone elsewhere), to find those states."""
+    (and left alone elsewhere), to find those states. ``rows``: with a subset, whose states'
+    policy rows lie far apart, also ask for the row (and the state's own value) of the state
+    this many further on than ``ahead``, so that the values ``ahead`` asks for can be read
+    from a row already in the cache (0: none; a hint like ``ahead``)."""
     game.ready()
     if V.shape[0] != game.total or policy.shape[0] != game.total or policy.shape[1] != game.nrolls:
         raise ValueError("value or policy array does not fit the state space")
@@ -459,8 +464,9 @@ def evaluate(StochasticGame game, const int32_t[:, ::1] policy, real[::1] V, int
     if not 0.0 < g <= 1.0:
         raise ValueError("discount must be in (0, 1]")
     check_ahead(ahead)
+    check_ahead(rows)
     stop = check_range(game, V.shape[0], start, stop, discount)
-    cdef int64_t m = check_subset(game, subset, mark), i
+    cdef int64_t m = check_subset(game, subset, mark), i, y
     cdef const int64_t* S = &subset[0] if m else NULL
     cdef int nt = max(1, threads), t, r, tid, R = game.nrolls
     cdef real* worst = <real*> malloc(nt * 16 * sizeof(real))
@@ -476,6 +482,11 @@ def evaluate(StochasticGame game, const int32_t[:, ::1] policy, real[::1] V, int
             for i in prange(m, schedule="static", chunksize=4096, num_threads=nt):
                 tid = threadid()
                 s = S[i]
+                if rows and i + ahead + rows < m:
+                    y = S[i + ahead + rows]
+                    __builtin_prefetch(P + y * R)
+                    __builtin_prefetch(P + y * R + R - 1)  # a row may straddle two lines
+                    __builtin_prefetch(Vp + y)
                 if ahead and i + ahead < m:
                     for r in range(R):
                         fetch_value(P[S[i + ahead] * R + r], Vp)

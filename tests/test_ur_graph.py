@@ -130,11 +130,13 @@ def test_a_subset_sweep_backs_up_those_states_alone_in_order(boards, which: str,
 
 @settings(max_examples=15, deadline=None)
 @given(which=st.sampled_from(["mini4", "swapped4", "real2"]), seed=st.integers(0, 2**32 - 1),
-       ahead=st.sampled_from([1, 4, 33, 10**9]), cut=st.floats(0.0, 1.0))
-def test_prefetching_changes_no_value(boards, which: str, seed: int, ahead: int, cut: float) -> None:
+       ahead=st.sampled_from([1, 4, 33, 10**9]), cut=st.floats(0.0, 1.0), rows=st.sampled_from([1, 5, 32, 10**9]))
+def test_prefetching_changes_no_value(boards, which: str, seed: int, ahead: int, cut: float, rows: int) -> None:
     """The stored-graph sweep and the policy sweep ask the cache for values some states ahead: a
     hint that must leave every value, recorded policy and change as without it, over a whole sweep
-    and over a rank range that stops anywhere (the prefetch never reads past the range's codes)."""
+    and over a rank range that stops anywhere (the prefetch never reads past the range's codes);
+    and over a hot set (a subset, marking what changed), with its policy rows asked for ``rows``
+    further on too."""
     _, K, g = boards[which]
     n = K.state_count
     rng = np.random.default_rng(seed)
@@ -151,10 +153,17 @@ def test_prefetching_changes_no_value(boards, which: str, seed: int, ahead: int,
         assert kernels.evaluate(K, pa, a, discount=0.999, ahead=0, **kwargs) == \
             kernels.evaluate(K, pb, b, discount=0.999, ahead=ahead, **kwargs)
         assert np.array_equal(a, b)
+    subset = np.flatnonzero(rng.random(n) < rng.choice([0.02, 0.3, 1.0])).astype(np.int64)[:stop]
+    ma, mb = np.zeros(n, dtype=np.uint8), np.zeros(n, dtype=np.uint8)
+    assert kernels.evaluate(K, pa, a, discount=0.999, ahead=0, rows=0, subset=subset, mark=ma, above=1e-3) == \
+        kernels.evaluate(K, pb, b, discount=0.999, ahead=ahead, rows=rows, subset=subset, mark=mb, above=1e-3)
+    assert np.array_equal(a, b) and np.array_equal(ma, mb)
     with pytest.raises(ValueError, match="negative"):
         kernels.graph_sweep(K, g.offsets, g.counts, g.codes, a, ahead=-1)
     with pytest.raises(ValueError, match="negative"):
         kernels.evaluate(K, pa, a, ahead=-1)
+    with pytest.raises(ValueError, match="negative"):
+        kernels.evaluate(K, pa, a, rows=-1, subset=subset)
 
 
 @settings(max_examples=10, deadline=None)
