@@ -1236,13 +1236,69 @@ cdef int compact(StochasticGame game, Outcomes* o, int32_t* out, int* counts, co
     return n
 
 
+cdef struct Build:
+    # a graph build's per-thread work space: outcomes, their compacted codes, group sizes, and
+    # the largest group seen (a cache line apart); and which groups each group's codes imply
+    Outcomes* outs
+    int32_t* scratch
+    int* cnt
+    int* top
+    int nt
+    uint32_t implied[32]
+
+
+cdef Build new_build(StochasticGame game, int nt):
+    cdef Build w
+    cdef int g, t
+    for g in range(game.ngroups):
+        w.implied[g] = implied_groups(game, g)
+    w.nt = nt
+    w.outs = new_outcomes(nt)
+    w.scratch = <int32_t*> malloc(nt * SG_MAX_OUTCOMES * sizeof(int32_t))
+    w.cnt = <int*> malloc(nt * 64 * sizeof(int))
+    w.top = <int*> malloc(nt * 16 * sizeof(int))
+    for t in range(nt):
+        w.top[t * 16] = 0
+    return w
+
+
+cdef inline int build_state(StochasticGame game, Build* w, int tid, int64_t s) noexcept nogil:
+    """State ``s``'s stored codes into the thread's scratch; returns how many."""
+    game.generate(s, &w.outs[tid])
+    return compact(game, &w.outs[tid], w.scratch + tid * SG_MAX_OUTCOMES, w.cnt + tid * 64, w.implied)
+
+
+cdef inline void keep_counts(Build* w, int G, int tid, uint8_t* row) noexcept nogil:
+    """The thread's last state's group sizes into its row of the graph's counts (at most 255:
+    the caller refuses more), and the largest into the thread's top."""
+    cdef int g
+    cdef const int* cnt = w.cnt + tid * 64
+    for g in range(G):
+        if cnt[g] > w.top[tid * 16]:
+            w.top[tid * 16] = cnt[g]
+        row[g] = <uint8_t> min(cnt[g], 255)
+
+
+cdef int end_build(Build* w) noexcept:
+    """Frees the work space; returns the largest group any thread saw."""
+    cdef int t, best = 0
+    for t in range(w.nt):
+        if w.top[t * 16] > best:
+            best = w.top[t * 16]
+    free(w.outs)
+    free(w.scratch)
+    free(w.cnt)
+    free(w.top)
+    return best
+
+
 def graph_build(StochasticGame game, int64_t[::1] offsets, uint8_t[:, ::1] counts, int32_t[::1] codes,
                 int threads=1, int64_t start=0, int64_t stop=-1):
     """The stored graph, in two calls per rank range: with an empty ``codes`` fill ``counts`` and
     return the largest group (above 255 it cannot be stored: the caller checks); with ``codes``
     sized by the cumulative ``offsets``, fill the codes."""
     game.ready()
-    cdef int G = game.ngroups, nt = max(1, threads), g, tid, t, n
+    cdef int G = game.ngroups, nt = max(1, threads), tid, n
     if stop < 0:
         stop = game.total
     if not 0 <= start <= stop <= game.total:
@@ -1252,40 +1308,18 @@ def graph_build(StochasticGame game, int64_t[::1] offsets, uint8_t[:, ::1] count
     cdef bint fill = codes.shape[0] > 0
     if fill and codes.shape[0] < offsets[game.total]:
         raise ValueError("code array shorter than the offsets say")
-    cdef uint32_t implied[32]
-    for g in range(G):
-        implied[g] = implied_groups(game, g)
-    cdef Outcomes* outs = new_outcomes(nt)
-    cdef int32_t* scratch = <int32_t*> malloc(nt * SG_MAX_OUTCOMES * sizeof(int32_t))
-    cdef int* cnt = <int*> malloc(nt * 64 * sizeof(int))
-    cdef int* top = <int*> malloc(nt * 16 * sizeof(int))
+    cdef Build w = new_build(game, nt)
     cdef int64_t s, i
     cdef int32_t* C = &codes[0] if fill else NULL
-    cdef int best = 0
-    for t in range(nt):
-        top[t * 16] = 0
-    try:
-        with nogil:
-            for s in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
-                tid = threadid()
-                game.generate(s, &outs[tid])
-                n = compact(game, &outs[tid], scratch + tid * SG_MAX_OUTCOMES, cnt + tid * 64, implied)
-                for g in range(G):
-                    if cnt[tid * 64 + g] > top[tid * 16]:
-                        top[tid * 16] = cnt[tid * 64 + g]
-                    counts[s, g] = <uint8_t> min(cnt[tid * 64 + g], 255)
-                if fill:
-                    for i in range(n):
-                        C[offsets[s] + i] = scratch[tid * SG_MAX_OUTCOMES + i]
-        for t in range(nt):
-            if top[t * 16] > best:
-                best = top[t * 16]
-        return best
-    finally:
-        free(outs)
-        free(scratch)
-        free(cnt)
-        free(top)
+    with nogil:
+        for s in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
+            tid = threadid()
+            n = build_state(game, &w, tid, s)
+            keep_counts(&w, G, tid, &counts[s, 0])
+            if fill:
+                for i in range(n):
+                    C[offsets[s] + i] = w.scratch[tid * SG_MAX_OUTCOMES + i]
+    return end_build(&w)
 
 
 def graph_build_blocks(StochasticGame game, uint8_t[:, ::1] counts, int32_t[::1] buf, int64_t[::1] used,
@@ -1298,7 +1332,7 @@ def graph_build_blocks(StochasticGame game, uint8_t[:, ::1] counts, int32_t[::1]
     ``buf``). ``counts`` as ``graph_build`` fills them. Returns the largest group (above 255 it
     cannot be stored)."""
     game.ready()
-    cdef int G = game.ngroups, nt = max(1, threads), g, tid, t, n
+    cdef int G = game.ngroups, nt = max(1, threads), tid, n
     cdef int64_t nb = used.shape[0]
     if stop < 0:
         stop = game.total
@@ -1309,49 +1343,27 @@ def graph_build_blocks(StochasticGame game, uint8_t[:, ::1] counts, int32_t[::1]
     if nb < 1 or buf.shape[0] < nb:
         raise ValueError(f"{nb} blocks and a buffer of {buf.shape[0]} codes: expected at least one block "
                          "and a code a block")
-    cdef uint32_t implied[32]
-    for g in range(G):
-        implied[g] = implied_groups(game, g)
-    cdef Outcomes* outs = new_outcomes(nt)
-    cdef int32_t* scratch = <int32_t*> malloc(nt * SG_MAX_OUTCOMES * sizeof(int32_t))
-    cdef int* cnt = <int*> malloc(nt * 64 * sizeof(int))
-    cdef int* top = <int*> malloc(nt * 16 * sizeof(int))
+    cdef Build w = new_build(game, nt)
     cdef int64_t s, i, b, lo, hi, at, cap = buf.shape[0] // nb, m = stop - start
     cdef int32_t* C = &buf[0]
     cdef int64_t* U = &used[0]
-    cdef int best = 0
-    for t in range(nt):
-        top[t * 16] = 0
-    try:
-        with nogil:
-            for b in prange(nb, schedule="dynamic", chunksize=1, num_threads=nt):
-                tid = threadid()
-                lo = start + m * b // nb
-                hi = start + m * (b + 1) // nb
-                at = 0
-                for s in range(lo, hi):
-                    game.generate(s, &outs[tid])
-                    n = compact(game, &outs[tid], scratch + tid * SG_MAX_OUTCOMES, cnt + tid * 64, implied)
-                    if at + n > cap:
-                        at = -1
-                        break
-                    for g in range(G):
-                        if cnt[tid * 64 + g] > top[tid * 16]:
-                            top[tid * 16] = cnt[tid * 64 + g]
-                        counts[s, g] = <uint8_t> min(cnt[tid * 64 + g], 255)
-                    for i in range(n):
-                        C[b * cap + at + i] = scratch[tid * SG_MAX_OUTCOMES + i]
-                    at = at + n
-                U[b] = at
-        for t in range(nt):
-            if top[t * 16] > best:
-                best = top[t * 16]
-        return best
-    finally:
-        free(outs)
-        free(scratch)
-        free(cnt)
-        free(top)
+    with nogil:
+        for b in prange(nb, schedule="dynamic", chunksize=1, num_threads=nt):
+            tid = threadid()
+            lo = start + m * b // nb
+            hi = start + m * (b + 1) // nb
+            at = 0
+            for s in range(lo, hi):
+                n = build_state(game, &w, tid, s)
+                if at + n > cap:
+                    at = -1
+                    break
+                keep_counts(&w, G, tid, &counts[s, 0])
+                for i in range(n):
+                    C[b * cap + at + i] = w.scratch[tid * SG_MAX_OUTCOMES + i]
+                at = at + n
+            U[b] = at
+    return end_build(&w)
 
 
 def graph_codes(StochasticGame game, int64_t rank):
