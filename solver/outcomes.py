@@ -268,6 +268,7 @@ def build_graph(K: Any, threads: int = 1, show_progress: bool | None = False,
 
 
 def check_largest(largest: int) -> None:
+    """Refuse a graph with a group of more than 255 outcomes (its count is a byte)."""
     if largest > 255:
         raise InputError(f"a state has {largest} outcomes in one group, more than the stored graph "
                          "holds (255); use graph='regenerate' (the CLI's --graph regenerate)")
@@ -323,6 +324,6 @@ def _build_into(K: Any, folder: Path, threads: int, show_progress: bool | None) 
         f.seek(0)
         f.write(header)
     codes = np.load(path, mmap_mode="r", allow_pickle=False)
-    if offsets[-1] != size or codes.shape != (max(1, size),):
+    if codes.shape != (max(1, size),):
         raise OSError(f"{path} holds {codes.shape[0]} codes; expected {max(1, size)}")
     return StoredGraph(K, offsets, counts, codes)
