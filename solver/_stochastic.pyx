@@ -1299,10 +1299,7 @@ def graph_build(StochasticGame game, int64_t[::1] offsets, uint8_t[:, ::1] count
     sized by the cumulative ``offsets``, fill the codes."""
     game.ready()
     cdef int G = game.ngroups, nt = max(1, threads), tid, n
-    if stop < 0:
-        stop = game.total
-    if not 0 <= start <= stop <= game.total:
-        raise ValueError(f"ranks {start}..{stop} outside the state space (0..{game.total})")
+    stop = check_range(game, game.total, start, stop, 1.0)
     if counts.shape[0] != game.total or counts.shape[1] != G or offsets.shape[0] != game.total + 1:
         raise ValueError("offsets or counts do not fit the state space")
     cdef bint fill = codes.shape[0] > 0
@@ -1334,10 +1331,7 @@ def graph_build_blocks(StochasticGame game, uint8_t[:, ::1] counts, int32_t[::1]
     game.ready()
     cdef int G = game.ngroups, nt = max(1, threads), tid, n
     cdef int64_t nb = used.shape[0]
-    if stop < 0:
-        stop = game.total
-    if not 0 <= start <= stop <= game.total:
-        raise ValueError(f"ranks {start}..{stop} outside the state space (0..{game.total})")
+    stop = check_range(game, game.total, start, stop, 1.0)
     if counts.shape[0] != game.total or counts.shape[1] != G:
         raise ValueError("counts do not fit the state space")
     if nb < 1 or buf.shape[0] < nb:
@@ -1369,18 +1363,10 @@ def graph_build_blocks(StochasticGame game, uint8_t[:, ::1] counts, int32_t[::1]
 def graph_codes(StochasticGame game, int64_t rank):
     """How many codes the stored graph keeps for the state ``rank`` (to estimate its size)."""
     check_rank(game, rank)
-    cdef uint32_t implied[32]
-    cdef int g, cnt[32]
-    for g in range(game.ngroups):
-        implied[g] = implied_groups(game, g)
-    cdef Outcomes* o = new_outcomes(1)
-    cdef int32_t* scratch = <int32_t*> malloc(SG_MAX_OUTCOMES * sizeof(int32_t))
-    try:
-        game.generate(rank, o)
-        return compact(game, o, scratch, cnt, implied)
-    finally:
-        free(o)
-        free(scratch)
+    cdef Build w = new_build(game, 1)
+    cdef int n = build_state(game, &w, 0, rank)
+    end_build(&w)
+    return n
 
 
 cdef check_graph(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:, ::1] counts,
