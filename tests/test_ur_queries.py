@@ -25,15 +25,24 @@ def test_stored_state_count_needs_no_mirror_index(k: int) -> None:
 
 
 def test_missing_table_says_what_building_it_takes(tmp_path) -> None:
-    # six pieces: four and five have shipped opening files, which answer the start without a table
-    r = run("best-move", "start", "--roll", "gold+gold", "--pieces", "6", "--cache", str(tmp_path))
+    # six pieces, a position far from the start: four to six have shipped opening files, which
+    # answer the first turns without a table; the rest needs the table
+    r = run("best-move", "X:B7,B8 O:B1,B3,B4,A7 X", "--roll", "gold+gold", "--pieces", "6", "--cache", str(tmp_path))
     assert r.exit_code == 1 and "Traceback" not in r.output
     lines = r.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: no solved table for pieces=6")
     assert "254,927,401 states" in lines[0] and "on this machine" in lines[0] and "Ray cluster" in lines[0]
     assert "'solver ur solve --pieces 6'" in lines[0] and "--backend ray --address" in lines[0]
-    assert "'solver ur solve --pieces 6 --backend gpu'" in lines[0] and "NVIDIA H200 GPU (its sweep rate measured" in lines[0]
+    # six pieces' stored graph (about 74 GiB) fits in the H200's memory, where they were solved over it
+    assert "'solver ur solve --pieces 6 --backend gpu'" in lines[0]
+    assert "NVIDIA H200 GPU (reading the stored graph from the GPU's memory" in lines[0]
+    assert "holds only the positions within 5 turns of the start, and not this one" in lines[0]
     assert not any(tmp_path.iterdir())  # a query never starts the solve
+    r = run("best-move", "X:B7,B8 O:B1,B3,B4,A7 X", "--roll", "gold+gold", "--pieces", "6", "--json",
+            "--cache", str(tmp_path))
+    p = json.loads(r.stdout)["projection"]
+    # 100-250 rounds of 5.9-7.2 ns a state (the two stored solves on the H200): 2.5 to 8 minutes
+    assert p["gpu_stored_graph"] is True and 120 <= p["gpu_solve_seconds"][0] < p["gpu_solve_seconds"][1] <= 600
 
 
 def test_missing_table_as_json(tmp_path) -> None:
@@ -50,6 +59,7 @@ def test_missing_table_as_json(tmp_path) -> None:
     # 100-250 rounds of 12.7-15.7 s (K = 7 with the mirror, the rate measured on an H200)
     gpu = p["gpu_solve_seconds"]
     assert 1200 <= gpu[0] < gpu[1] <= 4000 and p["gpu_measured"] is True and p["gpu_measured_on"] == "NVIDIA H200"
+    assert p["gpu_stored_graph"] is False  # about 204 GiB: no single GPU holds it
     assert doc["commands"][2] == f"solver ur solve --pieces 7 --out {where} --backend gpu"
     assert not where.exists()
 

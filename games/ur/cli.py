@@ -194,8 +194,16 @@ CLUSTER_CORES = 64  # the cluster the missing-table message prices a solve on (e
 # benchmarks/bench_ur_gpu.py): a full sweep of K = 7's 639,358,121 states took 12.71 s; the walk adds
 # its policy sweeps (0.125 s each there), about 24 of them a full sweep as K = 4 solved on that GPU
 # needed (203 full, 4,889 policy sweeps): 12.71 s to 12.71 + 24 x 0.125 = 15.7 s a round
+# (six pieces solved there later, 2026-11-27: 1.2 s of policy sweeps a round, 3.0 s scaled to K = 7)
 GPU_MEASURED_ON = "NVIDIA H200"
 GPU_SECONDS_PER_STATE = (12.71 / 639_358_121, 15.7 / 639_358_121)
+# Where the stored graph fits in that GPU's memory beside the rest of the solve, the device sweeps
+# from it: a whole round (a stored full sweep and the walk's policy sweeps) a stored state, from the
+# two solves run so (2026-11-27): five pieces 169 rounds in 75 s (7.2 ns a state a round), six 197
+# rounds in 297 s (5.9 ns)
+GPU_STORED_SECONDS_PER_STATE = (297 / 197 / 254_927_401, 75 / 169 / 61_877_337)
+GPU_MEMORY_BYTES = 150_109_880_320  # that H200's memory as CUDA reports it
+GPU_MEMORY_USABLE = 0.9  # the share of it the message counts on (the engine asks for the free memory)
 # A stored state of the mirrored generator costs more to sweep than a state of the plain one (each
 # successor is brought to its canonical twin and numbered from the mirror's index): one thread,
 # idle, three samples each (2026-11-27, with the index prefetch), K = 5 1.41-1.56 against
@@ -238,8 +246,13 @@ def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple
              f"memory and the solve sweeps from it; regenerating every sweep, {span(here)})" if stored
              else f"about {span(here)} here")
     out = f" --out {where}" if named else ""
-    gpu = (TYPICAL_SWEEPS[0] * GPU_SECONDS_PER_STATE[0] * p.states,
-           TYPICAL_SWEEPS[1] * GPU_SECONDS_PER_STATE[1] * p.states)
+    # on the GPU the stored graph must fit beside the values, the walk's policy and marks
+    gpu_need = graph + p.value_bytes + extra_bytes(p.states, plain.roll_count, "walk")
+    gpu_stores = gpu_need <= GPU_MEMORY_USABLE * GPU_MEMORY_BYTES
+    rate = GPU_STORED_SECONDS_PER_STATE if gpu_stores else GPU_SECONDS_PER_STATE
+    gpu = (TYPICAL_SWEEPS[0] * rate[0] * p.states, TYPICAL_SWEEPS[1] * rate[1] * p.states)
+    gpu_how = ("reading the stored graph from the GPU's memory, as measured there on five and six pieces" if gpu_stores
+               else "its sweep rate measured there on seven pieces")
     commands = [f"solver ur solve --pieces {k}{out}",
                 f"solver ur solve --pieces {k}{out} --backend ray --address HEAD:6379",
                 f"solver ur solve --pieces {k}{out} --backend gpu"]
@@ -248,13 +261,14 @@ def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple
             f"{duration(p.sweep_seconds(cores))} on this machine ({cores} cores, {p.per_state * 1e6:.1f} us a "
             f"state and core, measured just now), the whole solve {whole} and about "
             f"{span(cluster)} on a Ray cluster of {CLUSTER_CORES} worker cores, and about {span(gpu)} on one "
-            f"{GPU_MEASURED_ON} GPU (its sweep rate measured there on seven pieces); "
+            f"{GPU_MEASURED_ON} GPU ({gpu_how}); "
             f"values {p.value_bytes / 2**30:.2f} GiB. Build it with '{commands[0]}', on a cluster with "
             f"'{commands[1]}' (docs/ur.md says how to start one), or on a GPU with '{commands[2]}' "
             f"(pip install \"gamesolver[gpu]\")")
     return text, {"missing_table": str(where), "pieces": k, "commands": commands,
                   "projection": {**p.as_dict(cores, CLUSTER_CORES), "gpu_solve_seconds": list(gpu),
                                  "gpu_measured": True, "gpu_measured_on": GPU_MEASURED_ON,
+                                 "gpu_stored_graph": gpu_stores,
                                  "stored_graph_bytes": graph, "stored_graph_fits_here": fits,
                                  "solve_seconds_here_stored": list(stored) if stored else None}}
 
