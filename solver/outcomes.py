@@ -238,32 +238,35 @@ def auto_stores(need: int) -> bool:
 
 
 def build_graph(K: Any, threads: int = 1, show_progress: bool | None = False,
-                folder: Path | None = None) -> StoredGraph:
+                folder: Path | None = None, start: int = 0, stop: int | None = None) -> StoredGraph:
     """Generate and rank every state's outcomes once. In memory: two passes (count, then fill
     an array of the right size), so the codes are never held twice. With ``folder``: one pass,
     the codes appended to ``folder/codes.npy`` as each chunk of states is generated, then mapped
-    (half the generation; the chunk's buffer is the only extra memory)."""
-    if folder is not None:
-        return _build_into(K, folder, threads, show_progress)
+    (half the generation; the chunk's buffer is the only extra memory). ``start``, ``stop``: in
+    memory, the graph of those ranks only (a tier's); the other states hold no codes."""
     n = K.state_count
+    stop = n if stop is None else stop
+    if folder is not None:
+        if (start, stop) != (0, n):
+            raise ValueError("a graph built into a folder holds every state")
+        return _build_into(K, folder, threads, show_progress)
     counts = np.zeros((n, K.ngroups), dtype=np.uint8)
     offsets = np.zeros(n + 1, dtype=np.int64)
     empty = np.zeros(0, dtype=np.int32)
     largest = 0
-    with progress(n, "graph: counting outcomes", enabled=show_progress) as bar:
-        for start in range(0, n, _CHUNK):
-            stop = min(n, start + _CHUNK)
-            largest = max(largest, kernels.graph_build(K, offsets, counts, empty, threads=threads, start=start,
-                                                           stop=stop))
-            bar.update(stop - start)
+    chunks = [(a, min(stop, a + _CHUNK)) for a in range(start, stop, _CHUNK)]
+    with progress(stop - start, "graph: counting outcomes", enabled=show_progress) as bar:
+        for a, b in chunks:
+            largest = max(largest, kernels.graph_build(K, offsets, counts, empty, threads=threads, start=a, stop=b))
+            bar.update(b - a)
     check_largest(largest)
-    np.cumsum(counts.sum(axis=1, dtype=np.int64), out=offsets[1:])
+    np.cumsum(counts[start:stop].sum(axis=1, dtype=np.int64), out=offsets[start + 1:stop + 1])
+    offsets[stop + 1:] = offsets[stop]
     codes = np.empty(max(1, int(offsets[-1])), dtype=np.int32)
-    with progress(n, "graph: ranking outcomes", enabled=show_progress) as bar:
-        for start in range(0, n, _CHUNK):
-            stop = min(n, start + _CHUNK)
-            kernels.graph_build(K, offsets, counts, codes, threads=threads, start=start, stop=stop)
-            bar.update(stop - start)
+    with progress(stop - start, "graph: ranking outcomes", enabled=show_progress) as bar:
+        for a, b in chunks:
+            kernels.graph_build(K, offsets, counts, codes, threads=threads, start=a, stop=b)
+            bar.update(b - a)
     return StoredGraph(K, offsets, counts, codes)
 
 

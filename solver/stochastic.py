@@ -30,7 +30,7 @@ from gamesolver.solver.krylov import bicgstab
 from gamesolver.solver.limits import duration
 from gamesolver.solver import _stochastic as kernels
 from gamesolver.solver.outcomes import (
-    GRAPH_DIR, Regenerated, StoredGraph, build_mapped_graph, check_largest, estimate_bytes, load_graph, memory_bytes, want_graph,
+    GRAPH_DIR, Regenerated, StoredGraph, build_graph, build_mapped_graph, estimate_bytes, load_graph, memory_bytes, want_graph,
 )
 from gamesolver.solver.progress import progress
 from gamesolver.solver.table import CHECKPOINT_FORMAT, existing_ancestor, prepare_table_dir
@@ -503,18 +503,7 @@ def _tiered(game: Any, store: bool, root: Path, values: np.ndarray, header: dict
 def range_graph(game: Any, start: int, stop: int, threads: int) -> StoredGraph:
     """The stored outcome graph of the ranks start..stop-1 only (the other states hold no codes):
     one tier's outcomes, ranked once, for that tier's sweeps."""
-    n = game.state_count
-    G = game.ngroups
-    counts = np.zeros((n, G), dtype=np.uint8)
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    largest = kernels.graph_build(game, offsets, counts, np.zeros(0, dtype=np.int32), threads=threads,
-                                  start=start, stop=stop)
-    check_largest(largest)
-    np.cumsum(counts[start:stop].sum(axis=1, dtype=np.int64), out=offsets[start + 1:stop + 1])
-    offsets[stop + 1:] = offsets[stop]
-    codes = np.empty(max(1, int(offsets[-1])), dtype=np.int32)
-    kernels.graph_build(game, offsets, counts, codes, threads=threads, start=start, stop=stop)
-    return StoredGraph(game, offsets, counts, codes)
+    return build_graph(game, threads, start=start, stop=stop)
 
 
 class _Pacer:

@@ -2,6 +2,8 @@
 endless-check kernels against the kernel's own (which regenerate every action), value for value."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -260,6 +262,32 @@ def test_a_one_pass_block_holds_what_the_two_pass_build_places_there(boards, whi
         assert used[b] == want.size
         assert np.array_equal(buf[b * room:b * room + want.size], want)
         assert np.array_equal(counts[lo:hi], g.counts[lo:hi])
+
+
+@settings(max_examples=15, deadline=None)
+@given(which=st.sampled_from(["mini4", "real2"]), cut=st.floats(0, 1), width=st.floats(0, 1),
+       chunk=st.sampled_from([7, 97, 1 << 20]))
+def test_a_range_graph_holds_that_ranges_rows_alone(boards, which: str, cut: float, width: float,
+                                                   chunk: int) -> None:
+    """A graph built over a rank range (a tier's) in chunks of any size: inside the range each state
+    holds the whole graph's codes and counts, outside it none, and the offsets run on unbroken."""
+    from gamesolver.solver import outcomes
+    _, K, g = boards[which]
+    n = K.state_count
+    start = int(cut * n)
+    stop = start + int(width * (n - start))
+    saved, outcomes._CHUNK = outcomes._CHUNK, chunk
+    try:
+        r = build_graph(K, threads=2, start=start, stop=stop)
+    finally:
+        outcomes._CHUNK = saved
+    assert np.array_equal(r.counts[start:stop], g.counts[start:stop])
+    assert not r.counts[:start].any() and not r.counts[stop:].any()
+    assert np.array_equal(np.diff(r.offsets), np.where((np.arange(n) >= start) & (np.arange(n) < stop),
+                                                       np.diff(g.offsets), 0))
+    assert np.array_equal(r.codes[:r.offsets[-1]], g.codes[g.offsets[start]:g.offsets[stop]])
+    with pytest.raises(ValueError, match="holds every state"):
+        build_graph(K, folder=Path("unused"), start=1)
 
 
 def test_the_one_pass_build_refuses_bad_arguments(boards) -> None:
