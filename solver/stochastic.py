@@ -185,8 +185,10 @@ def solve_values(
     if not on_disk:
         policy = np.empty((n if engine is None else 0, nrolls), dtype=np.int32) if method in ("policy", "walk") \
             else None
+    # seconds spent building the stored graph (not in the sweeps' "so far"); an engine given here
+    # (the GPU's) built its own before the solve began
+    built = float(getattr(engine, "graph_seconds", 0.0)) if engine is not None else 0.0
     engine = Regenerated(game) if engine is None else engine
-    built = 0.0  # seconds spent building the stored graph (not in the sweeps' "so far")
     graph_bytes = 0  # the largest tier's stored graph, with tiers
     if use_graph and tiers is None:
         t0 = time.perf_counter()

@@ -488,6 +488,8 @@ def test_a_solve_over_the_device_graph_equals_the_generating_one(tmp_path) -> No
         dev = solve_values(game, tmp_path / "sto", o.header(), engine=eng)
     assert one.meta["graph"] == "regenerated" and dev.meta["graph"] == "stored on the device"
     assert dev.meta["bytes_per_state"]["graph"] > 20 and one.meta["bytes_per_state"]["graph"] == 0
+    # the device graph's build counts in the run's time (a six-piece solve's meta said 0.0 for its 20 s)
+    assert dev.meta["graph_build_seconds"] > 0 and one.meta["graph_build_seconds"] == 0
     for key in ("sweeps", "policy_sweeps", "hot_set_states"):
         assert dev.meta[key] == one.meta[key], key
     assert np.array_equal(dev.values, one.values) and dev.meta["endless_check"]["flagged"] == 0
