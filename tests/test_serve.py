@@ -345,14 +345,27 @@ def test_small_missing_table_is_built_with_progress_and_a_large_one_refused(tmp_
     server = client.app.state.server
     assert server.tables.is_open("ur-fort-k1")
 
-    # six pieces: five have a shipped opening file, which answers the start without a table
-    code, line = cli_error("ur", "analyze", "start", "--pieces", "6", "--cache", str(tmp_path))
-    r = client.get(url("/api/ur/analyze", position="start", pieces=6))
-    # the CLI's message, but for the sweep rate it measures each time it is asked
+    # seven pieces: no table, no opening file; the CLI's message, but for the sweep rate it measures
+    # each time it is asked
+    code, line = cli_error("ur", "analyze", "start", "--pieces", "7", "--cache", str(tmp_path))
+    r = client.get(url("/api/ur/analyze", position="start", pieces=7))
     head = line.split(". Building it")[0]
     assert r.status_code == 404 and r.json()["error"].startswith(head + ". Building it")
-    assert "solver ur solve --pieces 6" in r.json()["error"]
-    assert not any(p.name.startswith("k6") for p in (tmp_path / "ur").iterdir())
+    assert "solver ur solve --pieces 7" in r.json()["error"]
+    # six pieces: the shipped opening file answers the first turns as the CLI does, and says so; a
+    # position beyond them gets the CLI's message, which names the file
+    for what, extra in (("analyze", {}), ("best-move", {"roll": "gold+silver"})):
+        cli = cli_json("ur", what, "start", "--pieces", "6", "--cache", str(tmp_path),
+                       *(["--roll", extra["roll"]] if extra else []))
+        r = client.get(url(f"/api/ur/{what}", position="start", pieces=6, **extra))
+        assert r.status_code == 200 and r.json()["source"]["shipped"] is True
+        assert_mirrors(r.json(), cli)
+    far = "X:B7,B8 O:B1,B3,B4,A7 X"
+    code, line = cli_error("ur", "analyze", far, "--pieces", "6", "--cache", str(tmp_path))
+    r = client.get(url("/api/ur/analyze", position=far, pieces=6))
+    assert r.status_code == 404 and r.json()["error"].startswith(line.split(". Building it")[0] + ". Building it")
+    assert "holds only the positions within 5 turns of the start, and not this one" in r.json()["error"]
+    assert not any(p.name.startswith(("k6", "k7")) for p in (tmp_path / "ur").iterdir())
 
 
 @web

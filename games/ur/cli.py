@@ -134,17 +134,23 @@ def _source(options: UrOptions, table_dir: str | None, cache: str | None, as_jso
     return _table(options, table_dir, cache, as_json, scattered=True), None
 
 
-def _outside_opening(options: UrOptions, book: Any, cache: str | None, as_json: bool) -> None:
-    """A position the opening file does not cover: the missing table's message (exit 1), which
-    also says what the file covers."""
+def outside_opening_message(options: UrOptions, book: Any, cache: str | Path | None) -> tuple[str, dict[str, Any]]:
+    """A position the opening file does not cover: the missing table's message, which also says
+    what the file covers, and its JSON fields (the CLI and the server answer with it)."""
     where = default_table_dir(options, cache)
     text, fields = missing_table_message(options, where, False)
     note = (f"; the opening file {book.path} holds only the positions within {book.turns} turns of the start, "
             f"and not this one")
+    return text + note, {**fields, "opening_file": str(book.path)}
+
+
+def _outside_opening(options: UrOptions, book: Any, cache: str | None, as_json: bool) -> None:
+    """``outside_opening_message`` as the CLI's error (exit 1; JSON with --json)."""
+    text, fields = outside_opening_message(options, book, cache)
     if as_json:
-        click.echo(json.dumps({"error": text + note, **fields, "opening_file": str(book.path)}))
+        click.echo(json.dumps({"error": text, **fields}))
         raise SystemExit(1)
-    raise MissingTableError(text + note)
+    raise MissingTableError(text)
 
 
 def best_move_answer(options: UrOptions, pos: Position, roll: int, ranked: list[Any]) -> dict[str, Any]:

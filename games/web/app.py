@@ -208,8 +208,26 @@ class Server:
             return self.fort(rules, what, p)
         return self.royal(rules, what, p)
 
+    def shipped_opening(self, options: Any) -> Any:
+        """The opening file shipped for these options where the CLI would answer from it: a table
+        too large to build on a query, not in the cache nor open (else None)."""
+        from gamesolver.games.ur import opening
+        from gamesolver.games.ur.cli import AUTO_BUILD_MAX_PIECES
+        from gamesolver.games.ur.solve import default_table_dir
+
+        if options.pieces <= AUTO_BUILD_MAX_PIECES or self.tables.is_open(f"ur-fort-k{options.pieces}") \
+                or (default_table_dir(options, self.cache) / "header.json").is_file():
+            return None
+        return opening.shipped(options)
+
+    @staticmethod
+    def opening_source(book: Any) -> dict[str, Any]:
+        """The answer's ``source`` when it came from a shipped opening file, as the CLI's --json."""
+        return {} if book is None else {"source": book.source(True)}
+
     def fort(self, options: Any, what: str, p: dict[str, Any]) -> dict[str, Any]:
         from gamesolver.games.ur import cli as C
+        from gamesolver.games.ur.opening import OutsideOpening
         from gamesolver.games.ur.engine import terminal_value
         from gamesolver.games.ur.notation import Position, format_position, parse
         from gamesolver.games.ur.solve import choices
@@ -223,11 +241,15 @@ class Server:
         if what == "show":
             return {**C.show_answer(options, pos), "view": view}
         r = options.dice.index(p["roll"]) if what == "best-move" else None  # all input checked before any table
-        table = self.tables.get(self.ur_source(options))
-        if r is None:
-            return {**C.analyze_answer(options, table, pos), "view": view}
-        ranked = choices(options, table, pos, r)
-        answer = C.best_move_answer(options, pos, r, ranked)
+        book = self.shipped_opening(options)
+        table = book if book is not None else self.tables.get(self.ur_source(options))
+        try:
+            if r is None:
+                return {**C.analyze_answer(options, table, pos), "view": view, **self.opening_source(book)}
+            ranked = choices(options, table, pos, r)
+        except OutsideOpening:
+            raise TooLarge(C.outside_opening_message(options, book, self.cache)[0]) from None
+        answer = {**C.best_move_answer(options, pos, r, ranked), **self.opening_source(book)}
         other = "O" if pos.to_move == "X" else "X"
         top = ranked[0].value
         for row, c in zip(answer["actions"], ranked):

@@ -127,6 +127,7 @@ const Ur = {
     document.getElementById("ur-gauge-fill").style.width = `${(100 * p).toFixed(2)}%`;
     document.getElementById("ur-gauge-note").textContent = this.fort
       ? "P(win) + ½ P(endless play) for the side to move, before rolling" + (this.board.pieces < 4 ? "; with fewer than 4 pieces nobody can hold four forts, so every value is 0" : "")
+        + (analysis.source ? `; answered from the opening file shipped with the program (the positions within ${analysis.source.turns} turns of the start; no table for ${this.board.pieces} pieces here)` : "")
       : "P(win) for the side to move, before rolling";
   },
 
