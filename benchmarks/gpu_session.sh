@@ -22,7 +22,9 @@
 #   k4.json       (stage k4) four pieces solved on the GPU and on the CPU side by side
 #   k5.log        (stage k5) five pieces solved on the GPU (the CPU's start value: +0.146072)
 #   gpu-mem.csv   the device memory in use, sampled every half second
-# build: no build isolation (the machine has Cython and numpy but no network); tests: the GPU
+# build: the wheel that benchmarks/gpu_prebuild.sh made beforehand where it fits (carry .gpu-wheel;
+# a few seconds), else compiled there without build isolation (the machine has Cython and numpy
+# but no network; about 140 s with 16 jobs); tests: the GPU
 # tests of the stored graph, of the device generator and K = 3 solved on the device (over its
 # stored graph) against the CPU (tests/test_ur_gpu.py).
 set -u
@@ -32,7 +34,7 @@ mkdir -p "$OUT"
 T0=$(date +%s)
 END=$((T0 + ${BUDGET:-570}))
 LOG="$OUT/session.log"
-PY=${PYTHON:-python3}
+export PY=${PYTHON:-python3}
 export PYTHONUNBUFFERED=1
 say() { echo "$*" | tee -a "$LOG"; }
 left() { echo $((END - $(date +%s))); }
@@ -53,6 +55,7 @@ stage() {
     s=$(date +%s)
     timeout -s INT -k 15 "$t" "$@" >> "$file" 2>&1
     rc=$?
+    STAGE_RC=$rc
     say "== $name: rc=$rc in $(($(date +%s) - s))s"
     [ "$file" = "$LOG" ] || tail -n 20 "$file" | tee -a "$LOG"
     return 0
@@ -67,8 +70,23 @@ say "== $($PY --version 2>&1); numba-cuda $($PY -c 'import numba_cuda; print(num
 
 STAGES=" ${STAGES:-build tests k6 bench} "
 want() { [[ "$STAGES" == *" $1 "* ]]; }
+# the wheel built beforehand on the developer's machine (benchmarks/gpu_prebuild.sh; carried as
+# .gpu-wheel), when it was built from these very sources for this Python and its modules import
+# here; else the package is compiled here
+prebuilt() {
+    local whl
+    whl=$(ls .gpu-wheel/gamesolver-*-cp312-cp312-*.whl 2>/dev/null | head -n 1)
+    [ -n "$whl" ] || { echo "no prebuilt wheel in .gpu-wheel"; return 1; }
+    [ "$($PY benchmarks/source_digest.py)" = "$(cat .gpu-wheel/SOURCES 2>/dev/null)" ] \
+        || { echo "the prebuilt wheel is of other sources"; return 1; }
+    $PY -m pip install -q --no-index --no-deps --force-reinstall "$whl" || return 1
+    (cd /tmp && $PY -c 'import gamesolver.solver._stochastic, gamesolver.games.ur._fort; print("prebuilt wheel imports")')
+}
+export -f prebuilt
 if want build && [ -z "${SKIP_BUILD:-}" ]; then
-    stage build 200 "$LOG" env SOLVER_BUILD_JOBS=16 $PY -m pip install -q --no-build-isolation --no-deps -e .
+    STAGE_RC=1
+    [ -d .gpu-wheel ] && stage wheel 60 "$LOG" bash -c prebuilt
+    [ "$STAGE_RC" = 0 ] || stage build 200 "$LOG" env SOLVER_BUILD_JOBS=16 $PY -m pip install -q --no-build-isolation --no-deps -e .
 fi
 want tests && stage gpu-tests 150 "$LOG" $PY -m pytest tests/test_ur_gpu.py -q -p no:cacheprovider -m "not slow" \
     -k "stored_graph_on_the_gpu or generator_on_the_gpu or gpu_solve_equals" --durations=8
