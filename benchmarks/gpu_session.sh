@@ -2,7 +2,9 @@
 # One GPU session's checks of the GPU backend, as one command that fits a lent machine's limits
 # (a machine that starts bare, no network, ten minutes a command, a few small files back):
 #
+#   bash benchmarks/gpu_prebuild.sh                         # here first (optional): the wheel, into .gpu-wheel
 #   bash benchmarks/gpu_session.sh                          # on the GPU machine, from the repository's root
+#                                                           # (run(..., carry=[".gpu-wheel"]) to use the wheel)
 #   STAGES="k6 bench" SKIP_BUILD=1 bash benchmarks/gpu_session.sh
 #                                                           # the next command on the same warm machine:
 #                                                           # K = 6 resumes from its checkpoint
