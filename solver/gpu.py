@@ -45,6 +45,12 @@ SG_LOSS = -2147483647
 SG_NOCODE = -2147483646
 THREADS_PER_BLOCK = 128
 LAUNCH_STATES = 1 << 21  # ranks per kernel launch: launches run in order, so later ranges see earlier ones
+# A subset (the walk's hot set, the repair's states) fits one launch, whose threads update it all
+# at once (a Jacobi step) where the CPU goes state after state (Gauss-Seidel). Swept instead in at
+# least this many launches in rank order, each seeing the ones before: the four-piece walk with
+# its hot sets swept the Jacobi way took 109 full sweeps, in 8 pieces 85, state after state 76-87
+# (a CPU stand-in of the device's step; docs/ur.md, "Solving K = 6 and K = 7")
+SUBSET_PIECES = 8
 _F0 = np.float32(0.0)
 _F1 = np.float32(1.0)
 _FNONE = np.float32(-2.0)  # below every value: nothing seen yet
@@ -647,7 +653,13 @@ class GpuEngine:
         """The CPU target's outcome codes and scratch (the device's are per-thread local arrays)."""
         return (np.empty(self.spec.max_outcomes, dtype=np.int32), np.zeros(self.spec.scratch_size, dtype=np.int64))
 
-    def _pieces(self, start: int, stop: int) -> list[tuple[int, int]]:
+    def _pieces(self, start: int, stop: int, indexed: bool = False) -> list[tuple[int, int]]:
+        """The launches of a sweep over start..stop-1, in order: LAUNCH_STATES ranks each; a
+        subset's positions (``indexed``) in at least SUBSET_PIECES launches of nearly equal size."""
+        if indexed and stop > start:
+            k = max(SUBSET_PIECES, -(-(stop - start) // self.launch))
+            edges = sorted({start + (stop - start) * i // k for i in range(k + 1)})
+            return list(zip(edges[:-1], edges[1:]))
         return [(a, min(stop, a + self.launch)) for a in range(start, stop, self.launch)]
 
     # ---- the engine's interface -----------------------------------------------------------
@@ -723,7 +735,7 @@ class GpuEngine:
         graph = self.CODES is not None
         if self.target == "cuda":
             w, err = self._scalars()
-            for a, b in self._pieces(start, stop):
+            for a, b in self._pieces(start, stop, indexed):
                 blocks = (b - a + self.tpb - 1) // self.tpb
                 if graph:
                     self.k["sweep_stored"][blocks, self.tpb](self.OFF, self.CNT, self.CODES, self.V, dst, a, b, g,
@@ -777,7 +789,7 @@ class GpuEngine:
         worst = 0.0
         if self.target == "cuda":
             w, _ = self._scalars()
-            for a, b in self._pieces(start, stop):
+            for a, b in self._pieces(start, stop, indexed):
                 blocks = (b - a + self.tpb - 1) // self.tpb
                 self.k["evaluate"][blocks, self.tpb](self.policy, self.V, a, b, g, self.RP, S, indexed, M, marking,
                                                      hot, w)

@@ -270,6 +270,26 @@ def test_only_the_small_grid_warning_is_silenced() -> None:
     assert len(seen) == 1 and "Host array used in CUDA kernel" in str(seen[0].message)
 
 
+@needs_numba
+@settings(max_examples=60, deadline=None)
+@given(start=st.integers(0, 50), size=st.integers(0, 3000), launch=st.integers(1, 700))
+def test_a_subset_is_swept_in_ordered_launches_a_full_range_in_launch_sizes(start, size, launch) -> None:
+    # a hot set fits one launch, whose threads would update it all at once (Jacobi, 109 full sweeps
+    # of the four-piece walk against 76-87): it goes in at least SUBSET_PIECES launches in order
+    from gamesolver.solver.gpu import SUBSET_PIECES, GpuEngine
+
+    eng = GpuEngine.__new__(GpuEngine)
+    eng.launch = launch
+    stop = start + size
+    assert eng._pieces(start, stop) == [(a, min(stop, a + launch)) for a in range(start, stop, launch)]
+    pieces = eng._pieces(start, stop, indexed=True)
+    # in order, end to end, over exactly the positions start..stop-1
+    assert [p for piece in pieces for p in range(*piece)] == list(range(start, stop))
+    assert len(pieces) == min(size, max(SUBSET_PIECES, -(-size // launch)))
+    sizes = [b - a for a, b in pieces]
+    assert all(0 < x <= launch for x in sizes) and (not sizes or max(sizes) - min(sizes) <= 1)
+
+
 def _simulate(*args: str, timeout: int = 600) -> dict:
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
     done = subprocess.run([sys.executable, str(SIM_SCRIPT), *args], capture_output=True, text=True, env=env,
