@@ -232,7 +232,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         if mode == "kernels":
-            got = {board: kernels_case(board, tmp) for board in ("mini4", "real2")}
+            got = {board: kernels_case(board, tmp) for board in (sys.argv[2:] or ("mini4", "real2"))}
         elif mode == "solve":
             got = solve_case(sys.argv[2], tmp)
         else:
