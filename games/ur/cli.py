@@ -126,12 +126,20 @@ def _source(options: UrOptions, table_dir: str | None, cache: str | None, as_jso
             raise InputError("give --table or --opening, not both")
         book = opening.load(opening_file, options)
         return book, book
-    where = default_table_dir(options, cache)
-    if table_dir is None and options.pieces > AUTO_BUILD_MAX_PIECES and not (where / "header.json").is_file():
-        book = opening.shipped(options)
-        if book is not None:
-            return book, book
+    book = shipped_fallback(options, cache) if table_dir is None else None
+    if book is not None:
+        return book, book
     return _table(options, table_dir, cache, as_json, scattered=True), None
+
+
+def shipped_fallback(options: UrOptions, cache: str | Path | None) -> Any:
+    """The opening file shipped for these options, where a query answers from it: the table is
+    too large to build on a query and not in the cache (else None; the server asks too)."""
+    from gamesolver.games.ur import opening
+
+    if options.pieces <= AUTO_BUILD_MAX_PIECES or (default_table_dir(options, cache) / "header.json").is_file():
+        return None
+    return opening.shipped(options)
 
 
 def outside_opening_message(options: UrOptions, book: Any, cache: str | Path | None) -> tuple[str, dict[str, Any]]:

@@ -209,16 +209,13 @@ class Server:
         return self.royal(rules, what, p)
 
     def shipped_opening(self, options: Any) -> Any:
-        """The opening file shipped for these options where the CLI would answer from it: a table
-        too large to build on a query, not in the cache nor open (else None)."""
-        from gamesolver.games.ur import opening
-        from gamesolver.games.ur.cli import AUTO_BUILD_MAX_PIECES
-        from gamesolver.games.ur.solve import default_table_dir
+        """The opening file shipped for these options where the CLI would answer from it
+        (``shipped_fallback``), unless the server holds the table open."""
+        from gamesolver.games.ur.cli import shipped_fallback
 
-        if options.pieces <= AUTO_BUILD_MAX_PIECES or self.tables.is_open(f"ur-fort-k{options.pieces}") \
-                or (default_table_dir(options, self.cache) / "header.json").is_file():
+        if self.tables.is_open(f"ur-fort-k{options.pieces}"):
             return None
-        return opening.shipped(options)
+        return shipped_fallback(options, self.cache)
 
     @staticmethod
     def opening_source(book: Any) -> dict[str, Any]:
