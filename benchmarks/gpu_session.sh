@@ -23,6 +23,8 @@
 #                 same machine, peak device memory, for BENCH_PIECES (default 5 4)
 #   k4.json       (stage k4) four pieces solved on the GPU and on the CPU side by side
 #   k5.log        (stage k5) five pieces solved on the GPU (the CPU's start value: +0.146072)
+#   walk.jsonl    (stage walk) WALK_PIECES (default 5) solved twice: the walk as before (every
+#                 discounted stage to tolerance / 10, hot sets found on the host) and as now
 #   gpu-mem.csv   the device memory in use, sampled every half second
 # build: the wheel that benchmarks/gpu_prebuild.sh made beforehand where it fits (carry .gpu-wheel;
 # a few seconds), else compiled there without build isolation (the machine has Cython and numpy
@@ -122,6 +124,10 @@ EOF
 export PY K4=${K4:-4} BACKEND=${BACKEND:-gpu}
 export -f k4
 want k4 && stage k4 120 "$OUT/k4.json" bash -c k4
+# the walk's early aim and the hot sets found on the device against the walk before them, on the
+# same machine one after the other (benchmarks/bench_walk_stages.py)
+want walk && stage walk 240 "$OUT/walk.jsonl" $PY benchmarks/bench_walk_stages.py --pieces "${WALK_PIECES:-5}" \
+    --aims 0/host 1e-4/device --backend gpu --json
 want k5 && stage k5 300 "$OUT/k5.log" $PY -m gamesolver.solver ur solve --pieces 5 --tolerance 1e-5 --backend gpu \
     --out /tmp/gpu5 --json
 

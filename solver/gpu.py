@@ -51,6 +51,7 @@ LAUNCH_STATES = 1 << 21  # ranks per kernel launch: launches run in order, so la
 # its hot sets swept the Jacobi way took 109 full sweeps, in 8 pieces 85, state after state 76-87
 # (a CPU stand-in of the device's step; docs/ur.md, "Solving K = 6 and K = 7")
 SUBSET_PIECES = 8
+HOT_CHUNK = 1024  # ranks a thread scans when the hot set is gathered on the device (``GpuEngine.hot_set``)
 _F0 = np.float32(0.0)
 _F1 = np.float32(1.0)
 _FNONE = np.float32(-2.0)  # below every value: nothing seen yet
@@ -664,15 +665,18 @@ class GpuEngine:
 
     # ---- the engine's interface -----------------------------------------------------------
 
+    device_hot_sets = True  # ``hot_set``: the walk's hot sets found in device memory (False: by the host)
     subset_sweeps = True  # ``sweep`` backs up a list of states alone (the endless check's local repair)
     hot_sets = True  # ``evaluate`` sweeps a list of states and marks the ones it changed (the walk's hot rounds)
 
-    def _index(self, subset: np.ndarray | None) -> tuple[Any, bool, int]:
+    def _index(self, subset: Any) -> tuple[Any, bool, int]:
         """The device's copy of the ranks ``subset`` (increasing, inside the state space), whether
         there is one, and its length. The walk sweeps one hot set many times: the same array is
-        copied over once."""
+        copied over once. A ``DeviceSubset`` (``hot_set``) is on the device already."""
         if subset is None:
             return self.noindex, False, 0
+        if isinstance(subset, DeviceSubset):
+            return subset.ranks, True, subset.size
         if self._subset is not None and self._subset[0] is subset:
             return self._subset[1], True, int(subset.shape[0])
         sub = np.ascontiguousarray(subset, dtype=np.int64)
@@ -695,8 +699,10 @@ class GpuEngine:
             self._put(self.hot, mark)
         return self.hot, True
 
-    def _gather(self, S: Any, m: int, V: np.ndarray, subset: np.ndarray) -> None:
+    def _gather(self, S: Any, m: int, V: np.ndarray, subset: Any) -> None:
         """The host's values of the states ``subset`` made the device's (only those changed)."""
+        if isinstance(subset, DeviceSubset):
+            subset = subset.host()
         if self.target == "cuda":
             got = self._empty((m,), np.float32)
             self.k["gather"][(m + self.tpb - 1) // self.tpb, self.tpb](self.V, S, got)
@@ -802,6 +808,48 @@ class GpuEngine:
         self._ahead = True
         return worst
 
+    def hot_set(self, policy: np.ndarray, V: np.ndarray, threads: int = 1, discount: float = 1.0,
+                above: float = 0.0, most: int | None = None) -> tuple[float, "DeviceSubset | None", int]:
+        """A policy sweep of every state (``evaluate``) that marks, in device memory, the states it
+        changed by more than ``above``, then gathers their ranks there in increasing order: returns
+        (its largest change, the hot set, how many states it holds). The hot set is a handle that
+        ``evaluate`` and ``sweep`` take as ``subset``; None where it would hold more than ``most``
+        states (then it is not gathered). Only a count and the chunks' counts cross to the host:
+        with the host's marks (``evaluate(mark=...)``) a byte a state crossed both ways, then was
+        scanned on the host, every round (six pieces: 255 MB each way)."""
+        if self.policy is None:
+            raise RuntimeError("no policy recorded yet: sweep with a policy first")
+        if self.target != "cuda":  # numba's CPU JIT: the host's marks are the device's
+            mark = np.zeros(self.n, dtype=np.uint8)
+            change = self.evaluate(policy, V, threads=threads, discount=discount, mark=mark, above=above)
+            size = int(np.count_nonzero(mark))
+            if most is not None and size > most:
+                return change, None, size
+            return change, DeviceSubset(np.flatnonzero(mark).astype(np.int64), size), size
+        if self.hot is None:
+            self.hot = self._empty((self.n,), np.uint8)
+        self.k["clear"][(self.n + self.tpb - 1) // self.tpb, self.tpb](self.hot)
+        self._values(V, upload=False)
+        g, hot = np.float32(discount), np.float32(above)
+        w, _ = self._scalars()
+        for a, b in self._pieces(0, self.n):
+            self.k["evaluate"][(b - a + self.tpb - 1) // self.tpb, self.tpb](
+                self.policy, self.V, a, b, g, self.RP, self.noindex, False, self.hot, True, hot, w)
+        self._ahead = True
+        change = float(w.copy_to_host()[0])
+        chunks = (self.n + HOT_CHUNK - 1) // HOT_CHUNK
+        counts = self._empty((chunks,), np.int64)
+        grid = ((chunks + self.tpb - 1) // self.tpb, self.tpb)
+        self.k["count_marks"][grid](self.hot, HOT_CHUNK, counts)
+        starts = np.zeros(chunks + 1, dtype=np.int64)
+        np.cumsum(counts.copy_to_host(), out=starts[1:])
+        size = int(starts[-1])
+        if most is not None and size > most:
+            return change, None, size
+        ranks = self._empty((max(1, size),), np.int64)
+        self.k["write_marks"][grid](self.hot, HOT_CHUNK, self._to_device(starts[:-1]), ranks)
+        return change, DeviceSubset(ranks, size), size
+
     def endless_pass(self, V: np.ndarray, good: np.ndarray, eps: float, threads: int = 1,
                      first: bool = False, start: int = 0, stop: int = -1) -> int:
         """One pass of the endless check over ranks start..stop-1 (marks in place: a state may
@@ -880,6 +928,22 @@ class GpuEngine:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+class DeviceSubset:
+    """A hot set that ``GpuEngine.hot_set`` gathered: ``size`` increasing ranks in the device array
+    ``ranks`` (a host array on numba's CPU target)."""
+
+    __slots__ = ("ranks", "size")
+
+    def __init__(self, ranks: Any, size: int) -> None:
+        self.ranks = ranks
+        self.size = size
+
+    def host(self) -> np.ndarray:
+        """The ranks in the host's memory."""
+        got = self.ranks if isinstance(self.ranks, np.ndarray) else self.ranks.copy_to_host()
+        return np.asarray(got[:self.size], dtype=np.int64)
 
 
 def _grouped(codes: list[int], counts: list[int]) -> list[list[int]]:

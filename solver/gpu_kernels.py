@@ -162,6 +162,40 @@ def cuda_kernels(spec: Any, tpb: int) -> Any:
             out[i] = V[S[i]]
 
     @cuda.jit
+    def clear(M):
+        """Every byte of ``M`` set to 0 (the hot-set marks before a marking sweep)."""
+        i = cuda.grid(1)
+        if i < M.shape[0]:
+            M[i] = 0
+
+    @cuda.jit
+    def count_marks(M, chunk, counts):
+        """``counts[t]``: how many of ranks t * chunk .. (t + 1) * chunk - 1 are marked."""
+        t = cuda.grid(1)
+        if t < counts.shape[0]:
+            a = t * chunk
+            b = min(a + chunk, M.shape[0])
+            c = 0
+            for s in range(a, b):
+                if M[s] != 0:
+                    c += 1
+            counts[t] = c
+
+    @cuda.jit
+    def write_marks(M, chunk, starts, out):
+        """The marked ranks of chunk t, in increasing order, written from ``out[starts[t]]`` on
+        (``starts``: the chunks' counts summed before each): all of them, in rank order."""
+        t = cuda.grid(1)
+        if t < starts.shape[0]:
+            a = t * chunk
+            b = min(a + chunk, M.shape[0])
+            j = starts[t]
+            for s in range(a, b):
+                if M[s] != 0:
+                    out[j] = s
+                    j += 1
+
+    @cuda.jit
     def outcomes(T, ranks, codes, counts, written):
         """The game's outcome codes of each state in ``ranks`` (row i of ``codes`` and ``counts``):
         the device's generator, for comparison with the host's."""
@@ -172,4 +206,5 @@ def cuda_kernels(spec: Any, tpb: int) -> Any:
 
     return {"outcomes": outcomes, "sweep": sweep, "evaluate": evaluate, "endless": endless, "generate": generate,
             "gather": gather, "graph_rows": graph_rows, "sweep_stored": sweep_stored,
-            "endless_stored": endless_stored}
+            "endless_stored": endless_stored, "clear": clear, "count_marks": count_marks,
+            "write_marks": write_marks}

@@ -51,6 +51,9 @@ METHODS = ("walk", "sweeps", "policy")
 WALK_POLICY_SWEEPS = 30  # cheap sweeps of the greedy policy after each full sweep (walk)
 WALK_POLISH_SWEEPS = 5  # the same in the walk's last, undiscounted stage
 WALK_STAGE_FACTOR = 10  # a discounted stage of the walk ends at a change of tolerance / this
+# ... except the stages before the last discounted one, which end at a change of this (when larger):
+# the next stage's first sweeps move values by 1e-3 to 0.2 anyway (0: every stage to tolerance / 10)
+WALK_EARLY_AIM = 1e-4
 WALK_PROGRESS = 0.5  # ... or once 30 rounds have not halved its smallest change (see _Stall)
 WALK_NEAR = 2.0  # ... or once WALK_NEAR_ROUNDS rounds in a row changed nothing by this times that aim
 WALK_NEAR_ROUNDS = 5  # (0: never; on K = 4 the last stage's tail near the aim had taken 20-30 rounds)
@@ -555,13 +558,16 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
     """
     stages = WALK_DISCOUNTS + (0.0,)
     aim = tolerance / WALK_STAGE_FACTOR  # where a discounted stage ends
-    mark = np.zeros(values.shape[0], dtype=np.uint8) if WALK_HOT_SWEEPS and getattr(K, "hot_sets", False) else None
+    hot_rounds = bool(WALK_HOT_SWEEPS) and getattr(K, "hot_sets", False)
+    # the hot sets' marks: a byte a state here, unless the engine finds its hot sets itself (a GPU's)
+    mark = np.zeros(values.shape[0], dtype=np.uint8) if hot_rounds and not _finds_hot_sets(K) else None
     pacer = _Pacer(root, values)
     try:
         while stage < len(stages):
             d = stages[stage]
             g = float(np.float32(1.0 - d))
-            stalled = _Stall(WALK_PROGRESS, WALK_NEAR * aim, WALK_NEAR_ROUNDS)
+            end = max(aim, WALK_EARLY_AIM) if stage < len(WALK_DISCOUNTS) - 1 else aim
+            stalled = _Stall(WALK_PROGRESS, WALK_NEAR * end, WALK_NEAR_ROUNDS)
             anderson = _Anderson(WALK_ANDERSON, WALK_ANDERSON_TRUST)
             while sweeps < max_sweeps:
                 t0 = time.perf_counter()
@@ -576,8 +582,8 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
                         spent += time.perf_counter() - t0
                         pacer.round(_walk_info(header, tolerance, sweeps, cheap, hot, stage, last), force=True)
                         return residual, sweeps, cheap, hot, spent
-                done = bool(d) and (last < aim or stalled(last))
-                if not done and d and mark is not None:
+                done = bool(d) and (last < end or stalled(last))
+                if not done and d and hot_rounds:
                     full, swept = _hot_round(K, policy, values, threads, g, tolerance / 10, mark)
                     cheap += full
                     hot += swept
@@ -723,8 +729,13 @@ def _walk_info(header: dict[str, Any], tolerance: float, sweeps: int, cheap: int
             "method": "walk"}
 
 
+def _finds_hot_sets(K: Any) -> bool:
+    """Whether the engine marks and gathers the walk's hot sets in its own memory (``hot_set``)."""
+    return bool(getattr(K, "device_hot_sets", False)) and callable(getattr(K, "hot_set", None))
+
+
 def _hot_round(K: Any, policy: np.ndarray, values: np.ndarray, threads: int, g: float, floor: float,
-               mark: np.ndarray) -> tuple[int, int]:
+               mark: np.ndarray | None) -> tuple[int, int]:
     """The walk's policy sweeps in a discounted stage, spent where the error is; returns (sweeps of
     every state, states swept in the hot set).
 
@@ -737,7 +748,8 @@ def _hot_round(K: Any, policy: np.ndarray, values: np.ndarray, threads: int, g: 
     most), and a last sweep of every state to pass what they learnt on. A hot set of more than
     1 / WALK_HOT_MOST of the states (early in the walk the error is everywhere) gets the plain
     round's policy sweeps instead; so the hot set's ranks take at most a byte a state, besides the
-    mark's byte. Every step is a
+    mark's byte. An engine that finds hot sets itself (``hot_set``, a GPU's: ``mark`` is None) marks
+    and gathers the same states, in the same order, in its own memory. Every step is a
     Gauss-Seidel update of some states of the same equations, so the fixed point is the policy's,
     as with the plain sweeps; none extrapolates. Each stops once a sweep changes nothing by more
     than ``floor``."""
@@ -748,22 +760,30 @@ def _hot_round(K: Any, policy: np.ndarray, values: np.ndarray, threads: int, g: 
         change = K.evaluate(policy, values, threads=threads, discount=g)
         if change < floor:
             return full, 0
-    mark[:] = 0
     full += 1
-    change = K.evaluate(policy, values, threads=threads, discount=g, mark=mark,
-                        above=max(change / WALK_HOT_SHARE, floor / 10))
+    above = max(change / WALK_HOT_SHARE, floor / 10)
+    n = values.shape[0]
+    hot_set: Any
+    if mark is None:
+        change, hot_set, size = K.hot_set(policy, values, threads=threads, discount=g, above=above,
+                                          most=n // WALK_HOT_MOST)
+    else:
+        mark[:] = 0
+        change = K.evaluate(policy, values, threads=threads, discount=g, mark=mark, above=above)
+        size = int(np.count_nonzero(mark))
     if change < floor:
         return full, 0
-    if np.count_nonzero(mark) * WALK_HOT_MOST > values.shape[0]:
+    if size * WALK_HOT_MOST > n:
         for _ in range(WALK_POLICY_SWEEPS - full):
             full += 1
             if K.evaluate(policy, values, threads=threads, discount=g) < floor:
                 break
         return full, 0
-    hot_set = np.flatnonzero(mark)
+    if mark is not None:
+        hot_set = np.flatnonzero(mark)
     swept = 0
-    for _ in range(min(WALK_HOT_SWEEPS, int(WALK_HOT_BUDGET * values.shape[0] / max(1, hot_set.size)))):
-        swept += hot_set.size
+    for _ in range(min(WALK_HOT_SWEEPS, int(WALK_HOT_BUDGET * n / max(1, size)))):
+        swept += size
         if K.evaluate(policy, values, threads=threads, discount=g, subset=hot_set) < floor:
             break
     full += 1

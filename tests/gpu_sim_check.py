@@ -108,6 +108,33 @@ def kernels_case(board: str, tmp: Path) -> dict:
     hot_change = eng.evaluate(None, Hd, discount=0.999, subset=sub, mark=md, above=0.05)
     eng._sync_host(Hd)
     cy_hot = cy.evaluate(game, Qh, Hc, threads=1, discount=0.999, subset=sub, mark=mc, above=0.05)
+    # the walk's hot set marked and gathered on the device (``hot_set``), in chunks of 7 ranks (many
+    # chunk edges) and of the engine's 1024: a policy of wins and losses alone, so that every new
+    # value, and so every mark, is the same whatever order the threads take; against the Cython
+    # engine's marks, its change and its values, then swept as a subset
+    from gamesolver.solver import gpu as gpu_module
+    Qt = np.where(rng.random((n, R)) < 0.5, WIN, LOSS).astype(np.int32)
+    eng.policy = eng._to_device(Qt)
+    mt = np.zeros(n, dtype=np.uint8)
+    Tc = V.copy()
+    cy_t = cy.evaluate(game, Qt, Tc, threads=1, discount=0.999, mark=mt, above=0.5)
+    want = np.flatnonzero(mt)
+    gathered = []
+    # the engine knows a host array by its address: each call gets its own, all kept alive
+    host = [V.copy() for _ in range(6)]
+    for chunk in (7, 1024):
+        gpu_module.HOT_CHUNK = chunk
+        Td = host.pop()
+        t_change, hs, size = eng.hot_set(None, Td, discount=0.999, above=0.5)
+        eng._sync_host(Td)
+        _, none, size2 = eng.hot_set(None, host.pop(), discount=0.999, above=0.5, most=want.size - 1)
+        gathered.append(hs is not None and np.array_equal(hs.host(), want) and size == size2 == want.size
+                        and none is None and t_change == cy_t and np.array_equal(Td, Tc))
+    gpu_module.HOT_CHUNK = 1024
+    Td, Tc2 = host.pop(), V.copy()
+    hs_change = eng.evaluate(None, Td, discount=0.999, subset=hs)
+    eng._sync_host(Td)
+    cy_hs = cy.evaluate(game, Qt, Tc2, threads=1, discount=0.999, subset=want)
     Sd, Sc = V.copy(), V.copy()
     sub_change = eng.sweep(Sd, subset=sub, discount=0.999)
     cy_sub = cy.sweep(game, Sc, threads=1, subset=sub, discount=0.999)
@@ -154,6 +181,9 @@ def kernels_case(board: str, tmp: Path) -> dict:
         "hot_change_diff": abs(float(hot_change) - float(cy_hot)),
         "hot_marks_equal": bool(np.array_equal(md, mc)),
         "hot_marked": int(mc.sum()),
+        "device_hot_sets_equal": gathered,
+        "device_hot_set_size": int(want.size),
+        "device_hot_sweep_equal": bool(np.array_equal(Td, Tc2) and hs_change == cy_hs and cy_hs > 0),
         "subset_max_diff": float(np.abs(Sd - Sc).max()),
         "subset_change_diff": abs(float(sub_change) - float(cy_sub)),
         "subset_moved": int(np.count_nonzero(Sc != V)),

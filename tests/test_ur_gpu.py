@@ -329,6 +329,9 @@ def test_cuda_kernels_in_the_simulator_equal_the_cython_engine() -> None:
         # repair's subset sweep
         assert case["subset"] >= 10 and case["hot_marks_equal"] and case["hot_marked"] > 0
         assert case["hot_max_diff"] <= 1e-6 and case["hot_change_diff"] <= 1e-6
+        # the hot set marked and gathered on the device (chunks of 7 and 1024 ranks), then swept
+        assert case["device_hot_sets_equal"] == [True, True] and case["device_hot_sweep_equal"]
+        assert 0 < case["device_hot_set_size"] < case["states"]
         assert case["subset_max_diff"] <= 1e-6 and case["subset_change_diff"] <= 1e-6 and case["subset_moved"] > 0
     # the stored graph, built by the device's kernels (on the test board), and the sweeps that read
     # it: the same results as generating, bit for bit

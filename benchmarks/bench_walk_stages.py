@@ -1,0 +1,123 @@
+"""How the walk's early stages' aim changes its rounds: the fort rules solved from empty folders
+with ``stochastic.WALK_EARLY_AIM`` set to each value given (0: every discounted stage runs down to
+tolerance / 10, the walk before it had an early aim), one solve each, one after another, on the CPU
+(stored graph, two threads) or the GPU (``--backend gpu``, its stored graph where it fits).
+
+    python benchmarks/bench_walk_stages.py --pieces 4 --aims 0 1e-4
+    python benchmarks/bench_walk_stages.py --pieces 5 --aims 0/host 1e-4/device --backend gpu --json
+
+On the GPU an aim may name where the walk's hot sets are found: ``/device`` (``GpuEngine.hot_set``,
+the default) or ``/host`` (the marks copied to the host and scanned there, as before it).
+
+One line per solve: full sweeps in each stage (by its 1 - discount), policy sweeps, the hot sets'
+states, seconds, the start's value, the largest difference from the first solve's values, and the
+ratio of full sweeps and of seconds to the first solve's. The largest change's tail in a GPU's first
+stage fell by 0.932 a round (0.99 ** 7: a full sweep and six policy sweeps, the discount's own
+rate) for 40 rounds after the CPU would have stopped (docs/ur.md, "Fewer rounds on the GPU").
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from gamesolver.games.ur import kernel
+from gamesolver.games.ur.rules import UrOptions
+from gamesolver.games.ur.solve import gpu_engine
+from gamesolver.solver import gpu, stochastic
+from gamesolver.solver.stochastic import solve_values
+
+
+def run(pieces: int, aim: float, hot: str, tolerance: float, threads: int, backend: str,
+        target: str = "cuda") -> tuple[dict, np.ndarray]:
+    options = UrOptions(pieces=pieces)
+    game = kernel(options)
+    stochastic.WALK_EARLY_AIM = aim
+    gpu.GpuEngine.device_hot_sets = hot == "device"
+    lines: list[str] = []
+    engine = gpu_engine(options, target=target) if backend == "gpu" else None
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as d:
+        res = solve_values(game, Path(d) / "t", options.header(), tolerance=tolerance, threads=threads,
+                           graph="store", log=lines.append, engine=engine)
+    seconds = time.perf_counter() - t0
+    stages: dict[str, int] = {}
+    for line in lines:
+        if line.startswith("sweep") and "largest change" in line:
+            d = line.split("(1 - discount ")[1].split(")")[0] if "(1 - discount" in line else "0"
+            stages[d] = stages.get(d, 0) + 1
+    return ({"pieces": pieces, "backend": backend, "early_aim": aim, "hot_sets": hot if backend == "gpu" else "host",
+             "subset_pieces": gpu.SUBSET_PIECES, "seconds": round(seconds, 1),
+             "full_sweeps": res.meta["sweeps"], "stages": stages, "policy_sweeps": res.meta["policy_sweeps"],
+             "hot_set_states": res.meta["hot_set_states"], "start": float(res.values[0])},
+            np.asarray(res.values, dtype=np.float64))
+
+
+def warm_up(pieces: int, target: str) -> None:
+    """Compile the GPU engine's kernels for this K before the first timed solve (numba compiles a
+    kernel at its first launch: some 20-40 s, which would fall to whichever solve ran first)."""
+    options = UrOptions(pieces=pieces)
+    with gpu_engine(options, target=target, graph="store") as eng:
+        V = np.zeros(eng.n, dtype=np.float32)
+        eng.sweep(V, policy=V, discount=0.99)
+        eng.evaluate(None, V, discount=0.99)
+        eng.hot_set(None, V, discount=0.99, above=0.0, most=eng.n)
+        eng.evaluate(None, V, discount=0.99, mark=np.zeros(eng.n, dtype=np.uint8), subset=np.arange(3))
+        eng.endless_pass(V, np.zeros(eng.n, dtype=np.uint8), 1e-4, first=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pieces", type=int, default=3)
+    ap.add_argument("--aims", nargs="+", default=["0", "1e-4"], help="AIM or AIM/host or AIM/device (GPU)")
+    ap.add_argument("--tolerance", type=float, default=1e-5)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--backend", choices=("cpu", "gpu"), default="cpu")
+    ap.add_argument("--subset-pieces", type=int, default=gpu.SUBSET_PIECES,
+                    help="the GPU's launches a subset sweep at least (solver.gpu.SUBSET_PIECES)")
+    ap.add_argument("--target", choices=("cuda", "cpu"), default="cuda",
+                    help="the GPU engine's kernels on the device, or on numba's CPU JIT (to try this script)")
+    ap.add_argument("--keep", type=Path, help="a folder to keep each solve's values in (AIM-HOT.npy)")
+    ap.add_argument("--json", action="store_true", help="one JSON line a solve")
+    a = ap.parse_args()
+    if a.subset_pieces < 1:
+        ap.error("--subset-pieces must be 1 or more")
+    gpu.SUBSET_PIECES = a.subset_pieces
+    runs = []
+    for text in a.aims:
+        aim, _, hot = text.partition("/")
+        try:
+            value = float(aim)
+        except ValueError:
+            ap.error(f"--aims: {text!r} is no number; expected AIM, AIM/host or AIM/device")
+        if value < 0 or hot not in ("", "host", "device"):
+            ap.error(f"--aims: {text!r}; expected AIM >= 0, optionally /host or /device")
+        runs.append((value, hot or "device"))
+    if a.backend == "gpu":
+        warm_up(a.pieces, a.target)
+    first: tuple[dict, np.ndarray] | None = None
+    for aim, hot in runs:
+        row, values = run(a.pieces, aim, hot, a.tolerance, a.threads, a.backend, a.target)
+        if a.keep is not None:
+            a.keep.mkdir(parents=True, exist_ok=True)
+            np.save(a.keep / f"{aim:g}-{row['hot_sets']}.npy", values.astype(np.float32))
+        if first is None:
+            first = (row, values)
+        base = first[0]
+        row["max_diff_from_first"] = float(np.abs(values - first[1]).max())
+        row["full_sweeps_ratio"] = round(row["full_sweeps"] / base["full_sweeps"], 3)
+        row["seconds_ratio"] = round(row["seconds"] / base["seconds"], 3)
+        if a.json:
+            print(json.dumps(row), flush=True)
+        else:
+            print(f"K={a.pieces} {a.backend} early aim {aim:g} ({row['hot_sets']} hot sets): {row['full_sweeps']} full sweeps {row['stages']}, "
+                  f"{row['policy_sweeps']} policy sweeps, {row['hot_set_states']:,} hot-set states, {row['seconds']} s, "
+                  f"start {row['start']:+.7f}; x{row['full_sweeps_ratio']} sweeps, x{row['seconds_ratio']} time, "
+                  f"values within {row['max_diff_from_first']:.2g} of the first", flush=True)
+
+
+if __name__ == "__main__":
+    main()
