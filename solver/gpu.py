@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import time
 import warnings
+import weakref
 from typing import Any, Callable
 
 import numpy as np
@@ -457,7 +458,8 @@ class GpuEngine:
         self.nomark = self._to_device(np.zeros(1, dtype=np.uint8))
         self.hot: Any = None  # the walk's hot-set marks
         self._subset: tuple[np.ndarray, Any] | None = None  # the last subset swept and its device copy
-        self._host: tuple[int, tuple[int, ...]] | None = None  # the host array the device mirrors
+        self._host: tuple[int, tuple[int, ...]] | None = None  # the host array the device mirrors ...
+        self._host_alive: Callable[[], Any] = lambda: None  # ... and a weak reference to it (``_mirrors``)
         self.pin_host = pin_host
         self._pinned: Any = None  # its page-locked registration (``_pin``)
         self._ahead = False  # policy sweeps have changed the device's values since the host's copy
@@ -601,7 +603,7 @@ class GpuEngine:
         if V.dtype != np.float32 or V.shape != (self.n,) or not V.flags.c_contiguous:
             raise InputError(f"the gpu backend sweeps float32 values of {self.n:,} states; "
                              f"got {V.dtype}{list(V.shape)}")
-        same = self._host == (V.ctypes.data, V.shape)
+        same = self._mirrors(V)
         if not same:
             self._pin(V)
         if self.V is None:
@@ -611,6 +613,10 @@ class GpuEngine:
         elif upload or not same:
             self._put(self.V, V)
         self._host = (V.ctypes.data, V.shape)
+        root = V
+        while isinstance(root.base, np.ndarray):  # a view lives as long as the array it views
+            root = root.base
+        self._host_alive = weakref.ref(root)
         self._ahead = False
 
     def _pin(self, V: np.ndarray) -> None:
@@ -631,8 +637,14 @@ class GpuEngine:
         the walk's Anderson step reads the host's."""
         self._sync_host(V)
 
+    def _mirrors(self, V: np.ndarray) -> bool:
+        """Whether ``V`` is the host array the device's values mirror: at the same address, while
+        the array recorded there still lives (the same array or a view of it). Once that array is
+        freed a new one can be given its address, and must not count as the same."""
+        return self._host == (V.ctypes.data, V.shape) and self._host_alive() is not None
+
     def _sync_host(self, V: np.ndarray) -> None:
-        if self._ahead and self._host == (V.ctypes.data, V.shape):
+        if self._ahead and self._mirrors(V):
             self._get(self.V, 0, self.n, V)
             self._ahead = False
 

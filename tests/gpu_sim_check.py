@@ -108,33 +108,8 @@ def kernels_case(board: str, tmp: Path) -> dict:
     hot_change = eng.evaluate(None, Hd, discount=0.999, subset=sub, mark=md, above=0.05)
     eng._sync_host(Hd)
     cy_hot = cy.evaluate(game, Qh, Hc, threads=1, discount=0.999, subset=sub, mark=mc, above=0.05)
-    # the walk's hot set marked and gathered on the device (``hot_set``), in chunks of 7 ranks (many
-    # chunk edges) and of the engine's 1024: a policy of wins and losses alone, so that every new
-    # value, and so every mark, is the same whatever order the threads take; against the Cython
-    # engine's marks, its change and its values, then swept as a subset
-    from gamesolver.solver import gpu as gpu_module
-    Qt = np.where(rng.random((n, R)) < 0.5, WIN, LOSS).astype(np.int32)
-    eng.policy = eng._to_device(Qt)
-    mt = np.zeros(n, dtype=np.uint8)
-    Tc = V.copy()
-    cy_t = cy.evaluate(game, Qt, Tc, threads=1, discount=0.999, mark=mt, above=0.5)
-    want = np.flatnonzero(mt)
-    gathered = []
-    # the engine knows a host array by its address: each call gets its own, all kept alive
-    host = [V.copy() for _ in range(6)]
-    for chunk in (7, 1024):
-        gpu_module.HOT_CHUNK = chunk
-        Td = host.pop()
-        t_change, hs, size = eng.hot_set(None, Td, discount=0.999, above=0.5)
-        eng._sync_host(Td)
-        _, none, size2 = eng.hot_set(None, host.pop(), discount=0.999, above=0.5, most=want.size - 1)
-        gathered.append(hs is not None and np.array_equal(hs.host(), want) and size == size2 == want.size
-                        and none is None and t_change == cy_t and np.array_equal(Td, Tc))
-    gpu_module.HOT_CHUNK = 1024
-    Td, Tc2 = host.pop(), V.copy()
-    hs_change = eng.evaluate(None, Td, discount=0.999, subset=hs)
-    eng._sync_host(Td)
-    cy_hs = cy.evaluate(game, Qt, Tc2, threads=1, discount=0.999, subset=want)
+    # on the real board, whose check is otherwise short: the two boards' subprocesses run side by side
+    hot = hot_set_case(eng, game, V, rng) if board == "real2" else {}
     Sd, Sc = V.copy(), V.copy()
     sub_change = eng.sweep(Sd, subset=sub, discount=0.999)
     cy_sub = cy.sweep(game, Sc, threads=1, subset=sub, discount=0.999)
@@ -181,13 +156,50 @@ def kernels_case(board: str, tmp: Path) -> dict:
         "hot_change_diff": abs(float(hot_change) - float(cy_hot)),
         "hot_marks_equal": bool(np.array_equal(md, mc)),
         "hot_marked": int(mc.sum()),
-        "device_hot_sets_equal": gathered,
-        "device_hot_set_size": int(want.size),
-        "device_hot_sweep_equal": bool(np.array_equal(Td, Tc2) and hs_change == cy_hs and cy_hs > 0),
+        **hot,
         "subset_max_diff": float(np.abs(Sd - Sc).max()),
         "subset_change_diff": abs(float(sub_change) - float(cy_sub)),
         "subset_moved": int(np.count_nonzero(Sc != V)),
     }
+
+
+def hot_set_case(eng, game, V: np.ndarray, rng) -> dict:
+    """The walk's hot set marked and gathered on the device (``hot_set``). The two kernels that
+    gather it on random marks, in chunks of 7 ranks (many chunk edges) and of the engine's 1024;
+    then one whole ``hot_set`` (a sweep of every state through the simulator: about two minutes)
+    under a policy of wins and losses alone, so that every new value, and so every mark, is the
+    same whatever order the threads take: against the Cython engine's marks, change and values,
+    and swept as a subset."""
+    n, R, tpb = V.shape[0], eng.R, eng.tpb
+    marks = (rng.random(n) < 0.3).astype(np.uint8)
+    M = eng._to_device(marks)
+    gathered = []
+    for chunk in (7, 1024):
+        chunks = (n + chunk - 1) // chunk
+        counts = eng._to_device(np.zeros(chunks, dtype=np.int64))
+        grid = ((chunks + tpb - 1) // tpb, tpb)
+        eng.k["count_marks"][grid](M, chunk, counts)
+        starts = np.concatenate([[0], np.cumsum(counts.copy_to_host())]).astype(np.int64)
+        out = eng._to_device(np.full(int(starts[-1]), -1, dtype=np.int64))
+        eng.k["write_marks"][grid](M, chunk, eng._to_device(starts[:-1]), out)
+        gathered.append(bool(np.array_equal(out.copy_to_host(), np.flatnonzero(marks))))
+    Qt = np.where(rng.random((n, R)) < 0.5, WIN, LOSS).astype(np.int32)
+    eng.policy = eng._to_device(Qt)
+    mt = np.zeros(n, dtype=np.uint8)
+    Tc = V.copy()
+    cy_t = cy.evaluate(game, Qt, Tc, threads=1, discount=0.999, mark=mt, above=1.5)
+    want = np.flatnonzero(mt)
+    Td = V.copy()
+    t_change, hs, size = eng.hot_set(None, Td, discount=0.999, above=1.5)
+    eng._sync_host(Td)
+    gathered.append(hs is not None and np.array_equal(hs.host(), want) and size == want.size
+                    and t_change == cy_t and np.array_equal(Td, Tc))
+    Te, Tc2 = V.copy(), V.copy()
+    hs_change = eng.evaluate(None, Te, discount=0.999, subset=hs)
+    eng._sync_host(Te)
+    cy_hs = cy.evaluate(game, Qt, Tc2, threads=1, discount=0.999, subset=want)
+    return {"device_hot_sets_equal": gathered, "device_hot_set_size": int(want.size),
+            "device_hot_sweep_equal": bool(np.array_equal(Te, Tc2) and hs_change == cy_hs and cy_hs > 0)}
 
 
 def solve_case(board: str, tmp: Path) -> dict:

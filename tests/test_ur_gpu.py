@@ -191,7 +191,31 @@ def test_cpu_target_kernels_equal_the_cython_engine_bit_for_bit(tmp_path) -> Non
     ca = cy.sweep(game, a, threads=1, subset=sub, discount=0.99)
     cb = eng.sweep(b, subset=sub, discount=0.99)
     assert ca == cb > 0 and np.array_equal(a, b)
+    # the walk's hot set found by the engine itself (``hot_set``): the ranks its marking sweep of
+    # every state changed by more than ``above``, increasing; not gathered past ``most``
+    ha, hb, mh = V.copy(), V.copy(), np.zeros(n, dtype=np.uint8)
+    ca = cy.evaluate(game, P, ha, threads=1, discount=0.99, mark=mh, above=0.01)
+    cb, hot, size = eng.hot_set(None, hb, discount=0.99, above=0.01)
+    eng._sync_host(hb)
+    assert ca == cb and np.array_equal(ha, hb) and size == int(mh.sum()) > 0
+    assert np.array_equal(hot.host(), np.flatnonzero(mh))
+    assert eng.hot_set(None, V.copy(), discount=0.99, above=0.01, most=size - 1)[1:] == (None, size)
     marks_alike(lambda *x, **k: cy.endless_pass(game, *x, threads=1, **k), eng.endless_pass, V)
+
+
+@needs_numba
+def test_a_host_array_at_a_freed_arrays_address_is_not_the_one_the_device_mirrors(tmp_path) -> None:
+    # the engine knows the host's values by their address: a new array given a freed one's address
+    # must not pass for it (the device's newer values would be copied over the new array's)
+    spec = spec_of(mini_options(tmp_path, 4))
+    eng = _cpu_engine(spec)
+    buf = bytearray(4 * spec.total)
+    a = np.frombuffer(buf, dtype=np.float32)
+    eng._values(a, upload=True)
+    assert eng._mirrors(a) and eng._mirrors(a[:])  # the array itself, or a view of it
+    del a
+    b = np.frombuffer(buf, dtype=np.float32)  # the same address and shape, another array
+    assert not eng._mirrors(b)
 
 
 @needs_numba
@@ -329,15 +353,17 @@ def test_cuda_kernels_in_the_simulator_equal_the_cython_engine() -> None:
         # repair's subset sweep
         assert case["subset"] >= 10 and case["hot_marks_equal"] and case["hot_marked"] > 0
         assert case["hot_max_diff"] <= 1e-6 and case["hot_change_diff"] <= 1e-6
-        # the hot set marked and gathered on the device (chunks of 7 and 1024 ranks), then swept
-        assert case["device_hot_sets_equal"] == [True, True] and case["device_hot_sweep_equal"]
-        assert 0 < case["device_hot_set_size"] < case["states"]
         assert case["subset_max_diff"] <= 1e-6 and case["subset_change_diff"] <= 1e-6 and case["subset_moved"] > 0
     # the stored graph, built by the device's kernels (on the test board), and the sweeps that read
     # it: the same results as generating, bit for bit
     case = got["mini4"]
     assert case["stored_graph"] and case["stored_groups_equal"] and case["stored_sweep_equal"]
     assert case["stored_marks_equal"] and case["stored_subset_equal"]
+    # the walk's hot set gathered on the device (its kernels on random marks in chunks of 7 and 1024
+    # ranks; a whole hot_set against the Cython engine's marks), then swept as a subset
+    case = got["real2"]
+    assert case["device_hot_sets_equal"] == [True, True, True] and case["device_hot_sweep_equal"]
+    assert 0 < case["device_hot_set_size"] < case["states"]
 
 
 @needs_numba

@@ -1,0 +1,52 @@
+"""The walk's stages: the discounted stages before the last end at WALK_EARLY_AIM, the last one and
+the undiscounted stage at the tolerance's own aims (solver/stochastic.py, ``_walk``)."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from gamesolver.games.ur import kernel
+from gamesolver.solver import stochastic
+from gamesolver.solver.stochastic import solve_values
+from tests.test_ur_reference import mini_options
+
+LINE = re.compile(r"sweep \d+(?: \(1 - discount ([^)]+)\))?: largest change (\S+)")
+
+
+def stages(lines: list[str]) -> dict[str, list[float]]:
+    """Each stage's largest changes, round by round, from the walk's log (key: 1 - discount)."""
+    got: dict[str, list[float]] = {}
+    for line in lines:
+        m = LINE.match(line)
+        if m:
+            got.setdefault(m.group(1) or "0", []).append(float(m.group(2)))
+    return got
+
+
+def test_early_stages_end_at_the_early_aim_and_the_last_at_a_tenth_of_the_tolerance(tmp_path, monkeypatch) -> None:
+    o = mini_options(tmp_path, 4)
+    game = kernel(o)
+    aim = stochastic.WALK_EARLY_AIM
+    assert aim >= 1e-4  # the default (the GPU's five pieces: 105 full sweeps against 169 without)
+
+    def walk(name: str) -> tuple[object, dict[str, list[float]]]:
+        said: list[str] = []
+        res = solve_values(game, tmp_path / name, o.header(), tolerance=1e-5, threads=1, log=said.append)
+        return res, stages(said)
+
+    new, new_stages = walk("default")
+    monkeypatch.setattr(stochastic, "WALK_EARLY_AIM", 0.0)  # every discounted stage to tolerance / 10
+    old, old_stages = walk("without")
+    # without an early aim the first stage runs on below a tenth of the tolerance; with one it stops
+    # at the first round that changed nothing by 1e-4, well above that
+    assert old_stages["0.01"][-1] < 1e-6
+    assert 1e-6 < new_stages["0.01"][-1] < aim and min(new_stages["0.01"][:-1]) >= aim
+    assert len(new_stages["0.01"]) < len(old_stages["0.01"])
+    # the middle stage likewise; the last discounted stage still ends below tolerance / 10, as before
+    assert new_stages["0.0001"][-1] < aim and min(new_stages["0.0001"][:-1]) >= aim
+    assert new_stages["1e-06"][-1] < 1e-6 and old_stages["1e-06"][-1] < 1e-6
+    assert new.meta["sweeps"] < old.meta["sweeps"]
+    # the same game's values, both checked against endless play
+    assert new.meta["endless_check"]["flagged"] == old.meta["endless_check"]["flagged"] == 0
+    assert np.abs(new.values - old.values).max() < 1e-5 and np.abs(old.values).max() > 0.1
