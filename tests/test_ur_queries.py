@@ -41,7 +41,7 @@ def test_missing_table_says_what_building_it_takes(tmp_path) -> None:
     r = run("best-move", "X:B7,B8 O:B1,B3,B4,A7 X", "--roll", "gold+gold", "--pieces", "6", "--json",
             "--cache", str(tmp_path))
     p = json.loads(r.stdout)["projection"]
-    # 100-250 rounds of 5.9-7.2 ns a state (the two stored solves on the H200): 2.5 to 8 minutes
+    # 100-250 rounds of 4.8-6.8 ns a state (the two stored solves on the H200): 2 to 7 minutes
     assert p["gpu_stored_graph"] is True and 120 <= p["gpu_solve_seconds"][0] < p["gpu_solve_seconds"][1] <= 600
 
 
@@ -56,7 +56,7 @@ def test_missing_table_as_json(tmp_path) -> None:
     assert p["states"] == 639_358_121 and p["value_bytes"] == 4 * 639_358_121
     here, cluster = p["solve_seconds_here"], p["solve_seconds_on_cluster"]
     assert 0 < here[0] < here[1] and 0 < cluster[0] < here[0]
-    # 100-250 rounds of 12.7-15.7 s (K = 7 with the mirror, the rate measured on an H200)
+    # 100-250 rounds of 12.5-13.4 s (K = 7 with the mirror, the rounds measured on an H200)
     gpu = p["gpu_solve_seconds"]
     assert 1200 <= gpu[0] < gpu[1] <= 4000 and p["gpu_measured"] is True and p["gpu_measured_on"] == "NVIDIA H200"
     assert p["gpu_stored_graph"] is False  # about 204 GiB: no single GPU holds it

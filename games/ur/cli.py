@@ -204,18 +204,19 @@ def analyze_answer(options: UrOptions, table: Any, pos: Position) -> dict[str, A
 
 
 CLUSTER_CORES = 64  # the cluster the missing-table message prices a solve on (e.g. 4 nodes of 16)
-# One NVIDIA H200's round of the walk, seconds a stored state, measured on one (2026-11-26,
-# benchmarks/bench_ur_gpu.py): a full sweep of K = 7's 639,358,121 states took 12.71 s; the walk adds
-# its policy sweeps (0.125 s each there), about 24 of them a full sweep as K = 4 solved on that GPU
-# needed (203 full, 4,889 policy sweeps): 12.71 s to 12.71 + 24 x 0.125 = 15.7 s a round
-# (six pieces solved there later, 2026-11-27: 1.2 s of policy sweeps a round, 3.0 s scaled to K = 7)
+# One NVIDIA H200's round of the walk, seconds a stored state, measured on one: seven pieces' first
+# 10 rounds of a regenerating solve (2026-11-27, the walk with its early aim and the hot sets found
+# on the device): a full sweep of K = 7's 639,358,121 states 12.2 s, with the round's policy
+# sweeps 12.5 to 13.4 s a round (the day before, a benchmark's full sweep took 12.71 s and the
+# policy sweeps were reckoned at up to 3 s more a round)
 GPU_MEASURED_ON = "NVIDIA H200"
-GPU_SECONDS_PER_STATE = (12.71 / 639_358_121, 15.7 / 639_358_121)
+GPU_SECONDS_PER_STATE = (12.5 / 639_358_121, 13.4 / 639_358_121)
 # Where the stored graph fits in that GPU's memory beside the rest of the solve, the device sweeps
-# from it: a whole round (a stored full sweep and the walk's policy sweeps) a stored state, from the
-# two solves run so (2026-11-27): five pieces 169 rounds in 75 s (7.2 ns a state a round), six 197
-# rounds in 297 s (5.9 ns)
-GPU_STORED_SECONDS_PER_STATE = (297 / 197 / 254_927_401, 75 / 169 / 61_877_337)
+# from it: a whole round (a stored full sweep and the walk's policy sweeps, the endless check and
+# its repairs included) a stored state, from the two solves run so with today's walk (2026-11-27,
+# docs/ur.md "Fewer rounds on the GPU"): six pieces 142 rounds in 174.6 s (4.8 ns a state a round),
+# five 105 rounds in 44.1 s (6.8 ns); with the walk before, 197 in 297 s and 169 in 75 s
+GPU_STORED_SECONDS_PER_STATE = (174.6 / 142 / 254_927_401, 44.1 / 105 / 61_877_337)
 GPU_MEMORY_BYTES = 150_109_880_320  # that H200's memory as CUDA reports it
 GPU_MEMORY_USABLE = 0.9  # the share of it the message counts on (the engine asks for the free memory)
 # A stored state of the mirrored generator costs more to sweep than a state of the plain one (each
