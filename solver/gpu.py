@@ -53,6 +53,10 @@ LAUNCH_STATES = 1 << 21  # ranks per kernel launch: launches run in order, so la
 # (a CPU stand-in of the device's step; docs/ur.md, "Solving K = 6 and K = 7")
 SUBSET_PIECES = 8
 HOT_CHUNK = 1024  # ranks a thread scans when the hot set is gathered on the device (``GpuEngine.hot_set``)
+# Where the whole stored graph does not fit (seven pieces: about 204 GiB), ``graph="auto"`` stores it
+# for the longest prefix of ranks that fits (whole launches), when that is at least this share of the
+# states; the other states regenerate their outcomes in every sweep
+PARTIAL_GRAPH_MIN = 0.125
 _F0 = np.float32(0.0)
 _F1 = np.float32(1.0)
 _FNONE = np.float32(-2.0)  # below every value: nothing seen yet
@@ -408,8 +412,9 @@ class GpuEngine:
     simulator) or ``cpu`` (numba's CPU JIT: the same kernels' logic, one thread, for tests).
     ``graph``: ``auto`` (the default) keeps every state's distinct outcome codes in device memory,
     generated once, where they fit beside the rest; the full sweeps and the endless check then read
-    them instead of generating (on six pieces about 73 GiB, which an H200 holds; seven need some 200).
-    ``store`` refuses to run without it, ``regenerate`` never builds it. The values are the same,
+    them instead of generating (on six pieces about 73 GiB, which an H200 holds; seven need some 200,
+    so there it keeps them for the ranks below an edge: ``_store_graph``). ``store`` refuses to run
+    without all of it, ``regenerate`` never builds it. The values are the same,
     bit for bit (``graph_functions``). ``pin_host``: page-lock the host's values array (``_pin``).
     """
 
@@ -469,6 +474,7 @@ class GpuEngine:
         self.OFF: Any = None  # int64, n + 1: where each state's codes start
         self.CNT: Any = None  # uint8, (n, groups): its groups' sizes
         self.CODES: Any = None  # int32: the codes, state after state, group after group
+        self.stored_states = 0  # the graph holds ranks 0..stored_states-1 (all of them, or a prefix)
         self.nbytes = 0
         self.graph_kind = "regenerated"
         self.graph_seconds = 0.0  # the device graph's build (the solve's meta counts it)
@@ -517,54 +523,66 @@ class GpuEngine:
     def _store_graph(self, need: int, required: bool) -> None:
         """Generate every state's outcomes twice (once to count them, once to write them) into
         the stored graph, where it fits beside ``need`` bytes (the values, the policy and the
-        rest) in the device's free memory; elsewhere regenerate (``required``: refuse instead)."""
+        rest) in the device's free memory. Where the whole graph does not fit: ``required``
+        refuses; otherwise the graph is stored for the longest prefix of ranks that fits, in
+        whole launches, when that is at least PARTIAL_GRAPH_MIN of the states (the others
+        regenerate their outcomes in every sweep), else for none."""
         t0 = time.perf_counter()
         n, G = self.n, int(self.spec.ngroups)
         sizes = self._empty((n,), np.int32)
-        self._rows(False, sizes, self.noindex, self._empty((1, G), np.uint8), self._empty((1,), np.int32))
+        self._rows(False, sizes, self.noindex, self._empty((1, G), np.uint8), self._empty((1,), np.int32), n)
         offsets = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(sizes.copy_to_host() if self.target == "cuda" else sizes, out=offsets[1:])
         del sizes
         total = int(offsets[-1])
-        size = offsets.nbytes + n * G + 4 * total
+        size = graph_bytes(offsets, G, n)
         free = self.free_bytes()
+        m = n
         if free is not None and size + need > free:
             why = (f"the stored graph needs {size / 2**30:.1f} GiB ({total:,} outcomes) beside the "
                    f"{need / 2**30:.1f} GiB of the rest, more than the {free / 2**30:.1f} GiB free on the GPU")
             if required:
                 raise InputError(f"{why}; use --graph regenerate (or graph='regenerate')")
+            m = graph_prefix(offsets, G, self.launch, free - need)
+            if m < PARTIAL_GRAPH_MIN * n:
+                if self.log:
+                    self.log(f"gpu: {why}: every sweep regenerates the outcomes")
+                return
             if self.log:
-                self.log(f"gpu: {why}: every sweep regenerates the outcomes")
-            return
-        self.OFF = self._to_device(offsets)
+                self.log(f"gpu: {why}: stored for ranks below {m:,} ({m / n:.0%} of the states), "
+                         "the others regenerate their outcomes in every sweep")
+        part, nbytes = int(offsets[m]), graph_bytes(offsets, G, m)
+        self.OFF = self._to_device(offsets[:m + 1])
         del offsets
-        self.CNT = self._empty((n, G), np.uint8)
-        self.CODES = self._empty((max(1, total),), np.int32)
-        self._rows(True, self._empty((1,), np.int32), self.OFF, self.CNT, self.CODES)
-        self.nbytes = size
-        self.graph_kind = "stored on the device"
+        self.CNT = self._empty((m, G), np.uint8)
+        self.CODES = self._empty((max(1, part),), np.int32)
+        self._rows(True, self._empty((1,), np.int32), self.OFF, self.CNT, self.CODES, m)
+        self.stored_states = m
+        self.nbytes = nbytes
+        self.graph_kind = "stored on the device" if m == n else f"stored on the device for {m / n:.0%} of the states"
         self.graph_seconds = time.perf_counter() - t0
         if self.log:
-            self.log(f"gpu: stored graph of {total:,} outcomes, {size / 2**30:.2f} GiB on the device "
-                     f"(built in {self.graph_seconds:.1f} s)")
+            self.log(f"gpu: stored graph of {part:,} outcomes"
+                     + (f" (ranks below {m:,})" if m < n else "")
+                     + f", {self.nbytes / 2**30:.2f} GiB on the device (built in {self.graph_seconds:.1f} s)")
 
-    def _rows(self, fill: bool, sizes: Any, OFF: Any, CNT: Any, CODES: Any) -> None:
-        """The kernel ``graph_rows`` over every state: count each state's distinct codes into
+    def _rows(self, fill: bool, sizes: Any, OFF: Any, CNT: Any, CODES: Any, stop: int) -> None:
+        """The kernel ``graph_rows`` over ranks 0..stop-1: count each state's distinct codes into
         ``sizes``, or with ``fill`` write them into (OFF, CNT, CODES)."""
         if self.target == "cuda":
             _, err = self._scalars()
-            for a, b in self._pieces(0, self.n):
+            for a, b in self._pieces(0, stop):
                 self.k["graph_rows"][(b - a + self.tpb - 1) // self.tpb, self.tpb](self.T, a, b, fill, sizes, OFF, CNT,
                                                                                    CODES, err)
             self._check(err)
         else:
-            got = int(self.k["graph_rows"](self.T, 0, self.n, fill, sizes, OFF, CNT, CODES, *self._buffers()))
+            got = int(self.k["graph_rows"](self.T, 0, stop, fill, sizes, OFF, CNT, CODES, *self._buffers()))
             self._check(-got)  # 1: the generator's bound, 2: a row of another length than counted
 
     def stored_groups(self, rank: int) -> list[list[int]]:
         """The stored graph's codes of one state, group by group (copied from the device)."""
-        if self.CODES is None:
-            raise RuntimeError("no stored graph on the device")
+        if self.CODES is None or not 0 <= rank < self.stored_states:
+            raise RuntimeError(f"no stored graph on the device for rank {rank}")
         if self.target == "cuda":
             a, b = (int(x) for x in self.OFF[rank:rank + 2].copy_to_host())
             counts = self.CNT[rank].copy_to_host().tolist()
@@ -675,6 +693,22 @@ class GpuEngine:
             return list(zip(edges[:-1], edges[1:]))
         return [(a, min(stop, a + self.launch)) for a in range(start, stop, self.launch)]
 
+    def _parts(self, start: int, stop: int, indexed: bool = False, below: int = 0) -> list[tuple[int, int, bool]]:
+        """``_pieces``, each with whether its states read the stored graph: ranks below
+        ``stored_states`` do, the others generate their outcomes; a piece that straddles the edge
+        is cut there. For a subset (``indexed``) the pieces are its positions, and ``below`` of
+        them (its first) are ranks inside the graph."""
+        cut = below if indexed else self.stored_states
+        parts: list[tuple[int, int, bool]] = []
+        for a, b in self._pieces(start, stop, indexed):
+            if b <= cut:
+                parts.append((a, b, True))
+            elif a >= cut:
+                parts.append((a, b, False))
+            else:
+                parts += [(a, cut, True), (cut, b, False)]
+        return parts
+
     # ---- the engine's interface -----------------------------------------------------------
 
     device_hot_sets = True  # ``hot_set``: the walk's hot sets found in device memory (False: by the host)
@@ -698,6 +732,14 @@ class GpuEngine:
         dev = self._to_device(sub) if m else self.noindex
         self._subset = (subset, dev)  # the caller's array is held, so its identity means its ranks
         return dev, True, m
+
+    def _below(self, subset: Any) -> int:
+        """How many of the ranks ``subset`` (increasing) lie inside the stored graph."""
+        if subset is None:
+            return 0
+        if isinstance(subset, DeviceSubset):
+            return subset.below
+        return int(np.searchsorted(subset, self.stored_states))
 
     def _marks(self, mark: np.ndarray | None) -> tuple[Any, bool]:
         """The device's copy of the host's marks (a byte a state), or a placeholder."""
@@ -750,12 +792,12 @@ class GpuEngine:
         dst = self.V if out is None else self._empty((self.n,), np.float32)
         write = write or out is not None
         worst = 0.0
-        graph = self.CODES is not None
+        parts = self._parts(start, stop, indexed, self._below(subset))
         if self.target == "cuda":
             w, err = self._scalars()
-            for a, b in self._pieces(start, stop, indexed):
+            for a, b, stored in parts:
                 blocks = (b - a + self.tpb - 1) // self.tpb
-                if graph:
+                if stored:
                     self.k["sweep_stored"][blocks, self.tpb](self.OFF, self.CNT, self.CODES, self.V, dst, a, b, g,
                                                              self.RP, self.RG, P, record, write, S, indexed, w)
                 else:
@@ -764,8 +806,8 @@ class GpuEngine:
             self._check(err)
             worst = float(w.copy_to_host()[0])
         else:
-            for a, b in self._pieces(start, stop):
-                if graph:
+            for a, b, stored in parts:
+                if stored:
                     got = float(self.k["sweep_stored"](self.OFF, self.CNT, self.CODES, self.V, dst, a, b, g, self.RP,
                                                        self.RG, P, record, write, S, indexed))
                 else:
@@ -837,7 +879,8 @@ class GpuEngine:
             size = int(np.count_nonzero(mark))
             if most is not None and size > most:
                 return change, None, size
-            return change, DeviceSubset(np.flatnonzero(mark).astype(np.int64), size), size
+            ranks = np.flatnonzero(mark).astype(np.int64)
+            return change, DeviceSubset(ranks, size, self._below(ranks)), size
         if self.hot is None:
             self.hot = self._empty((self.n,), np.uint8)
         self.k["clear"][(self.n + self.tpb - 1) // self.tpb, self.tpb](self.hot)
@@ -860,7 +903,10 @@ class GpuEngine:
             return change, None, size
         ranks = self._empty((max(1, size),), np.int64)
         self.k["write_marks"][grid](self.hot, HOT_CHUNK, self._to_device(starts[:-1]), ranks)
-        return change, DeviceSubset(ranks, size), size
+        m = self.stored_states  # the marks below it: whole chunks' counts, then the rest of its chunk
+        c = m // HOT_CHUNK
+        below = size if m >= self.n else int(starts[c]) + int(np.count_nonzero(self.hot[c * HOT_CHUNK:m].copy_to_host()))
+        return change, DeviceSubset(ranks, size, below), size
 
     def endless_pass(self, V: np.ndarray, good: np.ndarray, eps: float, threads: int = 1,
                      first: bool = False, start: int = 0, stop: int = -1) -> int:
@@ -883,9 +929,9 @@ class GpuEngine:
         if self.target == "cuda":
             total = self._to_device(np.zeros(1, dtype=np.int64))
             _, err = self._scalars()
-            for a, b in self._pieces(start, stop):
+            for a, b, stored in self._parts(start, stop):
                 blocks = (b - a + self.tpb - 1) // self.tpb
-                if self.CODES is not None:
+                if stored:
                     self.k["endless_stored"][blocks, self.tpb](self.OFF, self.CNT, self.CODES, self.V, self.good, e,
                                                                first, a, b, self.RG, total)
                 else:
@@ -893,13 +939,15 @@ class GpuEngine:
                                                         err)
             self._check(err)
             added = int(total.copy_to_host()[0])
-        elif self.CODES is not None:
-            added = int(self.k["endless_stored"](self.OFF, self.CNT, self.CODES, self.V, self.good, e, first, start,
-                                                 stop, self.RG))
         else:
-            added = int(self.k["endless"](self.T, self.V, self.good, e, first, start, stop, self.RG,
-                                          *self._buffers()))
-            self._check(added < 0)
+            for a, b, stored in self._parts(start, stop):
+                if stored:
+                    got = int(self.k["endless_stored"](self.OFF, self.CNT, self.CODES, self.V, self.good, e, first, a,
+                                                       b, self.RG))
+                else:
+                    got = int(self.k["endless"](self.T, self.V, self.good, e, first, a, b, self.RG, *self._buffers()))
+                    self._check(got < 0)
+                added += got
         self._get(self.good, start, stop, good)
         return added
 
@@ -942,15 +990,32 @@ class GpuEngine:
         self.close()
 
 
+def graph_bytes(offsets: np.ndarray, groups: int, m: int) -> int:
+    """The stored graph's bytes for ranks 0..m-1 (``offsets``: where each state's codes start, n + 1
+    of them): offsets (8 bytes a state), group sizes (a byte a group) and codes (4 bytes each)."""
+    return int(8 * (m + 1) + groups * m + 4 * int(offsets[m]))
+
+
+def graph_prefix(offsets: np.ndarray, groups: int, step: int, budget: int) -> int:
+    """The most ranks, a multiple of ``step`` (or all of them), whose stored graph fits in
+    ``budget`` bytes (0 where none does)."""
+    n = offsets.shape[0] - 1
+    ends = np.append(np.arange(step, n, step, dtype=np.int64), n)
+    need = 8 * (ends + 1) + groups * ends + 4 * offsets[ends]
+    fits = np.flatnonzero(need <= budget)
+    return int(ends[fits[-1]]) if fits.size else 0
+
+
 class DeviceSubset:
     """A hot set that ``GpuEngine.hot_set`` gathered: ``size`` increasing ranks in the device array
-    ``ranks`` (a host array on numba's CPU target)."""
+    ``ranks`` (a host array on numba's CPU target), ``below`` of them ranks the stored graph holds."""
 
-    __slots__ = ("ranks", "size")
+    __slots__ = ("below", "ranks", "size")
 
-    def __init__(self, ranks: Any, size: int) -> None:
+    def __init__(self, ranks: Any, size: int, below: int) -> None:
         self.ranks = ranks
         self.size = size
+        self.below = below  # how many of them lie inside the stored graph (its first)
 
     def host(self) -> np.ndarray:
         """The ranks in the host's memory."""

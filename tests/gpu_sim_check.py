@@ -190,10 +190,15 @@ def hot_set_case(eng, game, V: np.ndarray, rng) -> dict:
     cy_t = cy.evaluate(game, Qt, Tc, threads=1, discount=0.999, mark=mt, above=1.5)
     want = np.flatnonzero(mt)
     Td = V.copy()
+    # as if the graph were stored for the ranks below 5,000 (not a whole chunk): the hot set says how
+    # many of its ranks lie there (the sweeps over it read nothing of a graph on this engine)
+    eng.stored_states = 5000
     t_change, hs, size = eng.hot_set(None, Td, discount=0.999, above=1.5)
+    eng.stored_states = 0
     eng._sync_host(Td)
     gathered.append(hs is not None and np.array_equal(hs.host(), want) and size == want.size
-                    and t_change == cy_t and np.array_equal(Td, Tc))
+                    and t_change == cy_t and np.array_equal(Td, Tc)
+                    and hs.below == int(np.searchsorted(want, 5000)) > 0)
     Te, Tc2 = V.copy(), V.copy()
     hs_change = eng.evaluate(None, Te, discount=0.999, subset=hs)
     eng._sync_host(Te)

@@ -582,20 +582,110 @@ def test_the_device_graph_is_kept_only_where_it_fits(tmp_path, monkeypatch) -> N
         GpuEngine(spec, target="cpu", graph="disk")
 
 
+@given(sizes=st.lists(st.integers(0, 90), min_size=1, max_size=60), step=st.integers(1, 20),
+       groups=st.integers(1, 6), budget=st.integers(0, 6000))
+def test_the_graphs_prefix_is_the_most_whole_launches_that_fit(sizes, step, groups, budget) -> None:
+    from gamesolver.solver.gpu import graph_bytes, graph_prefix
+
+    n = len(sizes)
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    m = graph_prefix(offsets, groups, step, budget)
+    ends = [e for e in range(step, n, step)] + [n]  # whole launches, or every state
+    fitting = [e for e in ends if 8 * (e + 1) + groups * e + 4 * sum(sizes[:e]) <= budget]
+    assert m == (max(fitting) if fitting else 0)
+    assert m == 0 or graph_bytes(offsets, groups, m) <= budget
+
+
+@needs_numba
+def test_a_graph_stored_for_a_prefix_of_the_states_sweeps_like_generating(tmp_path, monkeypatch) -> None:
+    # seven pieces' graph (about 204 GiB) fits no GPU; the device stores it for the ranks that fit
+    # and the others generate their outcomes: every sweep, pass and solve as the generating engine's
+    from gamesolver.solver.errors import InputError
+    from gamesolver.solver.gpu import GpuEngine, graph_bytes
+
+    o = mini_options(tmp_path, 4)
+    game, spec = kernel(o), spec_of(o)
+    n, R, G = spec.total, spec.nrolls, spec.ngroups
+    whole = _cpu_engine(spec, graph="store", launch_states=256)
+    offsets = np.asarray(whole.OFF)
+    need = GpuEngine.bytes_needed(whole, True)
+    half = graph_bytes(offsets, G, n // 2)
+    monkeypatch.setattr(GpuEngine, "free_bytes", lambda self: need + half)
+    said: list[str] = []
+    part = _cpu_engine(spec, launch_states=256, log=said.append)
+    gen = _cpu_engine(spec, graph="regenerate", launch_states=256)
+    m = part.stored_states
+    assert m % 256 == 0 and n // 2 - 256 < m <= n // 2 and part.nbytes == graph_bytes(offsets, G, m) <= half
+    assert part.graph_kind == f"stored on the device for {m / n:.0%} of the states"
+    assert any(f"stored for ranks below {m:,}" in x for x in said)
+    assert part.stored_groups(m - 1) == whole.stored_groups(m - 1)
+    with pytest.raises(RuntimeError, match="no stored graph"):
+        part.stored_groups(m)
+    with pytest.raises(InputError, match="the stored graph needs"):  # ``store`` wants all of it
+        _cpu_engine(spec, graph="store", launch_states=256)
+    rng = np.random.default_rng(8)
+    V = rng.uniform(-1, 1, n).astype(np.float32)
+    a, b = V.copy(), V.copy()
+    assert gen.sweep(a, policy=np.empty((0, R)), discount=0.99) == part.sweep(b, policy=np.empty((0, R)),
+                                                                              discount=0.99) > 0.1
+    assert np.array_equal(a, b) and np.array_equal(gen.policy, part.policy)
+    ja, jb = np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.float32)  # a Jacobi window across the edge
+    assert gen.sweep(a, start=m - 300, stop=m + 300, out=ja) == part.sweep(b, start=m - 300, stop=m + 300, out=jb)
+    assert np.array_equal(ja, jb) and np.abs(ja[m - 300:m + 300]).max() > 0
+    sub = np.flatnonzero(rng.random(n) < 0.2)  # a subset on both sides of the edge
+    assert gen.sweep(a, subset=sub, discount=0.99) == part.sweep(b, subset=sub, discount=0.99)
+    assert np.array_equal(a, b) and 0 < np.searchsorted(sub, m) < sub.size
+    ga, gb = np.zeros(n, dtype=np.uint8), np.zeros(n, dtype=np.uint8)
+    first = True
+    while gen.endless_pass(V, ga, 1e-3, first=first) or first:
+        first = False
+    first = True
+    while part.endless_pass(V, gb, 1e-3, first=first) or first:
+        first = False
+    assert np.array_equal(ga, gb) and 0 < ga.sum() < n
+    # a whole solve, whose hot sets fall on both sides of the edge
+    sides: list[tuple[int, int]] = []
+    found = part.hot_set
+
+    def hot_set(*args, **kw):
+        got = found(*args, **kw)
+        if got[1] is not None:
+            sides.append((got[1].below, got[1].size))
+        return got
+    part.hot_set = hot_set
+    one = solve_values(game, tmp_path / "gen", o.header(), engine=gen)
+    two = solve_values(game, tmp_path / "part", o.header(), engine=part)
+    assert two.meta["graph"] == part.graph_kind and two.meta["hot_set_states"] > 0
+    assert any(0 < below < size for below, size in sides)
+    for key in ("sweeps", "policy_sweeps", "hot_set_states"):
+        assert two.meta[key] == one.meta[key], key
+    assert np.array_equal(one.values, two.values)
+
+
 @needs_gpu
-def test_stored_graph_on_the_gpu_equals_generating() -> None:
+def test_stored_graph_on_the_gpu_equals_generating(monkeypatch) -> None:
     # four pieces: the graph built by the device's kernels holds FortGame's distinct codes, and a
     # Jacobi sweep (every value from the old ones, so the threads' order cannot matter) and an
-    # endless pass read from it give the generating kernels' values, policy and marks exactly
+    # endless pass read from it give the generating kernels' values, policy and marks exactly; so
+    # does a graph stored for a prefix of the ranks (the device's free memory faked to hold about
+    # half of it), the rest generating
     from gamesolver.games.ur.solve import gpu_engine
+    from gamesolver.solver.gpu import GpuEngine
 
     o = UrOptions(pieces=4)
     game = kernel(o)
     n, R = game.state_count, game.roll_count
     V = np.random.default_rng(9).uniform(-1, 1, n).astype(np.float32)
     got = {}
-    for graph in ("regenerate", "store"):
-        with gpu_engine(o, graph=graph) as eng:
+    for graph in ("regenerate", "store", "part"):
+        if graph == "part":
+            free = GpuEngine.free_bytes
+            monkeypatch.setattr(GpuEngine, "free_bytes", lambda self, free=free, extra=half_graph: min(free(self), self.bytes_needed() + extra))
+        with gpu_engine(o, graph="auto" if graph == "part" else graph) as eng:
+            if graph == "store":
+                half_graph = eng.nbytes // 2
+            if graph == "part":
+                assert 0 < eng.stored_states < n and eng.graph_kind.startswith("stored on the device for")
             out = np.zeros(n, dtype=np.float32)
             change = eng.sweep(V, out=out, policy=np.empty((0, R)), discount=0.999)
             # the endless check to its end: a pass's marks depend on the order the threads run in,
@@ -610,6 +700,8 @@ def test_stored_graph_on_the_gpu_equals_generating() -> None:
                 assert eng.graph_kind == "stored on the device" and eng.nbytes > 100 * n
                 for r in np.random.default_rng(1).integers(0, n, size=2000).tolist():
                     assert eng.stored_groups(r) == [list(dict.fromkeys(g)) for g in game.outcome_groups(r)]
-    (oa, ca, pa, xa, ga), (ob, cb, pb, xb, gb) = got["regenerate"], got["store"]
-    assert np.array_equal(oa, ob) and ca == cb > 0.1 and np.array_equal(pa, pb)
-    assert xa > 0 and xb > 0 and np.array_equal(ga, gb) and 0 < ga.sum() < n
+    (oa, ca, pa, xa, ga) = got["regenerate"]
+    for other in ("store", "part"):
+        (ob, cb, pb, xb, gb) = got[other]
+        assert np.array_equal(oa, ob) and ca == cb > 0.1 and np.array_equal(pa, pb)
+        assert xa > 0 and xb > 0 and np.array_equal(ga, gb) and 0 < ga.sum() < n
