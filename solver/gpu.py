@@ -57,6 +57,9 @@ HOT_CHUNK = 1024  # ranks a thread scans when the hot set is gathered on the dev
 # for the longest prefix of ranks that fits (whole launches), when that is at least this share of the
 # states; the other states regenerate their outcomes in every sweep
 PARTIAL_GRAPH_MIN = 0.125
+# ... leaving this share of the free memory unused beside it (numba frees device arrays in batches,
+# and each round's hot set is a new array of up to an eighth of the states, 8 bytes each)
+PARTIAL_GRAPH_HEADROOM = 1 / 16
 _F0 = np.float32(0.0)
 _F1 = np.float32(1.0)
 _FNONE = np.float32(-2.0)  # below every value: nothing seen yet
@@ -543,7 +546,7 @@ class GpuEngine:
                    f"{need / 2**30:.1f} GiB of the rest, more than the {free / 2**30:.1f} GiB free on the GPU")
             if required:
                 raise InputError(f"{why}; use --graph regenerate (or graph='regenerate')")
-            m = graph_prefix(offsets, G, self.launch, free - need)
+            m = graph_prefix(offsets, G, self.launch, free - need - int(free * PARTIAL_GRAPH_HEADROOM))
             if m < PARTIAL_GRAPH_MIN * n:
                 if self.log:
                     self.log(f"gpu: {why}: every sweep regenerates the outcomes")
