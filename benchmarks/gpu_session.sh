@@ -14,10 +14,13 @@
 # (default ./gpu-session) in a few small files:
 #   session.log   every stage's output, with its exit code and seconds
 #   k6.log, k6.json  six pieces solved on the device over its stored graph (73 GiB: an H200), stopped
-#                 by SIGINT at the stage's limit (a checkpoint in /tmp/gpu6 that the same command
+#                 by SIGINT at the stage's limit (a checkpoint in /tmp/k6 that the same command
 #                 resumes); once solved: sweeps, seconds, the start's value and each roll's best
 #                 action, SHA-256 of the values
 #   k6-opening.npz   the opening file of the K = 6 table (positions within 5 turns; about 100 kB)
+#   k7.log, k7.json, k7-opening.npz  (stage k7) the same for seven pieces, their graph stored on the
+#                 device for the ranks that fit (STAGES=k7, then STAGES=k7 SKIP_BUILD=1 again on the
+#                 same warm machine until it is solved: each command resumes from /tmp/k7)
 #   bench.jsonl   benchmarks/bench_ur_gpu.py: states/s of a full sweep (regenerating, and over the
 #                 stored graph where it fits) and of a policy sweep, against one CPU thread of the
 #                 same machine, peak device memory, for BENCH_PIECES (default 5 4)
@@ -131,19 +134,27 @@ want walk && stage walk 240 "$OUT/walk.jsonl" $PY benchmarks/bench_walk_stages.p
 want k5 && stage k5 300 "$OUT/k5.log" $PY -m gamesolver.solver ur solve --pieces 5 --tolerance 1e-5 --backend gpu \
     --out /tmp/gpu5 --json
 
-k6() {
-    # the solve (it resumes from /tmp/gpu6's checkpoint), then, once the table is written, its figures
-    $PY -m gamesolver.solver ur solve --pieces "$K6" --tolerance 1e-5 --backend "$BACKEND" --graph store \
-        --out /tmp/gpu6 --json > /tmp/gpu6.json || return $?
-    cat /tmp/gpu6.json
-    $PY -m gamesolver.solver ur opening build --pieces "$K6" --turns 5 --table /tmp/gpu6 --out "$OUT/k6-opening.npz"
-    $PY benchmarks/table_report.py /tmp/gpu6 "$K6" /tmp/gpu6.json "$OUT/k6.json"
+solved() {
+    # solved K GRAPH NAME: the solve (it resumes from /tmp/NAME's checkpoint), then, once the table is
+    # written, its figures and opening file
+    local k=$1 graph=$2 name=$3
+    $PY -m gamesolver.solver ur solve --pieces "$k" --tolerance 1e-5 --backend "$BACKEND" --graph "$graph" \
+        --out "/tmp/$name" --json > "/tmp/$name.json" || return $?
+    cat "/tmp/$name.json"
+    $PY -m gamesolver.solver ur opening build --pieces "$k" --turns 5 --table "/tmp/$name" --out "$OUT/$name-opening.npz"
+    $PY benchmarks/table_report.py "/tmp/$name" "$k" "/tmp/$name.json" "$OUT/$name.json"
 }
+k6() { solved "$K6" store k6; }
+# seven pieces: their graph (about 204 GiB) fits no GPU, so auto stores it for the ranks below an
+# edge (about half on an H200) and the rest regenerate; a round about 7 s there (projected), the
+# solve some 16-19 minutes: two or three commands on one warm machine, each resuming
+k7() { solved 7 auto k7; }
 # K6 and BACKEND let the stage be tried without a GPU: STAGES=k6 K6=3 BACKEND=cpu
 export OUT PY K6=${K6:-6}
-export -f k6
+export -f solved k6 k7
 # K = 6 takes what the budget has left but a minute (the bench after it, if any time is left)
 want k6 && stage k6 $(( $(left) - 60 )) "$OUT/k6.log" bash -c k6
+want k7 && stage k7 $(( $(left) - 30 )) "$OUT/k7.log" bash -c k7
 want bench && stage bench 600 "$OUT/bench.jsonl" $PY benchmarks/bench_ur_gpu.py --pieces ${BENCH_PIECES:-5 4} \
     --repeats 2 --json
 say "== peak device memory in use (MiB): $(cut -d, -f2 "$OUT/gpu-mem.csv" | tr -dc '0-9\n' | sort -n | tail -n 1)"
