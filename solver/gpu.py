@@ -906,9 +906,11 @@ class GpuEngine:
             return change, None, size
         ranks = self._empty((max(1, size),), np.int64)
         self.k["write_marks"][grid](self.hot, HOT_CHUNK, self._to_device(starts[:-1]), ranks)
-        m = self.stored_states  # the marks below it: whole chunks' counts, then the rest of its chunk
-        c = m // HOT_CHUNK
-        below = size if m >= self.n else int(starts[c]) + int(np.count_nonzero(self.hot[c * HOT_CHUNK:m].copy_to_host()))
+        # the marks below the stored graph's edge: the whole chunks' counts, then the rest of its chunk
+        c, rest = divmod(self.stored_states, HOT_CHUNK)
+        below = size if self.stored_states >= self.n else int(starts[c])
+        if rest and self.stored_states < self.n:
+            below += int(np.count_nonzero(self.hot[c * HOT_CHUNK:self.stored_states].copy_to_host()))
         return change, DeviceSubset(ranks, size, below), size
 
     def endless_pass(self, V: np.ndarray, good: np.ndarray, eps: float, threads: int = 1,

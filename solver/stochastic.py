@@ -546,8 +546,9 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
     is one full sweep, which also records both players' greedy policy, then up to
     WALK_POLICY_SWEEPS cheap float32 sweeps of that policy (WALK_POLISH_SWEEPS in the last stage;
     in the discounted stages, where the engine can, a few of them and many over the hot set
-    instead: ``_hot_round``). A discounted stage ends when a full sweep changes no value by more
-    than ``tolerance / 10`` (or 30 rounds have not halved the smallest change: float32 rounding
+    instead: ``_hot_round``). The last discounted stage ends when a full sweep changes no value by
+    more than ``tolerance / 10``, the ones before it at WALK_EARLY_AIM (1e-4: the next stage's first
+    sweeps move values by far more) (or 30 rounds have not halved the smallest change: float32 rounding
     and near-ties; or five rounds in a row stayed below twice that aim: see ``_Stall``), so that
     cycles kept up only by endless play have decayed below the check's slack. Each stage starts
     from the last, so the undiscounted stage starts next to the game's value, not in the basin of
