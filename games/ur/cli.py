@@ -360,7 +360,8 @@ _graph_option = click.option("--graph", type=click.Choice(GRAPH_CHOICES), defaul
 _solve_graph_option = click.option(
     "--graph", type=click.Choice(GRAPH_CHOICES), default="auto", show_default=True,
     help=_GRAPH_HELP + " With --backend gpu the graph is kept in the GPU's memory (6 pieces: about 73 GiB), "
-                       "auto: where it fits beside the rest of the solve, store: refused where it does not.")
+                       "auto: where it fits beside the rest of the solve (7 pieces: for the ranks that fit, "
+                       "the rest regenerating), store: refused where all of it does not.")
 
 
 @ur.command("solve", epilog=example("solver ur solve --pieces 3 --out ur-k3"))
