@@ -60,6 +60,12 @@ PARTIAL_GRAPH_MIN = 0.125
 # ... leaving this share of the free memory unused beside it (numba frees device arrays in batches,
 # and each round's hot set is a new array of up to an eighth of the states, 8 bytes each)
 PARTIAL_GRAPH_HEADROOM = 1 / 16
+# ... and the graph of the ranks after that prefix in the host's page-locked memory, up to this share
+# of the memory available there (``host_graph``), copied to the device a launch at a time as a sweep
+# reaches it (seven pieces: some 90 GiB at tens of GB/s, against regenerating them); the ranks after
+# that regenerate
+HOST_GRAPH_SHARE = 0.5
+DEVICE, HOST, GENERATE = 0, 1, 2  # where a launch's states get their outcomes (``_parts``)
 _F0 = np.float32(0.0)
 _F1 = np.float32(1.0)
 _FNONE = np.float32(-2.0)  # below every value: nothing seen yet
@@ -356,7 +362,7 @@ def _cpu_kernels(spec: Any, tpb: int) -> Any:
     distinct = graph_functions(jit, G)
 
     @jit
-    def graph_rows(T, start, stop, fill, sizes, OFF, CNT, CODES, codes, scratch):
+    def graph_rows(T, start, stop, fill, sizes, OFF, CNT, CODES, base, codes, scratch):
         counts = np.zeros(G, np.int64)
         for s in range(start, stop):
             if generate(T, s, codes, counts, scratch) < 0:
@@ -365,35 +371,39 @@ def _cpu_kernels(spec: Any, tpb: int) -> Any:
             if not fill:
                 sizes[s] = m
                 continue
-            if OFF[s] + m != OFF[s + 1]:
+            r = s - base
+            if OFF[r] + m != OFF[r + 1]:
                 return -2
+            at = OFF[r] - OFF[0]
             for i in range(m):
-                CODES[OFF[s] + i] = codes[i]
+                CODES[at + i] = codes[i]
             for k in range(G):
-                CNT[s, k] = counts[k]
+                CNT[r, k] = counts[k]
         return 0
 
     @jit
-    def sweep_stored(OFF, CNT, CODES, V, dst, start, stop, g, RP, RG, policy, record, write, S, indexed):
+    def sweep_stored(OFF, CNT, CODES, V, dst, start, stop, g, RP, RG, policy, record, write, S, indexed, base):
         bestv = np.zeros(G, np.float32)
         bestc = np.zeros(G, np.int64)
         worst = _F0
         for i in range(start, stop):
             s = S[i] if indexed else i
-            d = settle(backup(CODES[OFF[s]:OFF[s + 1]], CNT[s], V, g, RP, RG, bestv, bestc, policy, s, record), V,
-                       dst, s, write)
+            r = s - base
+            d = settle(backup(CODES[OFF[r] - OFF[0]:OFF[r + 1] - OFF[0]], CNT[r], V, g, RP, RG, bestv, bestc, policy,
+                              s, record), V, dst, s, write)
             if d > worst:
                 worst = d
         return worst
 
     @jit
-    def endless_stored(OFF, CNT, CODES, V, good, eps, first, start, stop, RG):
+    def endless_stored(OFF, CNT, CODES, V, good, eps, first, start, stop, RG, base):
         starts = np.zeros(G, np.int64)
         added = 0
         for s in range(start, stop):
             if good[s] != 0:
                 continue
-            if joins(CODES[OFF[s]:OFF[s + 1]], CNT[s], V, V[s], good, eps, first, RG, starts):
+            r = s - base
+            if joins(CODES[OFF[r] - OFF[0]:OFF[r + 1] - OFF[0]], CNT[r], V, V[s], good, eps, first, RG, starts):
                 good[s] = 1
                 added += 1
         return added
@@ -427,7 +437,8 @@ class GpuEngine:
 
     def __init__(self, spec: Any, *, policy: bool = True, target: str = "cuda",
                  threads_per_block: int = THREADS_PER_BLOCK, launch_states: int = LAUNCH_STATES,
-                 log: Callable[[str], None] | None = None, graph: str = "auto", pin_host: bool = True) -> None:
+                 log: Callable[[str], None] | None = None, graph: str = "auto", pin_host: bool = True,
+                 host_graph: int | None = None) -> None:
         if target not in ("cuda", "cpu"):
             raise InputError(f"unknown target {target!r}; expected cuda or cpu")
         if graph not in GRAPH_CHOICES:
@@ -478,6 +489,11 @@ class GpuEngine:
         self.CNT: Any = None  # uint8, (n, groups): its groups' sizes
         self.CODES: Any = None  # int32: the codes, state after state, group after group
         self.stored_states = 0  # the graph holds ranks 0..stored_states-1 (all of them, or a prefix)
+        self.host_states = 0  # ... and the host's memory ranks stored_states..host_states-1 (``_store_host``)
+        self.host_graph = host_graph
+        self.H: tuple[Any, Any, Any] | None = None  # the host's part: offsets, group sizes, codes
+        self.stage: tuple[Any, Any, Any] | None = None  # one launch's worth of it on the device
+        self.host_nbytes = 0
         self.nbytes = 0
         self.graph_kind = "regenerated"
         self.graph_seconds = 0.0  # the device graph's build (the solve's meta counts it)
@@ -555,6 +571,9 @@ class GpuEngine:
                 self.log(f"gpu: {why}: stored for ranks below {m:,} ({m / n:.0%} of the states), "
                          "the others regenerate their outcomes in every sweep")
         part, nbytes = int(offsets[m]), graph_bytes(offsets, G, m)
+        self.stored_states = m
+        if m < n:
+            self._store_host(offsets, m)
         self.OFF = self._to_device(offsets[:m + 1])
         del offsets
         self.CNT = self._empty((m, G), np.uint8)
@@ -563,11 +582,93 @@ class GpuEngine:
         self.stored_states = m
         self.nbytes = nbytes
         self.graph_kind = "stored on the device" if m == n else f"stored on the device for {m / n:.0%} of the states"
+        if self.host_states > m:
+            self.graph_kind += f", in the host's memory for {(self.host_states - m) / n:.0%}"
         self.graph_seconds = time.perf_counter() - t0
         if self.log:
             self.log(f"gpu: stored graph of {part:,} outcomes"
                      + (f" (ranks below {m:,})" if m < n else "")
                      + f", {self.nbytes / 2**30:.2f} GiB on the device (built in {self.graph_seconds:.1f} s)")
+
+    def _store_host(self, offsets: np.ndarray, m: int) -> None:
+        """The graph of the ranks from ``m`` on, as many whole launches as fit in ``host_graph``
+        bytes (None: HOST_GRAPH_SHARE of the host's available memory), in the host's page-locked
+        memory: generated on the device a launch at a time and copied over. Sweeps copy it back a
+        launch at a time (``_staged``). Where the memory cannot be page-locked, those ranks
+        regenerate instead."""
+        from gamesolver.solver.outcomes import available_bytes
+
+        n, G, L = self.n, int(self.spec.ngroups), self.launch
+        budget = int(HOST_GRAPH_SHARE * available_bytes()) if self.host_graph is None else int(self.host_graph)
+        rel = offsets[m:] - offsets[m]
+        h = m + graph_prefix(rel, G, L, budget)
+        if h <= m:
+            return
+        edges = list(range(m, h, L)) + [h]
+        widest = max(int(offsets[b] - offsets[a]) for a, b in zip(edges[:-1], edges[1:]))
+        try:
+            H = (self._host_array(h - m + 1, np.int64), self._host_array((h - m, G), np.uint8),
+                 self._host_array(max(1, int(rel[h - m])), np.int32))
+        except Exception as exc:  # noqa: BLE001  (no page-locked memory: those ranks regenerate)
+            if self.log:
+                self.log(f"gpu: no page-locked host memory for the rest of the graph ({exc}); ranks from {m:,} regenerate")
+            return
+        H[0][:] = offsets[m:h + 1]
+        self.stage = (self._empty((L + 1,), np.int64), self._empty((L, G), np.uint8),
+                      self._empty((max(1, widest),), np.int32))
+        self.H = H
+        self.host_states = h
+        for a, b in zip(edges[:-1], edges[1:]):  # generated on the device, a launch at a time
+            OFF, CNT, CODES = self._staged(a, b, fill=True)
+            self._launch_rows(a, b, OFF, CNT, CODES, a)
+            c0, c1 = int(offsets[a] - offsets[m]), int(offsets[b] - offsets[m])
+            self._copy_out(CNT[:b - a], H[1][a - m:b - m])
+            self._copy_out(CODES[:c1 - c0], H[2][c0:c1])
+        self.host_nbytes = graph_bytes(rel, G, h - m)
+        if self.log:
+            self.log(f"gpu: graph of ranks {m:,} to {h:,} ({(h - m) / n:.0%} of the states) in the host's page-locked "
+                     f"memory, {self.host_nbytes / 2**30:.2f} GiB, copied to the device a launch at a time")
+
+    def _host_array(self, shape: Any, dtype: Any) -> Any:
+        return self.cuda.pinned_array(shape, dtype=dtype) if self.target == "cuda" else np.zeros(shape, dtype=dtype)
+
+    def _copy_in(self, dev: Any, host: np.ndarray) -> None:
+        if self.target == "cuda":
+            dev.copy_to_device(host)
+        else:
+            dev[...] = host
+
+    def _copy_out(self, dev: Any, host: np.ndarray) -> None:
+        if self.target == "cuda":
+            dev.copy_to_host(host)
+        else:
+            host[...] = dev
+
+    def _staged(self, a: int, b: int, fill: bool = False) -> tuple[Any, Any, Any]:
+        """The graph of ranks a..b-1 (inside one launch of the host's part) on the device: its
+        offsets, and unless ``fill`` (the build writes them) its group sizes and codes, copied
+        from the host's memory into the staging arrays. Kernels read it with ``base`` a."""
+        m = self.stored_states
+        OFF, CNT, CODES = self.stage
+        Hoff, Hcnt, Hcodes = self.H
+        self._copy_in(OFF[:b - a + 1], Hoff[a - m:b - m + 1])
+        if not fill:
+            c0, c1 = int(Hoff[a - m] - Hoff[0]), int(Hoff[b - m] - Hoff[0])
+            self._copy_in(CNT[:b - a], Hcnt[a - m:b - m])
+            if c1 > c0:
+                self._copy_in(CODES[:c1 - c0], Hcodes[c0:c1])
+        return OFF, CNT, CODES
+
+    def _launch_rows(self, a: int, b: int, OFF: Any, CNT: Any, CODES: Any, base: int) -> None:
+        """``graph_rows`` filling ranks a..b-1 into (OFF, CNT, CODES), rows from ``base`` on."""
+        if self.target == "cuda":
+            _, err = self._scalars()
+            self.k["graph_rows"][(b - a + self.tpb - 1) // self.tpb, self.tpb](
+                self.T, a, b, True, self.noindex, OFF, CNT, CODES, err, base)
+            self._check(err)
+        else:
+            self._check(-int(self.k["graph_rows"](self.T, a, b, True, self.noindex, OFF, CNT, CODES, base,
+                                                  *self._buffers())))
 
     def _rows(self, fill: bool, sizes: Any, OFF: Any, CNT: Any, CODES: Any, stop: int) -> None:
         """The kernel ``graph_rows`` over ranks 0..stop-1: count each state's distinct codes into
@@ -576,10 +677,10 @@ class GpuEngine:
             _, err = self._scalars()
             for a, b in self._pieces(0, stop):
                 self.k["graph_rows"][(b - a + self.tpb - 1) // self.tpb, self.tpb](self.T, a, b, fill, sizes, OFF, CNT,
-                                                                                   CODES, err)
+                                                                                   CODES, err, 0)
             self._check(err)
         else:
-            got = int(self.k["graph_rows"](self.T, 0, stop, fill, sizes, OFF, CNT, CODES, *self._buffers()))
+            got = int(self.k["graph_rows"](self.T, 0, stop, fill, sizes, OFF, CNT, CODES, 0, *self._buffers()))
             self._check(-got)  # 1: the generator's bound, 2: a row of another length than counted
 
     def stored_groups(self, rank: int) -> list[list[int]]:
@@ -696,21 +797,31 @@ class GpuEngine:
             return list(zip(edges[:-1], edges[1:]))
         return [(a, min(stop, a + self.launch)) for a in range(start, stop, self.launch)]
 
-    def _parts(self, start: int, stop: int, indexed: bool = False, below: int = 0) -> list[tuple[int, int, bool]]:
-        """``_pieces``, each with whether its states read the stored graph: ranks below
-        ``stored_states`` do, the others generate their outcomes; a piece that straddles the edge
-        is cut there. For a subset (``indexed``) the pieces are its positions, and ``below`` of
-        them (its first) are ranks inside the graph."""
+    def _parts(self, start: int, stop: int, indexed: bool = False, below: int = 0) -> list[tuple[int, int, int]]:
+        """``_pieces``, each with where its states get their outcomes: DEVICE (ranks below
+        ``stored_states``: the stored graph in device memory), HOST (up to ``host_states``: the
+        graph in the host's memory, copied in a launch at a time, so those pieces are also cut at
+        whole launches) or GENERATE. A piece that straddles an edge is cut there. For a subset
+        (``indexed``) the pieces are its positions, ``below`` of them (its first) in the device's
+        graph, the others generating (a subset is a few scattered states)."""
         cut = below if indexed else self.stored_states
-        parts: list[tuple[int, int, bool]] = []
+        host = cut if indexed else max(cut, self.host_states)
+        parts: list[tuple[int, int, int]] = []
         for a, b in self._pieces(start, stop, indexed):
-            if b <= cut:
-                parts.append((a, b, True))
-            elif a >= cut:
-                parts.append((a, b, False))
-            else:
-                parts += [(a, cut, True), (cut, b, False)]
+            for lo, hi, kind in ((a, min(b, cut), DEVICE), (max(a, cut), min(b, host), HOST),
+                                 (max(a, host), b, GENERATE)):
+                if kind == HOST:  # whole launches: the staging arrays hold one
+                    edges = [lo] + list(range((lo // self.launch + 1) * self.launch, hi, self.launch)) + [hi]
+                    parts += [(x, y, HOST) for x, y in zip(edges[:-1], edges[1:]) if y > x]
+                elif hi > lo:
+                    parts.append((lo, hi, kind))
         return parts
+
+    def _graph(self, a: int, b: int, kind: int) -> tuple[Any, Any, Any, int]:
+        """The graph a DEVICE or HOST piece a..b-1 reads, and the rank its rows start at."""
+        if kind == DEVICE:
+            return self.OFF, self.CNT, self.CODES, 0
+        return (*self._staged(a, b), a)
 
     # ---- the engine's interface -----------------------------------------------------------
 
@@ -798,21 +909,23 @@ class GpuEngine:
         parts = self._parts(start, stop, indexed, self._below(subset))
         if self.target == "cuda":
             w, err = self._scalars()
-            for a, b, stored in parts:
+            for a, b, kind in parts:
                 blocks = (b - a + self.tpb - 1) // self.tpb
-                if stored:
-                    self.k["sweep_stored"][blocks, self.tpb](self.OFF, self.CNT, self.CODES, self.V, dst, a, b, g,
-                                                             self.RP, self.RG, P, record, write, S, indexed, w)
+                if kind != GENERATE:
+                    OFF, CNT, CODES, base = self._graph(a, b, kind)
+                    self.k["sweep_stored"][blocks, self.tpb](OFF, CNT, CODES, self.V, dst, a, b, g, self.RP, self.RG, P,
+                                                             record, write, S, indexed, w, base)
                 else:
                     self.k["sweep"][blocks, self.tpb](self.T, self.V, dst, a, b, g, self.RP, self.RG, P, record,
                                                       write, S, indexed, w, err)
             self._check(err)
             worst = float(w.copy_to_host()[0])
         else:
-            for a, b, stored in parts:
-                if stored:
-                    got = float(self.k["sweep_stored"](self.OFF, self.CNT, self.CODES, self.V, dst, a, b, g, self.RP,
-                                                       self.RG, P, record, write, S, indexed))
+            for a, b, kind in parts:
+                if kind != GENERATE:
+                    OFF, CNT, CODES, base = self._graph(a, b, kind)
+                    got = float(self.k["sweep_stored"](OFF, CNT, CODES, self.V, dst, a, b, g, self.RP, self.RG, P,
+                                                       record, write, S, indexed, base))
                 else:
                     got = float(self.k["sweep"](self.T, self.V, dst, a, b, g, self.RP, self.RG, P, record, write,
                                                 S, indexed, *self._buffers()))
@@ -934,21 +1047,23 @@ class GpuEngine:
         if self.target == "cuda":
             total = self._to_device(np.zeros(1, dtype=np.int64))
             _, err = self._scalars()
-            for a, b, stored in self._parts(start, stop):
+            for a, b, kind in self._parts(start, stop):
                 blocks = (b - a + self.tpb - 1) // self.tpb
-                if stored:
-                    self.k["endless_stored"][blocks, self.tpb](self.OFF, self.CNT, self.CODES, self.V, self.good, e,
-                                                               first, a, b, self.RG, total)
+                if kind != GENERATE:
+                    OFF, CNT, CODES, base = self._graph(a, b, kind)
+                    self.k["endless_stored"][blocks, self.tpb](OFF, CNT, CODES, self.V, self.good, e, first, a, b,
+                                                               self.RG, total, base)
                 else:
                     self.k["endless"][blocks, self.tpb](self.T, self.V, self.good, e, first, a, b, self.RG, total,
                                                         err)
             self._check(err)
             added = int(total.copy_to_host()[0])
         else:
-            for a, b, stored in self._parts(start, stop):
-                if stored:
-                    got = int(self.k["endless_stored"](self.OFF, self.CNT, self.CODES, self.V, self.good, e, first, a,
-                                                       b, self.RG))
+            for a, b, kind in self._parts(start, stop):
+                if kind != GENERATE:
+                    OFF, CNT, CODES, base = self._graph(a, b, kind)
+                    got = int(self.k["endless_stored"](OFF, CNT, CODES, self.V, self.good, e, first, a, b, self.RG,
+                                                       base))
                 else:
                     got = int(self.k["endless"](self.T, self.V, self.good, e, first, a, b, self.RG, *self._buffers()))
                     self._check(got < 0)

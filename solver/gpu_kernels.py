@@ -107,9 +107,11 @@ def cuda_kernels(spec: Any, tpb: int) -> Any:
     distinct = graph_functions(dev, G)
 
     @cuda.jit
-    def graph_rows(T, start, stop, fill, sizes, OFF, CNT, CODES, err):
+    def graph_rows(T, start, stop, fill, sizes, OFF, CNT, CODES, err, base):
         """Each state's distinct outcome codes: counted into ``sizes`` (the stored graph's row
-        lengths), or with ``fill`` written at the state's offset, its group sizes to its row of CNT."""
+        lengths), or with ``fill`` written at the state's offset, its group sizes to its row of CNT.
+        The rows hold ranks from ``base`` on, the codes from the offset OFF[0] on (a piece of the
+        graph: see ``sweep_stored``)."""
         codes = cuda.local.array(MAXOUT, int32)
         counts = cuda.local.array(G, int64)
         scratch = cuda.local.array(SCR, int64)
@@ -119,39 +121,48 @@ def cuda_kernels(spec: Any, tpb: int) -> Any:
                 cuda.atomic.max(err, 0, 1)
             else:
                 m = distinct(codes, counts)
+                r = s - base
                 if not fill:
                     sizes[s] = m
-                elif OFF[s] + m != OFF[s + 1]:
+                elif OFF[r] + m != OFF[r + 1]:
                     cuda.atomic.max(err, 0, 2)
                 else:
+                    at = OFF[r] - OFF[0]
                     for i in range(m):
-                        CODES[OFF[s] + i] = codes[i]
+                        CODES[at + i] = codes[i]
                     for k in range(G):
-                        CNT[s, k] = counts[k]
+                        CNT[r, k] = counts[k]
 
     @cuda.jit
-    def sweep_stored(OFF, CNT, CODES, V, dst, start, stop, g, RP, RG, policy, record, write, S, indexed, worst):
-        """``sweep`` reading each state's codes from the stored graph instead of generating them."""
+    def sweep_stored(OFF, CNT, CODES, V, dst, start, stop, g, RP, RG, policy, record, write, S, indexed, worst,
+                     base):
+        """``sweep`` reading each state's codes from the stored graph instead of generating them:
+        the graph's rows hold ranks from ``base`` on, its codes start at the offset OFF[0] (the
+        device's prefix: 0 and 0; a piece copied in from the host's memory: its first rank and
+        that rank's offset)."""
         bestv = cuda.local.array(G, float32)
         bestc = cuda.local.array(G, int64)
         i = start + cuda.grid(1)
         d = _F0
         if i < stop:
             s = S[i] if indexed else i
-            d = settle(backup(CODES[OFF[s]:OFF[s + 1]], CNT[s], V, g, RP, RG, bestv, bestc, policy, s, record), V,
-                       dst, s, write)
+            r = s - base
+            d = settle(backup(CODES[OFF[r] - OFF[0]:OFF[r + 1] - OFF[0]], CNT[r], V, g, RP, RG, bestv, bestc, policy,
+                              s, record), V, dst, s, write)
         block_max(d, worst)
 
     @cuda.jit
-    def endless_stored(OFF, CNT, CODES, V, good, eps, first, start, stop, RG, added):
-        """``endless`` reading each state's codes from the stored graph."""
+    def endless_stored(OFF, CNT, CODES, V, good, eps, first, start, stop, RG, added, base):
+        """``endless`` reading each state's codes from the stored graph (rows from ``base`` on, as
+        in ``sweep_stored``)."""
         starts = cuda.local.array(G, int64)
         s = start + cuda.grid(1)
         a = 0
-        if s < stop and good[s] == 0 and joins(CODES[OFF[s]:OFF[s + 1]], CNT[s], V, V[s], good, eps, first, RG,
-                                               starts):
-            good[s] = 1
-            a = 1
+        if s < stop and good[s] == 0:
+            r = s - base
+            if joins(CODES[OFF[r] - OFF[0]:OFF[r + 1] - OFF[0]], CNT[r], V, V[s], good, eps, first, RG, starts):
+                good[s] = 1
+                a = 1
         block_sum(a, added)
 
     @cuda.jit

@@ -597,9 +597,11 @@ def test_the_graphs_prefix_is_the_most_whole_launches_that_fit(sizes, step, grou
 
 
 @needs_numba
-def test_a_graph_stored_for_a_prefix_of_the_states_sweeps_like_generating(tmp_path, monkeypatch) -> None:
-    # seven pieces' graph (about 204 GiB) fits no GPU; the device stores it for the ranks that fit
-    # and the others generate their outcomes: every sweep, pass and solve as the generating engine's
+@pytest.mark.parametrize("host", [False, True])
+def test_a_graph_stored_for_a_prefix_of_the_states_sweeps_like_generating(tmp_path, monkeypatch, host) -> None:
+    # seven pieces' graph (about 204 GiB) fits no GPU; the device stores it for the ranks that fit,
+    # the host's memory (``host``) for the next ones, copied in a launch at a time, and the others
+    # generate their outcomes: every sweep, pass and solve as the generating engine's, bit for bit
     from gamesolver.solver.errors import InputError
     from gamesolver.solver.gpu import PARTIAL_GRAPH_HEADROOM, GpuEngine, graph_bytes, graph_prefix
 
@@ -612,14 +614,21 @@ def test_a_graph_stored_for_a_prefix_of_the_states_sweeps_like_generating(tmp_pa
     half = graph_bytes(offsets, G, n // 2)
     monkeypatch.setattr(GpuEngine, "free_bytes", lambda self: need + half)
     said: list[str] = []
-    part = _cpu_engine(spec, launch_states=256, log=said.append)
+    room = graph_bytes(offsets, G, n) // 4 if host else 0  # the host's part: about a quarter of the states
+    part = _cpu_engine(spec, launch_states=256, log=said.append, host_graph=room)
     gen = _cpu_engine(spec, graph="regenerate", launch_states=256)
-    m = part.stored_states  # the most whole launches that fit, some room left beside them
-    room = half - int((need + half) * PARTIAL_GRAPH_HEADROOM)
-    assert m == graph_prefix(offsets, G, 256, room) and m % 256 == 0 and n // 4 < m < n // 2
-    assert part.nbytes == graph_bytes(offsets, G, m) <= room
-    assert part.graph_kind == f"stored on the device for {m / n:.0%} of the states"
+    m, h = part.stored_states, part.host_states  # the most whole launches that fit, some room left
+    assert m == graph_prefix(offsets, G, 256, half - int((need + half) * PARTIAL_GRAPH_HEADROOM))
+    assert m % 256 == 0 and n // 4 < m < n // 2 and part.nbytes == graph_bytes(offsets, G, m)
     assert any(f"stored for ranks below {m:,}" in x for x in said)
+    kind = f"stored on the device for {m / n:.0%} of the states"
+    if host:
+        assert h == m + graph_prefix(offsets[m:] - offsets[m], G, 256, room) and m < h < n and (h - m) % 256 == 0
+        assert part.host_nbytes <= room and any(f"graph of ranks {m:,} to {h:,}" in x for x in said)
+        kind += f", in the host's memory for {(h - m) / n:.0%}"
+    else:
+        assert h == 0 and part.H is None
+    assert part.graph_kind == kind
     assert part.stored_groups(m - 1) == whole.stored_groups(m - 1)
     with pytest.raises(RuntimeError, match="no stored graph"):
         part.stored_groups(m)
@@ -631,9 +640,11 @@ def test_a_graph_stored_for_a_prefix_of_the_states_sweeps_like_generating(tmp_pa
     assert gen.sweep(a, policy=np.empty((0, R)), discount=0.99) == part.sweep(b, policy=np.empty((0, R)),
                                                                               discount=0.99) > 0.1
     assert np.array_equal(a, b) and np.array_equal(gen.policy, part.policy)
-    ja, jb = np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.float32)  # a Jacobi window across the edge
-    assert gen.sweep(a, start=m - 300, stop=m + 300, out=ja) == part.sweep(b, start=m - 300, stop=m + 300, out=jb)
-    assert np.array_equal(ja, jb) and np.abs(ja[m - 300:m + 300]).max() > 0
+    for edge in (m, max(m, h)):  # Jacobi windows across each edge, starting inside a launch
+        ja, jb = np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.float32)
+        assert gen.sweep(a, start=edge - 300, stop=edge + 300, out=ja) == part.sweep(b, start=edge - 300,
+                                                                                    stop=edge + 300, out=jb)
+        assert np.array_equal(ja, jb) and np.abs(ja[edge - 300:edge + 300]).max() > 0
     sub = np.flatnonzero(rng.random(n) < 0.2)  # a subset on both sides of the edge
     assert gen.sweep(a, subset=sub, discount=0.99) == part.sweep(b, subset=sub, discount=0.99)
     assert np.array_equal(a, b) and 0 < np.searchsorted(sub, m) < sub.size
