@@ -1098,6 +1098,7 @@ class GpuEngine:
         """Let the device arrays go (numba frees them with their last reference)."""
         self.V = self.good = self.policy = self.hot = None
         self.OFF = self.CNT = self.CODES = None
+        self.H = self.stage = None  # the host's page-locked part of the graph and its staging arrays
         self._subset = None
         self.T = ()
         self._host = None
