@@ -113,8 +113,8 @@ def main() -> None:
         if a.json:
             print(json.dumps(row), flush=True)
         else:
-            print(f"K={a.pieces} {a.backend} early aim {aim:g} ({row['hot_sets']} hot sets): {row['full_sweeps']} full sweeps {row['stages']}, "
-                  f"{row['policy_sweeps']} policy sweeps, {row['hot_set_states']:,} hot-set states, {row['seconds']} s, "
+            print(f"K={a.pieces} {a.backend} early aim {aim:g} ({row['hot_sets']} hot sets): "
+                  f"{row['full_sweeps']} full sweeps {row['stages']}, {row['policy_sweeps']} policy sweeps, {row['hot_set_states']:,} hot-set states, {row['seconds']} s, "
                   f"start {row['start']:+.7f}; x{row['full_sweeps_ratio']} sweeps, x{row['seconds_ratio']} time, "
                   f"values within {row['max_diff_from_first']:.2g} of the first", flush=True)
 

@@ -611,7 +611,8 @@ class GpuEngine:
                  self._host_array(max(1, int(rel[h - m])), np.int32))
         except Exception as exc:  # noqa: BLE001  (no page-locked memory: those ranks regenerate)
             if self.log:
-                self.log(f"gpu: no page-locked host memory for the rest of the graph ({exc}); ranks from {m:,} regenerate")
+                self.log(f"gpu: no page-locked host memory for the rest of the graph ({exc}); "
+                         f"ranks from {m:,} regenerate")
             return
         H[0][:] = offsets[m:h + 1]
         self.stage = (self._empty((L + 1,), np.int64), self._empty((L, G), np.uint8),
@@ -623,7 +624,8 @@ class GpuEngine:
             self._launch_rows(a, b, OFF, CNT, CODES, a)
             c0, c1 = int(offsets[a] - offsets[m]), int(offsets[b] - offsets[m])
             self._copy_out(CNT[:b - a], H[1][a - m:b - m])
-            self._copy_out(CODES[:c1 - c0], H[2][c0:c1])
+            if c1 > c0:
+                self._copy_out(CODES[:c1 - c0], H[2][c0:c1])
         self.host_nbytes = graph_bytes(rel, G, h - m)
         if self.log:
             self.log(f"gpu: graph of ranks {m:,} to {h:,} ({(h - m) / n:.0%} of the states) in the host's page-locked "

@@ -693,7 +693,8 @@ def test_stored_graph_on_the_gpu_equals_generating(monkeypatch) -> None:
     for graph in ("regenerate", "store", "part"):
         if graph == "part":
             free = GpuEngine.free_bytes
-            monkeypatch.setattr(GpuEngine, "free_bytes", lambda self, free=free, extra=half_graph: min(free(self), self.bytes_needed() + extra))
+            monkeypatch.setattr(GpuEngine, "free_bytes",
+                                lambda self, free=free, extra=half_graph: min(free(self), self.bytes_needed() + extra))
         with gpu_engine(o, graph="auto" if graph == "part" else graph) as eng:
             if graph == "store":
                 half_graph = eng.nbytes // 2
