@@ -567,7 +567,11 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
         while stage < len(stages):
             d = stages[stage]
             g = float(np.float32(1.0 - d))
-            end = max(aim, WALK_EARLY_AIM) if stage < len(WALK_DISCOUNTS) - 1 else aim
+            # early stages: WALK_EARLY_AIM on an engine that finds its own hot sets (a GPU's, where it
+            # was measured); on the CPU engines a solve to 3e-7 whose early stages stopped early
+            # sometimes never settled in its last stage (two threads), so they keep tolerance / 10
+            early = WALK_EARLY_AIM if _finds_hot_sets(K) else 0.0
+            end = max(aim, early) if stage < len(WALK_DISCOUNTS) - 1 else aim
             stalled = _Stall(WALK_PROGRESS, WALK_NEAR * end, WALK_NEAR_ROUNDS)
             anderson = _Anderson(WALK_ANDERSON, WALK_ANDERSON_TRUST)
             while sweeps < max_sweeps:
