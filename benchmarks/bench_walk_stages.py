@@ -1,7 +1,10 @@
 """How the walk's early stages' aim changes its rounds: the fort rules solved from empty folders
 with ``stochastic.WALK_EARLY_AIM`` set to each value given (0: every discounted stage runs down to
-tolerance / 10, the walk before it had an early aim), one solve each, one after another, on the CPU
-(stored graph, two threads) or the GPU (``--backend gpu``, its stored graph where it fits).
+tolerance / 10, the walk before it had an early aim), one solve each, one after another, on the GPU
+(``--backend gpu``, its stored graph where it fits; ``--target cpu``: its logic on numba's CPU JIT)
+or the CPU engine (stored graph, two threads). The walk applies the early aim only on engines that
+find their own hot sets (the GPU's), so since then the CPU engine's solves are alike for every aim;
+its K = 4 figures in docs/ur.md were measured before that limit.
 
     python benchmarks/bench_walk_stages.py --pieces 4 --aims 0 1e-4
     python benchmarks/bench_walk_stages.py --pieces 5 --aims 0/host 1e-4/device --backend gpu --json

@@ -621,7 +621,7 @@ class GpuEngine:
         self.host_states = h
         for a, b in zip(edges[:-1], edges[1:]):  # generated on the device, a launch at a time
             OFF, CNT, CODES = self._staged(a, b, fill=True)
-            self._launch_rows(a, b, OFF, CNT, CODES, a)
+            self._rows(True, self.noindex, OFF, CNT, CODES, b, start=a, base=a)
             c0, c1 = int(offsets[a] - offsets[m]), int(offsets[b] - offsets[m])
             self._copy_out(CNT[:b - a], H[1][a - m:b - m])
             if c1 > c0:
@@ -661,28 +661,20 @@ class GpuEngine:
                 self._copy_in(CODES[:c1 - c0], Hcodes[c0:c1])
         return OFF, CNT, CODES
 
-    def _launch_rows(self, a: int, b: int, OFF: Any, CNT: Any, CODES: Any, base: int) -> None:
-        """``graph_rows`` filling ranks a..b-1 into (OFF, CNT, CODES), rows from ``base`` on."""
+    def _rows(self, fill: bool, sizes: Any, OFF: Any, CNT: Any, CODES: Any, stop: int, start: int = 0,
+              base: int = 0) -> None:
+        """The kernel ``graph_rows`` over ranks start..stop-1: count each state's distinct codes into
+        ``sizes``, or with ``fill`` write them into (OFF, CNT, CODES), whose rows hold ranks from
+        ``base`` on (a launch of the host's part: ``_store_host``)."""
         if self.target == "cuda":
             _, err = self._scalars()
-            self.k["graph_rows"][(b - a + self.tpb - 1) // self.tpb, self.tpb](
-                self.T, a, b, True, self.noindex, OFF, CNT, CODES, err, base)
-            self._check(err)
-        else:
-            self._check(-int(self.k["graph_rows"](self.T, a, b, True, self.noindex, OFF, CNT, CODES, base,
-                                                  *self._buffers())))
-
-    def _rows(self, fill: bool, sizes: Any, OFF: Any, CNT: Any, CODES: Any, stop: int) -> None:
-        """The kernel ``graph_rows`` over ranks 0..stop-1: count each state's distinct codes into
-        ``sizes``, or with ``fill`` write them into (OFF, CNT, CODES)."""
-        if self.target == "cuda":
-            _, err = self._scalars()
-            for a, b in self._pieces(0, stop):
+            for a, b in self._pieces(start, stop):
                 self.k["graph_rows"][(b - a + self.tpb - 1) // self.tpb, self.tpb](self.T, a, b, fill, sizes, OFF, CNT,
-                                                                                   CODES, err, 0)
+                                                                                   CODES, err, base)
             self._check(err)
         else:
-            got = int(self.k["graph_rows"](self.T, 0, stop, fill, sizes, OFF, CNT, CODES, 0, *self._buffers()))
+            got = int(self.k["graph_rows"](self.T, start, stop, fill, sizes, OFF, CNT, CODES, base,
+                                           *self._buffers()))
             self._check(-got)  # 1: the generator's bound, 2: a row of another length than counted
 
     def stored_groups(self, rank: int) -> list[list[int]]:

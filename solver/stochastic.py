@@ -51,8 +51,9 @@ METHODS = ("walk", "sweeps", "policy")
 WALK_POLICY_SWEEPS = 30  # cheap sweeps of the greedy policy after each full sweep (walk)
 WALK_POLISH_SWEEPS = 5  # the same in the walk's last, undiscounted stage
 WALK_STAGE_FACTOR = 10  # a discounted stage of the walk ends at a change of tolerance / this
-# ... except the stages before the last discounted one, which end at a change of this (when larger):
-# the next stage's first sweeps move values by 1e-3 to 0.2 anyway (0: every stage to tolerance / 10)
+# ... except, on engines that find their own hot sets (a GPU's), the stages before the last discounted
+# one, which end at a change of this (when larger): the next stage's first sweeps move values by 1e-3
+# to 0.2 anyway (0: every stage to tolerance / 10, as the CPU engines keep: see _walk)
 WALK_EARLY_AIM = 1e-4
 WALK_PROGRESS = 0.5  # ... or once 30 rounds have not halved its smallest change (see _Stall)
 WALK_NEAR = 2.0  # ... or once WALK_NEAR_ROUNDS rounds in a row changed nothing by this times that aim
@@ -547,8 +548,8 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
     WALK_POLICY_SWEEPS cheap float32 sweeps of that policy (WALK_POLISH_SWEEPS in the last stage;
     in the discounted stages, where the engine can, a few of them and many over the hot set
     instead: ``_hot_round``). The last discounted stage ends when a full sweep changes no value by
-    more than ``tolerance / 10``, the ones before it at WALK_EARLY_AIM (1e-4: the next stage's first
-    sweeps move values by far more) (or 30 rounds have not halved the smallest change: float32 rounding
+    more than ``tolerance / 10``, the ones before it too, or at WALK_EARLY_AIM on an engine that finds
+    its own hot sets (1e-4: the next stage's first sweeps move values by far more) (or 30 rounds have not halved the smallest change: float32 rounding
     and near-ties; or five rounds in a row stayed below twice that aim: see ``_Stall``), so that
     cycles kept up only by endless play have decayed below the check's slack. Each stage starts
     from the last, so the undiscounted stage starts next to the game's value, not in the basin of
