@@ -2,12 +2,17 @@
 with ``stochastic.WALK_EARLY_AIM`` set to each value given (0: every discounted stage runs down to
 tolerance / 10, the walk before it had an early aim), one solve each, one after another, on the GPU
 (``--backend gpu``, its stored graph where it fits; ``--target cpu``: its logic on numba's CPU JIT)
-or the CPU engine (stored graph, two threads). The walk applies the early aim only on engines that
-find their own hot sets (the GPU's), so since then the CPU engine's solves are alike for every aim;
-its K = 4 figures in docs/ur.md were measured before that limit.
+or the CPU engine (stored graph, two threads). The early aim applies on every engine (for one
+session it applied only on the GPU's, until a value flipping sign in the undiscounted stage was
+found and damped: docs/ur.md, "A value that flips sign every sweep").
 
     python benchmarks/bench_walk_stages.py --pieces 4 --aims 0 1e-4
     python benchmarks/bench_walk_stages.py --pieces 5 --aims 0/host 1e-4/device --backend gpu --json
+    python benchmarks/bench_walk_stages.py --pieces 5 --aims 1e-4 --flip-rounds 3 0 --backend gpu
+
+``--flip-rounds``: each aim is solved once for each value of ``stochastic.WALK_FLIP_ROUNDS`` given (0:
+no damped sweeps; see ``_Flip`` in solver/stochastic.py and docs/ur.md, "A value that flips sign
+every sweep").
 
 On the GPU an aim may name where the walk's hot sets are found: ``/device`` (``GpuEngine.hot_set``,
 the default) or ``/host`` (the marks copied to the host and scanned there, as before it).
@@ -35,10 +40,11 @@ from gamesolver.solver.stochastic import solve_values
 
 
 def run(pieces: int, aim: float, hot: str, tolerance: float, threads: int, backend: str,
-        target: str = "cuda") -> tuple[dict, np.ndarray]:
+        target: str = "cuda", flip: int = stochastic.WALK_FLIP_ROUNDS) -> tuple[dict, np.ndarray]:
     options = UrOptions(pieces=pieces)
     game = kernel(options)
     stochastic.WALK_EARLY_AIM = aim
+    stochastic.WALK_FLIP_ROUNDS = flip
     gpu.GpuEngine.device_hot_sets = hot == "device"
     lines: list[str] = []
     engine = gpu_engine(options, target=target) if backend == "gpu" else None
@@ -53,6 +59,7 @@ def run(pieces: int, aim: float, hot: str, tolerance: float, threads: int, backe
             d = line.split("(1 - discount ")[1].split(")")[0] if "(1 - discount" in line else "0"
             stages[d] = stages.get(d, 0) + 1
     return ({"pieces": pieces, "backend": backend, "early_aim": aim, "hot_sets": hot if backend == "gpu" else "host",
+             "flip_rounds": flip, "damped_sweeps": sum(" damped:" in line for line in lines),
              "subset_pieces": gpu.SUBSET_PIECES, "seconds": round(seconds, 1),
              "full_sweeps": res.meta["sweeps"], "stages": stages, "policy_sweeps": res.meta["policy_sweeps"],
              "hot_set_states": res.meta["hot_set_states"], "start": float(res.values[0])},
@@ -83,7 +90,10 @@ def main() -> None:
                     help="the GPU's launches a subset sweep at least (solver.gpu.SUBSET_PIECES)")
     ap.add_argument("--target", choices=("cuda", "cpu"), default="cuda",
                     help="the GPU engine's kernels on the device, or on numba's CPU JIT (to try this script)")
-    ap.add_argument("--keep", type=Path, help="a folder to keep each solve's values in (AIM-HOT.npy)")
+    ap.add_argument("--flip-rounds", nargs="+", type=int, default=[stochastic.WALK_FLIP_ROUNDS],
+                    help="stochastic.WALK_FLIP_ROUNDS for each aim in turn (0: no damped sweeps; "
+                         f"default {stochastic.WALK_FLIP_ROUNDS})")
+    ap.add_argument("--keep", type=Path, help="a folder to keep each solve's values in (AIM-HOT-FLIP.npy)")
     ap.add_argument("--json", action="store_true", help="one JSON line a solve")
     a = ap.parse_args()
     if a.subset_pieces < 1:
@@ -98,15 +108,17 @@ def main() -> None:
             ap.error(f"--aims: {text!r} is no number; expected AIM, AIM/host or AIM/device")
         if value < 0 or hot not in ("", "host", "device"):
             ap.error(f"--aims: {text!r}; expected AIM >= 0, optionally /host or /device")
-        runs.append((value, hot or "device"))
+        runs.extend((value, hot or "device", flip) for flip in a.flip_rounds)
+    if min(a.flip_rounds) < 0:
+        ap.error("--flip-rounds must be 0 or more")
     if a.backend == "gpu":
         warm_up(a.pieces, a.target)
     first: tuple[dict, np.ndarray] | None = None
-    for aim, hot in runs:
-        row, values = run(a.pieces, aim, hot, a.tolerance, a.threads, a.backend, a.target)
+    for aim, hot, flip in runs:
+        row, values = run(a.pieces, aim, hot, a.tolerance, a.threads, a.backend, a.target, flip)
         if a.keep is not None:
             a.keep.mkdir(parents=True, exist_ok=True)
-            np.save(a.keep / f"{aim:g}-{row['hot_sets']}.npy", values.astype(np.float32))
+            np.save(a.keep / f"{aim:g}-{row['hot_sets']}-{flip}.npy", values.astype(np.float32))
         if first is None:
             first = (row, values)
         base = first[0]
@@ -116,7 +128,8 @@ def main() -> None:
         if a.json:
             print(json.dumps(row), flush=True)
         else:
-            print(f"K={a.pieces} {a.backend} early aim {aim:g} ({row['hot_sets']} hot sets): "
+            print(f"K={a.pieces} {a.backend} early aim {aim:g} ({row['hot_sets']} hot sets, flip rounds {flip}, "
+                  f"{row['damped_sweeps']} damped): "
                   f"{row['full_sweeps']} full sweeps {row['stages']}, {row['policy_sweeps']} policy sweeps, {row['hot_set_states']:,} hot-set states, {row['seconds']} s, "
                   f"start {row['start']:+.7f}; x{row['full_sweeps_ratio']} sweeps, x{row['seconds_ratio']} time, "
                   f"values within {row['max_diff_from_first']:.2g} of the first", flush=True)

@@ -28,6 +28,8 @@
 #   k5.log        (stage k5) five pieces solved on the GPU (the CPU's start value: +0.146072)
 #   walk.jsonl    (stage walk) WALK_PIECES (default 5) solved twice: the walk as before (every
 #                 discounted stage to tolerance / 10, hot sets found on the host) and as now
+#   flip.jsonl    (stage flip) WALK_PIECES solved twice: without the walk's damped sweeps and with
+#                 them (the default)
 #   gpu-mem.csv   the device memory in use, sampled every half second
 # build: the wheel that benchmarks/gpu_prebuild.sh made beforehand where it fits (carry .gpu-wheel;
 # a few seconds), else compiled there without build isolation (the machine has Cython and numpy
@@ -131,6 +133,11 @@ want k4 && stage k4 120 "$OUT/k4.json" bash -c k4
 # same machine one after the other (benchmarks/bench_walk_stages.py)
 want walk && stage walk 240 "$OUT/walk.jsonl" $PY benchmarks/bench_walk_stages.py --pieces "${WALK_PIECES:-5}" \
     --aims 0/host 1e-4/device --backend gpu --json
+# the walk with and without its damped sweeps (a value that flips sign: docs/ur.md, "A value that
+# flips sign every sweep"), one after the other: whether a GPU launch's all-at-once updates make
+# such flips, and what damping them saves there
+want flip && stage flip 240 "$OUT/flip.jsonl" $PY benchmarks/bench_walk_stages.py --pieces "${WALK_PIECES:-5}" \
+    --aims 1e-4/device --flip-rounds 0 3 --backend gpu --json
 want k5 && stage k5 300 "$OUT/k5.log" $PY -m gamesolver.solver ur solve --pieces 5 --tolerance 1e-5 --backend gpu \
     --out /tmp/gpu5 --json
 

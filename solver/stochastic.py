@@ -51,9 +51,10 @@ METHODS = ("walk", "sweeps", "policy")
 WALK_POLICY_SWEEPS = 30  # cheap sweeps of the greedy policy after each full sweep (walk)
 WALK_POLISH_SWEEPS = 5  # the same in the walk's last, undiscounted stage
 WALK_STAGE_FACTOR = 10  # a discounted stage of the walk ends at a change of tolerance / this
-# ... except, on engines that find their own hot sets (a GPU's), the stages before the last discounted
-# one, which end at a change of this (when larger): the next stage's first sweeps move values by 1e-3
-# to 0.2 anyway (0: every stage to tolerance / 10, as the CPU engines keep: see _walk)
+# ... except the stages before the last discounted one, which end at a change of this (when larger):
+# the next stage's first sweeps move values by 1e-3 to 0.2 anyway (0: every stage to tolerance / 10).
+# From 2026-11-27 to 28 only on engines that find their own hot sets (a GPU's): a CPU solve to 3e-7
+# with it had hung in its undiscounted stage, on a value flipping sign (damped since: _Flip)
 WALK_EARLY_AIM = 1e-4
 WALK_PROGRESS = 0.5  # ... or once 30 rounds have not halved its smallest change (see _Stall)
 WALK_NEAR = 2.0  # ... or once WALK_NEAR_ROUNDS rounds in a row changed nothing by this times that aim
@@ -66,6 +67,14 @@ WALK_HOT_FULL = 5  # ... after this many policy sweeps of every state, the last 
 WALK_HOT_SHARE = 10  # ... the states that sweep changed by more than its largest change / this
 WALK_HOT_BUDGET = 20.0  # ... and at most this many sweeps of every state's worth of them (a big hot set gets fewer)
 WALK_HOT_MOST = 8  # ... a hot set of more than 1/this of the states is no hot set: plain policy sweeps instead
+# the walk and plain sweeps: once each of the last WALK_FLIP_ROUNDS rounds' largest changes fell at
+# the rate the discount alone explains (undiscounted: not at all), within WALK_FLIP_SPREAD, the
+# next sweep is averaged with the values it started from (see _Flip): a value that flips sign every
+# sweep (a position whose every roll passes the turn back to itself, worth 0) never settles
+# otherwise (0: never)
+WALK_FLIP_ROUNDS = 3
+WALK_FLIP_SPREAD = 1.01
+WALK_FLIP_GAIN = 0.5  # ... and where the sweep after a damped one did not halve its change, no more of them
 WALK_ANDERSON = 0  # rounds of history for the walk's Anderson step (0: none, the default); see _Anderson
 WALK_ANDERSON_TRUST = 0.0  # with it: a state moves at most this times its own last change (0: no limit)
 # bytes a state for the policy method: int32 codes per roll, plus eight float64 Krylov vectors
@@ -393,21 +402,24 @@ def _iterate(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tol
              show_progress: bool | None, log: Any) -> tuple[float, int, int, float]:
     """Sweep (and, with ``policy``, evaluate greedy policies) until change and residual are below
     ``tolerance``; checkpoints after every sweep. Returns (residual, sweeps, products, seconds)."""
+    flip, damp = _Flip(), False
     while sweeps < max_sweeps:
         t0 = time.perf_counter()
-        last = _sweep(K, values, threads, f"sweep {sweeps + 1}", show_progress, policy)
+        last = _sweep(K, values, threads, f"sweep {sweeps + 1}" + (" (damped)" if damp else ""), show_progress,
+                      policy, damp=damp)
         spent += time.perf_counter() - t0
         sweeps += 1
         info = {"sweeps": sweeps, "products": products, "change": last, "options": header, "tolerance": tolerance,
                 "method": "sweeps" if policy is None else "policy"}
         _checkpoint(root, values, info)
         if log:
-            log(f"sweep {sweeps}: largest change {last:.3g} ({spent:.1f} s so far)")
+            log(f"sweep {sweeps}{' damped' if damp else ''}: largest change {last:.3g} ({spent:.1f} s so far)")
         if last < tolerance:
             residual = K.sweep(values, threads=threads, write=False)
             if residual < tolerance:
                 return residual, sweeps, products, spent
-        if policy is not None:
+        damped, damp = damp, flip(last, damped=damp)
+        if policy is not None and not damped:
             t0 = time.perf_counter()
             res = evaluate_policy(K, policy, values, max(last * 0.01, tolerance / 10), threads)
             spent += time.perf_counter() - t0
@@ -548,10 +560,12 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
     WALK_POLICY_SWEEPS cheap float32 sweeps of that policy (WALK_POLISH_SWEEPS in the last stage;
     in the discounted stages, where the engine can, a few of them and many over the hot set
     instead: ``_hot_round``). The last discounted stage ends when a full sweep changes no value by
-    more than ``tolerance / 10``, the ones before it too, or at WALK_EARLY_AIM on an engine that finds
-    its own hot sets (1e-4: the next stage's first sweeps move values by far more) (or 30 rounds have not halved the smallest change: float32 rounding
-    and near-ties; or five rounds in a row stayed below twice that aim: see ``_Stall``), so that
-    cycles kept up only by endless play have decayed below the check's slack. Each stage starts
+    more than ``tolerance / 10``, the ones before it at WALK_EARLY_AIM (1e-4: the next stage's first
+    sweeps move values by far more) (or 30 rounds have not halved the smallest change: float32
+    rounding and near-ties; or five rounds in a row stayed below twice that aim: see ``_Stall``), so
+    that cycles kept up only by endless play have decayed below the check's slack. A sweep is
+    damped once the largest change falls at the rate the discount alone explains (``_Flip``).
+    Each stage starts
     from the last, so the undiscounted stage starts next to the game's value, not in the basin of
     a false solution. Returns (residual, sweeps, policy sweeps, states swept in hot sets, seconds);
     checkpoints after every round (less often where writing one would take more than
@@ -568,18 +582,17 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
         while stage < len(stages):
             d = stages[stage]
             g = float(np.float32(1.0 - d))
-            # early stages: WALK_EARLY_AIM on an engine that finds its own hot sets (a GPU's, where it
-            # was measured); on the CPU engines a solve to 3e-7 whose early stages stopped early
-            # sometimes never settled in its last stage (two threads), so they keep tolerance / 10
-            early = WALK_EARLY_AIM if _finds_hot_sets(K) else 0.0
-            end = max(aim, early) if stage < len(WALK_DISCOUNTS) - 1 else aim
+            end = max(aim, WALK_EARLY_AIM) if stage < len(WALK_DISCOUNTS) - 1 else aim
             stalled = _Stall(WALK_PROGRESS, WALK_NEAR * end, WALK_NEAR_ROUNDS)
             anderson = _Anderson(WALK_ANDERSON, WALK_ANDERSON_TRUST)
+            flip, damp = _Flip(), False
+            between = 0  # sweeps of every state since the last full sweep, besides the next one
             while sweeps < max_sweeps:
                 t0 = time.perf_counter()
                 label = f"sweep {sweeps + 1} (1 - discount {d:g})" if d else f"sweep {sweeps + 1}"
-                before = values.copy() if WALK_ANDERSON else None
-                last = _sweep(K, values, threads, label, show_progress, policy, g)
+                label += " (damped)" if damp else ""
+                before = values.copy() if WALK_ANDERSON and not damp else None
+                last = _sweep(K, values, threads, label, show_progress, policy, g, damp=damp)
                 t_full = time.perf_counter() - t0
                 sweeps += 1
                 if last < tolerance and d == 0.0:
@@ -589,7 +602,11 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
                         pacer.round(_walk_info(header, tolerance, sweeps, cheap, hot, stage, last), force=True)
                         return residual, sweeps, cheap, hot, spent
                 done = bool(d) and (last < end or stalled(last))
-                if not done and d and hot_rounds:
+                rate = g ** (1 + between)  # how slowly a change can fall at most since the last round
+                was = cheap
+                if damp:
+                    pass  # no policy sweeps after a damped sweep: a GPU's own values are not the averaged ones
+                elif not done and d and hot_rounds:
                     full, swept = _hot_round(K, policy, values, threads, g, tolerance / 10, mark)
                     cheap += full
                     hot += swept
@@ -598,6 +615,7 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
                         cheap += 1
                         if K.evaluate(policy, values, threads=threads, discount=g) < tolerance / 10:
                             break
+                between = cheap - was
                 if not done and before is not None:
                     sync = getattr(K, "sync", None)
                     if sync is not None:  # an engine whose policy sweeps left its own copy ahead (a GPU)
@@ -607,8 +625,9 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
                 spent += t_round
                 pacer.round(_walk_info(header, tolerance, sweeps, cheap, hot, stage + done, last), force=done)
                 if log:  # the split says what a round costs where: the projections' policy share
-                    log(f"sweep {sweeps} (1 - discount {d:g}): largest change {last:.3g} (full sweep {t_full:.1f} s, "
-                        f"policy sweeps {t_round - t_full:.1f} s; {spent:.1f} s so far)")
+                    log(f"sweep {sweeps} (1 - discount {d:g}){' damped' if damp else ''}: largest change {last:.3g} "
+                        f"(full sweep {t_full:.1f} s, policy sweeps {t_round - t_full:.1f} s; {spent:.1f} s so far)")
+                damp = flip(last, rate, damped=damp)
                 if done:
                     break
             else:
@@ -728,6 +747,55 @@ class _Stall:
         return min(self.changes[-_STALL_SWEEPS:]) >= self.progress * min(self.changes[:-_STALL_SWEEPS])
 
 
+class _Flip:
+    """Called with each round's largest change (its full sweep's) and the rate at which a mode that
+    nothing but the discount shrinks would have fallen since the last one (the discount to the
+    power of the sweeps of every state between them; 1 undiscounted); True when the next sweep
+    should be damped (``_sweep``): over the last WALK_FLIP_ROUNDS changes, each fell at that rate,
+    to within a factor WALK_FLIP_SPREAD either way.
+
+    Undiscounted, a position whose best action on every roll passes the turn to itself (both
+    sides blocked, or better off not moving: the same position with the sides swapped, which the
+    mirror numbers as the same) has the equation v = -v, worth 0, and a Gauss-Seidel sweep maps v
+    to -v: from any v other than 0 it flips for ever, and the positions that lead to it with it,
+    so the largest change stays put sweep after sweep (found on the 8-tile test board, four pieces,
+    tolerance 3e-7: 5.6e-6 for 3,000 sweeps, one thread). Where states are updated at once (a GPU's
+    launch, Ray's ranges, two threads' blocks) a pair of positions that pass to each other can do
+    the same. A discount shrinks such a value by the discount a sweep and no more (at 1 - 1e-6: not
+    at all), and no other mode can fall more slowly, so a largest change that falls at that rate is
+    carried by one, or by a slow mode that falls a little faster (a cycle that play seldom leaves).
+    Averaging a sweep with its start maps a flipping v to 0 at once; a slow mode loses half a sweep
+    to it. So a damped sweep is a probe: where the sweep after it has not cut the largest change
+    to WALK_FLIP_GAIN of the damped one's, nothing flipped, and this detector damps no more (in
+    the full discounted descent on the test board a slow mode at 0.9987 a sweep, against a
+    discount of 0.999, would otherwise be damped every fourth sweep); else the count starts again."""
+
+    def __init__(self, rounds: int | None = None, spread: float | None = None) -> None:
+        self.rounds = WALK_FLIP_ROUNDS if rounds is None else rounds
+        self.spread = WALK_FLIP_SPREAD if spread is None else spread
+        self.changes: list[tuple[float, float]] = []
+        self.damped = 0
+        self.probe = 0.0  # the change of the damped sweep, while the next one is awaited
+
+    def __call__(self, change: float, rate: float = 1.0, damped: bool = False) -> bool:
+        if damped:
+            self.damped += 1
+            self.changes = []
+            self.probe = change
+            return False
+        if self.probe and change > WALK_FLIP_GAIN * self.probe:
+            self.rounds = 0  # the damped sweep did not halve the change: no flip carried it; no more
+        self.probe = 0.0
+        self.changes.append((change, rate))
+        if not self.rounds or len(self.changes) < self.rounds:
+            return False
+        last = self.changes[-self.rounds:]
+        # each step at the rate, within the spread either way: a largest change that rises or jumps
+        # about is the greedy policy still moving (early in a stage), not a flip
+        return all(before > 0 and before * r <= after * self.spread and after <= before * r * self.spread
+                   for (before, _), (after, r) in zip(last, last[1:]))
+
+
 def _walk_info(header: dict[str, Any], tolerance: float, sweeps: int, cheap: int, hot: int, stage: int,
                change: float) -> dict[str, Any]:
     return {"sweeps": sweeps, "products": 0, "policy_sweeps": cheap, "hot_states": hot, "stage": stage,
@@ -812,11 +880,16 @@ def local_repair(K: Any, values: np.ndarray, states: np.ndarray, threads: int = 
     for d in DISCOUNTS:
         g = float(np.float32(1.0 - d))
         stalled = _Stall()
+        flip, damp = _Flip(), False
         for i in range(_STAGE_MAX_SWEEPS):
+            before = values[subset] if damp else None
             change = K.sweep(values, threads=threads, subset=subset, discount=g)
+            if before is not None:  # damped (see _Flip): the subset's new values averaged with their start
+                values[subset] = (values[subset] + before) * values.dtype.type(0.5)
             used += subset.size
             if change < _STAGE_TOLERANCE or stalled(change):
                 break
+            damp = flip(change, g, damped=damp)
         if log:
             log(f"discount 1 - {d:g} on the {subset.size:,} flagged states: {i + 1} sweeps, last change {change:.2g}")
     return used
@@ -832,17 +905,22 @@ def discounted_descent(K: Any, values: np.ndarray, threads: int, show_progress: 
     a cycle that only endless play sustains decays at the rate 1 - discount. The strong
     discounts wash such cycles out quickly; the weak ones bring the values back to within about
     1e-5 of the undiscounted game. Each stage runs until a sweep changes no value by more than
-    1e-8, or float32 rounding stops the progress (30 sweeps without a new smallest change).
+    1e-8, or float32 rounding stops the progress (30 sweeps without a new smallest change). A
+    sweep is damped where the largest change falls at the discount's own rate (``_Flip``): on the
+    test board a value flipping sign had kept the stage at 1 - 1e-3 going for 2,783 sweeps.
     """
     used = 0
     for d in DISCOUNTS:
         g = float(np.float32(1.0 - d))
         stalled = _Stall()
+        flip, damp = _Flip(), False
         for i in range(_STAGE_MAX_SWEEPS):
-            change = _sweep(K, values, threads, f"discount 1 - {d:g}, sweep {i + 1}", show_progress, None, g)
+            change = _sweep(K, values, threads, f"discount 1 - {d:g}, sweep {i + 1}" + (" (damped)" if damp else ""),
+                            show_progress, None, g, damp=damp)
             used += 1
             if change < _STAGE_TOLERANCE or stalled(change):
                 break
+            damp = flip(change, g, damped=damp)
         if log:
             log(f"discount 1 - {d:g}: {i + 1} sweeps, last change {change:.2g}")
     return used
@@ -997,16 +1075,31 @@ def endless_check(K: Any, values: np.ndarray, eps: float, threads: int = 1,
 
 
 def _sweep(K: Any, values: np.ndarray, threads: int, label: str, show: bool | None,
-           policy: np.ndarray | None = None, discount: float = 1.0, start: int = 0, stop: int | None = None) -> float:
-    """One sweep over ranks start..stop-1 (default: every state), in chunks for the progress bar."""
+           policy: np.ndarray | None = None, discount: float = 1.0, start: int = 0, stop: int | None = None,
+           damp: bool = False) -> float:
+    """One sweep over ranks start..stop-1 (default: every state), in chunks for the progress bar.
+
+    ``damp``: each chunk's new values are averaged with the ones it started from (x + T x) / 2,
+    which has the same fixed points and kills a value that flips sign every sweep (see _Flip); the
+    largest change returned is the sweep's own, before averaging. An engine whose values can run
+    ahead of the host's (a GPU's policy sweeps) is synced first; the next call to it must be a full
+    sweep, which takes the host's values."""
     end = values.shape[0] if stop is None else stop
     worst = 0.0
     chunk = getattr(K, "chunk", _CHUNK)  # a distributed engine sweeps whole: a call is a round trip
+    sync = getattr(K, "sync", None) if damp else None
+    if sync is not None:
+        sync(values)
     with progress(end - start, label, enabled=show) as bar:
         for a in range(start, end, chunk):
             b = min(end, a + chunk)
+            before = values[a:b].copy() if damp else None
             worst = max(worst, K.sweep(values, threads=threads, start=a, stop=b, policy=policy,
                                        discount=discount))
+            if before is not None:
+                part = values[a:b]
+                part += before
+                part *= values.dtype.type(0.5)
             bar.update(b - a)
             bar.note(f"{label} (change so far {worst:.2g})")
     return worst
