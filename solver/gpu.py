@@ -31,7 +31,7 @@ from __future__ import annotations
 import time
 import warnings
 import weakref
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -493,6 +493,8 @@ class GpuEngine:
         self.host_graph = host_graph
         self.H: tuple[Any, Any, Any] | None = None  # the host's part: offsets, group sizes, codes
         self.stage: tuple[Any, Any, Any] | None = None  # one launch's worth of it on the device
+        self.stage2: tuple[Any, Any, Any] | None = None  # ... and a second on a GPU (``_launches``)
+        self._streams: tuple[Any, Any] | None = None  # kernels' and copies' streams (``_launches``)
         self.host_nbytes = 0
         self.nbytes = 0
         self.graph_kind = "regenerated"
@@ -617,6 +619,12 @@ class GpuEngine:
         H[0][:] = offsets[m:h + 1]
         self.stage = (self._empty((L + 1,), np.int64), self._empty((L, G), np.uint8),
                       self._empty((max(1, widest),), np.int32))
+        if self.target == "cuda":  # a second set: one piece copies in while a kernel reads the other
+            try:
+                self.stage2 = (self._empty((L + 1,), np.int64), self._empty((L, G), np.uint8),
+                               self._empty((max(1, widest),), np.int32))
+            except Exception:  # noqa: BLE001  (no room: the pieces are copied and swept in turn)
+                self.stage2 = None
         self.H = H
         self.host_states = h
         for a, b in zip(edges[:-1], edges[1:]):  # generated on the device, a launch at a time
@@ -640,26 +648,85 @@ class GpuEngine:
         else:
             dev[...] = host
 
+    def _copy_in_async(self, dev: Any, host: np.ndarray, stream: Any) -> None:
+        """A copy from page-locked host memory queued on ``stream`` (it returns at once)."""
+        dev.copy_to_device(host, stream=stream)
+
     def _copy_out(self, dev: Any, host: np.ndarray) -> None:
         if self.target == "cuda":
             dev.copy_to_host(host)
         else:
             host[...] = dev
 
-    def _staged(self, a: int, b: int, fill: bool = False) -> tuple[Any, Any, Any]:
+    def _staged(self, a: int, b: int, fill: bool = False, stage: Any = None, stream: Any = None) -> tuple[Any, Any, Any]:
         """The graph of ranks a..b-1 (inside one launch of the host's part) on the device: its
         offsets, and unless ``fill`` (the build writes them) its group sizes and codes, copied
-        from the host's memory into the staging arrays. Kernels read it with ``base`` a."""
+        from the host's memory into the staging arrays (``stage``, default the first set; with
+        ``stream``, copies queued on that stream, which return at once). Kernels read it with
+        ``base`` a."""
         m = self.stored_states
-        OFF, CNT, CODES = self.stage
+        OFF, CNT, CODES = self.stage if stage is None else stage
         Hoff, Hcnt, Hcodes = self.H
-        self._copy_in(OFF[:b - a + 1], Hoff[a - m:b - m + 1])
+        copy = self._copy_in if stream is None else (lambda dev, host: self._copy_in_async(dev, host, stream))
+        copy(OFF[:b - a + 1], Hoff[a - m:b - m + 1])
         if not fill:
             c0, c1 = int(Hoff[a - m] - Hoff[0]), int(Hoff[b - m] - Hoff[0])
-            self._copy_in(CNT[:b - a], Hcnt[a - m:b - m])
+            copy(CNT[:b - a], Hcnt[a - m:b - m])
             if c1 > c0:
-                self._copy_in(CODES[:c1 - c0], Hcodes[c0:c1])
+                copy(CODES[:c1 - c0], Hcodes[c0:c1])
         return OFF, CNT, CODES
+
+    def _launches(self, parts: list[tuple[int, int, int]]) -> Iterator[tuple[int, int, int, Any, Any]]:
+        """For each piece (a, b, kind) of ``parts``, in order: (a, b, kind, graph, stream), graph
+        the (OFF, CNT, CODES, base) its kernel reads (None where it generates) and the stream to
+        launch that kernel on; the caller launches it before asking for the next. On a GPU with
+        both staging sets, the host part's pieces are copied in on a second stream, each while
+        the kernel before it runs (a copy of a launch's codes takes about as long as sweeping
+        them); events keep a copy from overwriting a set that a kernel still reads, and a kernel
+        from reading one still arriving. The kernels keep their order on one stream, so the
+        values are the ones the pieces swept in turn would give. Elsewhere: in turn."""
+        if self.target != "cuda" or self.stage2 is None or not any(kind == HOST for _, _, kind in parts):
+            for a, b, kind in parts:
+                yield a, b, kind, (self._graph(a, b, kind) if kind != GENERATE else None), 0
+            return
+        if self._streams is None:
+            self._streams = (self.cuda.stream(), self.cuda.stream())
+        ks, cs = self._streams
+        sets = (self.stage, self.stage2)
+        hosts = [i for i, (_, _, kind) in enumerate(parts) if kind == HOST]
+        arriving: dict[int, tuple[int, Any]] = {}  # piece -> (its staging set, the event of its copy)
+        read: list[Any] = [None, None]  # per set: the event after the last kernel that reads it
+        issued = 0
+
+        def fetch(i: int) -> None:
+            nonlocal issued
+            k = issued % 2
+            issued += 1
+            if read[k] is not None:
+                read[k].wait(cs)  # the kernel that reads this set before must be done with it
+            self._staged(parts[i][0], parts[i][1], stage=sets[k], stream=cs)
+            arrived = self.cuda.event()
+            arrived.record(cs)
+            arriving[i] = (k, arrived)
+
+        fetch(hosts[0])
+        ahead = 1
+        for i, (a, b, kind) in enumerate(parts):
+            if kind == HOST:
+                k, arrived = arriving.pop(i)
+                arrived.wait(ks)
+                if ahead < len(hosts):  # the next piece's copy, into the other set, beside this kernel
+                    fetch(hosts[ahead])
+                    ahead += 1
+                yield a, b, kind, (*sets[k], a), ks
+                done = self.cuda.event()
+                done.record(ks)
+                read[k] = done
+            elif kind == DEVICE:
+                yield a, b, kind, (self.OFF, self.CNT, self.CODES, 0), ks
+            else:
+                yield a, b, kind, None, ks
+        ks.synchronize()
 
     def _rows(self, fill: bool, sizes: Any, OFF: Any, CNT: Any, CODES: Any, stop: int, start: int = 0,
               base: int = 0) -> None:
@@ -903,15 +970,15 @@ class GpuEngine:
         parts = self._parts(start, stop, indexed, self._below(subset))
         if self.target == "cuda":
             w, err = self._scalars()
-            for a, b, kind in parts:
+            for a, b, kind, graph, stream in self._launches(parts):
                 blocks = (b - a + self.tpb - 1) // self.tpb
-                if kind != GENERATE:
-                    OFF, CNT, CODES, base = self._graph(a, b, kind)
-                    self.k["sweep_stored"][blocks, self.tpb](OFF, CNT, CODES, self.V, dst, a, b, g, self.RP, self.RG, P,
-                                                             record, write, S, indexed, w, base)
+                if graph is not None:
+                    OFF, CNT, CODES, base = graph
+                    self.k["sweep_stored"][blocks, self.tpb, stream](OFF, CNT, CODES, self.V, dst, a, b, g, self.RP,
+                                                                     self.RG, P, record, write, S, indexed, w, base)
                 else:
-                    self.k["sweep"][blocks, self.tpb](self.T, self.V, dst, a, b, g, self.RP, self.RG, P, record,
-                                                      write, S, indexed, w, err)
+                    self.k["sweep"][blocks, self.tpb, stream](self.T, self.V, dst, a, b, g, self.RP, self.RG, P,
+                                                              record, write, S, indexed, w, err)
             self._check(err)
             worst = float(w.copy_to_host()[0])
         else:
@@ -1041,15 +1108,15 @@ class GpuEngine:
         if self.target == "cuda":
             total = self._to_device(np.zeros(1, dtype=np.int64))
             _, err = self._scalars()
-            for a, b, kind in self._parts(start, stop):
+            for a, b, kind, graph, stream in self._launches(self._parts(start, stop)):
                 blocks = (b - a + self.tpb - 1) // self.tpb
-                if kind != GENERATE:
-                    OFF, CNT, CODES, base = self._graph(a, b, kind)
-                    self.k["endless_stored"][blocks, self.tpb](OFF, CNT, CODES, self.V, self.good, e, first, a, b,
-                                                               self.RG, total, base)
+                if graph is not None:
+                    OFF, CNT, CODES, base = graph
+                    self.k["endless_stored"][blocks, self.tpb, stream](OFF, CNT, CODES, self.V, self.good, e, first,
+                                                                       a, b, self.RG, total, base)
                 else:
-                    self.k["endless"][blocks, self.tpb](self.T, self.V, self.good, e, first, a, b, self.RG, total,
-                                                        err)
+                    self.k["endless"][blocks, self.tpb, stream](self.T, self.V, self.good, e, first, a, b, self.RG,
+                                                                total, err)
             self._check(err)
             added = int(total.copy_to_host()[0])
         else:
@@ -1092,7 +1159,7 @@ class GpuEngine:
         """Let the device arrays go (numba frees them with their last reference)."""
         self.V = self.good = self.policy = self.hot = None
         self.OFF = self.CNT = self.CODES = None
-        self.H = self.stage = None  # the host's page-locked part of the graph and its staging arrays
+        self.H = self.stage = self.stage2 = None  # the host's page-locked part of the graph and its staging arrays
         self._subset = None
         self.T = ()
         self._host = None

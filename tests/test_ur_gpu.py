@@ -220,11 +220,7 @@ def test_a_host_array_at_a_freed_arrays_address_is_not_the_one_the_device_mirror
 
 @needs_numba
 @pytest.mark.parametrize("board", ["mini4", "real2"])
-def test_cpu_target_solves_like_the_cpu_engine(tmp_path, board, monkeypatch) -> None:
-    from gamesolver.solver import stochastic
-
-    # the same walk on both: the early aim applies only to engines that find their own hot sets
-    monkeypatch.setattr(stochastic, "WALK_EARLY_AIM", 0.0)
+def test_cpu_target_solves_like_the_cpu_engine(tmp_path, board) -> None:
     o = mini_options(tmp_path, 4) if board == "mini4" else UrOptions(pieces=2)
     game = kernel(o)
     # regenerating: the stored graph's sweeps give the same values, but its groups hold the codes
@@ -679,13 +675,129 @@ def test_a_graph_stored_for_a_prefix_of_the_states_sweeps_like_generating(tmp_pa
     assert np.array_equal(one.values, two.values)
 
 
+class _Queues:
+    """CUDA's streams and events as queues that run only at a synchronize, in an order as hostile
+    as the events allow: one stream runs as far as it can before the other moves (``ahead``)."""
+
+    def __init__(self, ahead: int) -> None:
+        self.streams: list = []
+        self.ahead = ahead
+        q = self
+
+        class Event:
+            def __init__(self) -> None:
+                self.queued = self.done = False
+
+            def record(self, stream) -> None:
+                self.queued = True
+                stream.ops.append(("record", self))
+
+            def wait(self, stream) -> None:
+                assert self.queued, "a wait on an event never recorded is no wait in CUDA"
+                stream.ops.append(("wait", self))
+
+        class Stream:
+            def __init__(self) -> None:
+                self.ops: list = []
+                q.streams.append(self)
+
+            def synchronize(self) -> None:
+                q.run()
+
+        self.event, self.stream = Event, Stream
+
+    def run(self) -> None:
+        while any(s.ops for s in self.streams):
+            order = self.streams[self.ahead:] + self.streams[:self.ahead]
+            for s in order:
+                if s.ops and (s.ops[0][0] != "wait" or s.ops[0][1].done):
+                    what, x = s.ops.pop(0)
+                    if what == "record":
+                        x.done = True
+                    elif what == "run":
+                        x()
+                    break
+            else:
+                raise AssertionError("the streams wait on each other")
+
+
+@needs_numba
+@pytest.mark.parametrize("ahead", [0, 1])
+def test_the_host_parts_pieces_are_copied_in_beside_the_kernels_without_a_race(tmp_path, monkeypatch,
+                                                                              ahead) -> None:
+    # ``_launches`` on a GPU: the host part's pieces copied into two staging sets on a second stream
+    # while the kernel stream sweeps. Streams played by queues that run only when the sweep ends,
+    # kernels far ahead of the copies (ahead 0) or copies far ahead of the kernels (1): every
+    # kernel of a host piece must find exactly that piece's offsets, group sizes and codes
+    from gamesolver.solver.gpu import DEVICE, GENERATE, HOST, GpuEngine, graph_bytes
+
+    o = mini_options(tmp_path, 4)
+    spec = spec_of(o)
+    n, G = spec.total, spec.ngroups
+    whole = _cpu_engine(spec, graph="store", launch_states=128)
+    offsets = np.asarray(whole.OFF)
+    need = GpuEngine.bytes_needed(whole, True)
+    monkeypatch.setattr(GpuEngine, "free_bytes", lambda self: need + graph_bytes(offsets, G, n // 2))
+    eng = _cpu_engine(spec, launch_states=128, host_graph=graph_bytes(offsets, G, n) // 3)
+    m, h = eng.stored_states, eng.host_states
+    assert (h - m) // 128 >= 6  # several pieces, each set used three times or more
+    queues = _Queues(ahead)
+    eng.target, eng.cuda = "cuda", queues  # only ``_launches`` and ``_staged`` run: no kernel does
+    eng.stage2 = tuple(np.zeros_like(a) for a in eng.stage)
+
+    def copy(dev, host, stream) -> None:
+        stream.ops.append(("run", lambda: dev.__setitem__(Ellipsis, host)))
+    eng._copy_in_async = copy
+    Hoff, Hcnt, Hcodes = eng.H
+    seen: list[tuple[int, int, int]] = []
+    for start, stop in ((0, n), (m + 50, h - 70)):  # a whole sweep, and one from inside a piece to inside another
+        parts = eng._parts(start, stop)
+        order = []
+        for a, b, kind, graph, stream in eng._launches(parts):
+            order.append((a, b, kind))
+            assert stream is queues.streams[0]  # every kernel on one stream, in order
+            if kind == HOST:
+                OFF, CNT, CODES, base = graph
+                assert base == a
+
+                def kernel(a=a, b=b, OFF=OFF, CNT=CNT, CODES=CODES) -> None:
+                    c0, c1 = int(Hoff[a - m] - Hoff[0]), int(Hoff[b - m] - Hoff[0])
+                    ok = (np.array_equal(OFF[:b - a + 1], Hoff[a - m:b - m + 1])
+                          and np.array_equal(CNT[:b - a], Hcnt[a - m:b - m])
+                          and np.array_equal(CODES[:c1 - c0], Hcodes[c0:c1]))
+                    seen.append((a, b, int(ok)))
+                stream.ops.append(("run", kernel))
+            else:
+                assert (graph is None) == (kind == GENERATE) and (kind != DEVICE or graph[0] is eng.OFF)
+        assert order == parts and not any(s.ops for s in queues.streams)  # all ran by the sweep's end
+    assert len(seen) == sum(1 for start, stop in ((0, n), (m + 50, h - 70))
+                            for _, _, kind in eng._parts(start, stop) if kind == HOST)
+    assert all(ok for _, _, ok in seen)
+    # the check can fail: without the wait before a copy overwrites a set, copies running ahead
+    # overwrite a piece its kernel has not read yet
+    if ahead == 1:
+        class NoWait(queues.event):
+            def wait(self, stream) -> None:
+                if stream is queues.streams[0]:
+                    super().wait(stream)
+        queues.event = NoWait
+        seen.clear()
+        for a, b, kind, graph, stream in eng._launches(eng._parts(0, n)):
+            if kind == HOST:
+                OFF = graph[0]
+                stream.ops.append(("run", lambda a=a, b=b, OFF=OFF: seen.append(
+                    (a, b, int(np.array_equal(OFF[:b - a + 1], Hoff[a - m:b - m + 1]))))))
+        assert not all(ok for _, _, ok in seen)
+
+
 @needs_gpu
 def test_stored_graph_on_the_gpu_equals_generating(monkeypatch) -> None:
     # four pieces: the graph built by the device's kernels holds FortGame's distinct codes, and a
     # Jacobi sweep (every value from the old ones, so the threads' order cannot matter) and an
     # endless pass read from it give the generating kernels' values, policy and marks exactly; so
     # does a graph stored for a prefix of the ranks (the device's free memory faked to hold about
-    # half of it), the rest generating
+    # half of it), the rest generating, and one with the next quarter in the host's page-locked
+    # memory, copied in launch by launch on a second stream while the kernels run (``host``)
     from gamesolver.games.ur.solve import gpu_engine
     from gamesolver.solver.gpu import GpuEngine
 
@@ -694,16 +806,20 @@ def test_stored_graph_on_the_gpu_equals_generating(monkeypatch) -> None:
     n, R = game.state_count, game.roll_count
     V = np.random.default_rng(9).uniform(-1, 1, n).astype(np.float32)
     got = {}
-    for graph in ("regenerate", "store", "part"):
+    for graph in ("regenerate", "store", "part", "host"):
         if graph == "part":
             free = GpuEngine.free_bytes
             monkeypatch.setattr(GpuEngine, "free_bytes",
                                 lambda self, free=free, extra=half_graph: min(free(self), self.bytes_needed() + extra))
-        with gpu_engine(o, graph="auto" if graph == "part" else graph) as eng:
+        kw = {"host_graph": half_graph // 2, "launch_states": 1 << 18} if graph == "host" else {}
+        with gpu_engine(o, graph="store" if graph == "store" else "auto" if graph != "regenerate" else graph,
+                        **kw) as eng:
             if graph == "store":
                 half_graph = eng.nbytes // 2
-            if graph == "part":
+            if graph in ("part", "host"):
                 assert 0 < eng.stored_states < n and eng.graph_kind.startswith("stored on the device for")
+            if graph == "host":  # several launches of the host's part, copied in beside the kernels
+                assert eng.host_states - eng.stored_states > 4 * (1 << 18) and eng.stage2 is not None
             out = np.zeros(n, dtype=np.float32)
             change = eng.sweep(V, out=out, policy=np.empty((0, R)), discount=0.999)
             # the endless check to its end: a pass's marks depend on the order the threads run in,
@@ -719,7 +835,7 @@ def test_stored_graph_on_the_gpu_equals_generating(monkeypatch) -> None:
                 for r in np.random.default_rng(1).integers(0, n, size=2000).tolist():
                     assert eng.stored_groups(r) == [list(dict.fromkeys(g)) for g in game.outcome_groups(r)]
     (oa, ca, pa, xa, ga) = got["regenerate"]
-    for other in ("store", "part"):
+    for other in ("store", "part", "host"):
         (ob, cb, pb, xb, gb) = got[other]
         assert np.array_equal(oa, ob) and ca == cb > 0.1 and np.array_equal(pa, pb)
         assert xa > 0 and xb > 0 and np.array_equal(ga, gb) and 0 < ga.sum() < n
