@@ -180,7 +180,7 @@ def test_sweeps_from_zero_can_settle_on_a_false_solution_and_the_solve_repairs_i
     """On the swapped test board, value iteration from zero (the slow float64 reference too)
     converges to a solution of the equations that fails the check; a plain-sweeps solve notices,
     walks a discount up (on the flagged states alone, or on every state) and stores values that
-    pass, equal to the reference's discounted walk, and so does the default walk, without a repair."""
+    pass, equal to the reference's discounted walk, and so does the default walk (at most after a local repair)."""
     o = mini_options(tmp_path, 4, swapped=True)
     K = kernel(o)
     b = o.board
@@ -209,9 +209,13 @@ def test_sweeps_from_zero_can_settle_on_a_false_solution_and_the_solve_repairs_i
     assert full.meta["endless_repairs"] == 1 and full.meta["repair_backups"] == 0
     assert full.meta["endless_check"]["flagged"] == 0 and full.meta["sweeps"] > table.meta["sweeps"] + 300
     assert np.abs(np.array(full["value"]) - walked).max() < 1e-4
-    # the default method walks the discount up from the start and needs no repair
+    # the default method walks the discount up from the start; its stages before the last end at a
+    # change of 1e-4 (WALK_EARLY_AIM), and on this board that sometimes leaves a few states to a
+    # local repair (3 runs of 4, 222-584 backups, 29-34 full sweeps) that the check then passes;
+    # with every stage run to tolerance / 10 it needed none (4 of 4, 35-40 full sweeps)
     walk = solve(o, tmp_path / "w", tolerance=3e-7, threads=2)
-    assert walk.meta["method"] == "walk" and walk.meta["endless_repairs"] == 0
+    assert walk.meta["method"] == "walk" and walk.meta["endless_repairs"] <= 1
+    assert walk.meta["repair_backups"] < 10 * K.state_count
     assert walk.meta["endless_check"]["flagged"] == 0 and walk.meta["policy_sweeps"] > 0
     assert np.abs(np.array(walk["value"]) - walked).max() < 1e-4
 
