@@ -617,12 +617,13 @@ class GpuEngine:
                          f"ranks from {m:,} regenerate")
             return
         H[0][:] = offsets[m:h + 1]
-        self.stage = (self._empty((L + 1,), np.int64), self._empty((L, G), np.uint8),
-                      self._empty((max(1, widest),), np.int32))
+        def staging() -> tuple[Any, Any, Any]:  # one launch's offsets, group sizes and codes
+            return (self._empty((L + 1,), np.int64), self._empty((L, G), np.uint8),
+                    self._empty((max(1, widest),), np.int32))
+        self.stage = staging()
         if self.target == "cuda":  # a second set: one piece copies in while a kernel reads the other
             try:
-                self.stage2 = (self._empty((L + 1,), np.int64), self._empty((L, G), np.uint8),
-                               self._empty((max(1, widest),), np.int32))
+                self.stage2 = staging()
             except Exception:  # noqa: BLE001  (no room: the pieces are copied and swept in turn)
                 self.stage2 = None
         self.H = H
@@ -722,10 +723,8 @@ class GpuEngine:
                 done = self.cuda.event()
                 done.record(ks)
                 read[k] = done
-            elif kind == DEVICE:
-                yield a, b, kind, (self.OFF, self.CNT, self.CODES, 0), ks
             else:
-                yield a, b, kind, None, ks
+                yield a, b, kind, (self._graph(a, b, kind) if kind != GENERATE else None), ks
         ks.synchronize()
 
     def _rows(self, fill: bool, sizes: Any, OFF: Any, CNT: Any, CODES: Any, stop: int, start: int = 0,

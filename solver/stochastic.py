@@ -405,8 +405,7 @@ def _iterate(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tol
     flip, damp = _Flip(), False
     while sweeps < max_sweeps:
         t0 = time.perf_counter()
-        last = _sweep(K, values, threads, f"sweep {sweeps + 1}" + (" (damped)" if damp else ""), show_progress,
-                      policy, damp=damp)
+        last = _sweep(K, values, threads, f"sweep {sweeps + 1}", show_progress, policy, damp=damp)
         spent += time.perf_counter() - t0
         sweeps += 1
         info = {"sweeps": sweeps, "products": products, "change": last, "options": header, "tolerance": tolerance,
@@ -589,7 +588,6 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
             while sweeps < max_sweeps:
                 t0 = time.perf_counter()
                 label = f"sweep {sweeps + 1} (1 - discount {d:g})" if d else f"sweep {sweeps + 1}"
-                label += " (damped)" if damp else ""
                 before = values.copy() if WALK_ANDERSON and not damp else None
                 last = _sweep(K, values, threads, label, show_progress, policy, g, damp=damp)
                 t_full = time.perf_counter() - t0
@@ -773,12 +771,10 @@ class _Flip:
         self.rounds = WALK_FLIP_ROUNDS if rounds is None else rounds
         self.spread = WALK_FLIP_SPREAD if spread is None else spread
         self.changes: list[tuple[float, float]] = []
-        self.damped = 0
         self.probe = 0.0  # the change of the damped sweep, while the next one is awaited
 
     def __call__(self, change: float, rate: float = 1.0, damped: bool = False) -> bool:
         if damped:
-            self.damped += 1
             self.changes = []
             self.probe = change
             return False
@@ -884,7 +880,7 @@ def local_repair(K: Any, values: np.ndarray, states: np.ndarray, threads: int = 
             before = values[subset] if damp else None
             change = K.sweep(values, threads=threads, subset=subset, discount=g)
             if before is not None:  # damped (see _Flip): the subset's new values averaged with their start
-                values[subset] = (values[subset] + before) * values.dtype.type(0.5)
+                _halfway(values, subset, before)
             used += subset.size
             if change < _STAGE_TOLERANCE or stalled(change):
                 break
@@ -915,8 +911,8 @@ def discounted_descent(K: Any, values: np.ndarray, threads: int, show_progress: 
         stalled = _Stall()
         flip, damp = _Flip(), False
         for i in range(_STAGE_MAX_SWEEPS):
-            change = _sweep(K, values, threads, f"discount 1 - {d:g}, sweep {i + 1}" + (" (damped)" if damp else ""),
-                            show_progress, None, g, damp=damp)
+            change = _sweep(K, values, threads, f"discount 1 - {d:g}, sweep {i + 1}", show_progress, None, g,
+                            damp=damp)
             used += 1
             if change < _STAGE_TOLERANCE or stalled(change):
                 break
@@ -1090,6 +1086,7 @@ def _sweep(K: Any, values: np.ndarray, threads: int, label: str, show: bool | No
     sync = getattr(K, "sync", None) if damp else None
     if sync is not None:
         sync(values)
+    label += " (damped)" if damp else ""
     with progress(end - start, label, enabled=show) as bar:
         for a in range(start, end, chunk):
             b = min(end, a + chunk)
@@ -1097,12 +1094,16 @@ def _sweep(K: Any, values: np.ndarray, threads: int, label: str, show: bool | No
             worst = max(worst, K.sweep(values, threads=threads, start=a, stop=b, policy=policy,
                                        discount=discount))
             if before is not None:
-                part = values[a:b]
-                part += before
-                part *= values.dtype.type(0.5)
+                _halfway(values, slice(a, b), before)
             bar.update(b - a)
             bar.note(f"{label} (change so far {worst:.2g})")
     return worst
+
+
+def _halfway(values: np.ndarray, where: Any, before: np.ndarray) -> None:
+    """A damped sweep's end (see _Flip): the values at ``where`` (a slice or ranks), which the
+    sweep just wrote, averaged with ``before``, the ones it started from."""
+    values[where] = (values[where] + before) * values.dtype.type(0.5)
 
 
 def _checkpoint(root: Path, values: np.ndarray, info: dict[str, Any]) -> None:
