@@ -2,6 +2,8 @@
 numba.cuda is first imported. Prints one JSON line.
 
     python tests/gpu_sim_check.py kernels        (simulator) the CUDA kernels against the Cython engine
+    python tests/gpu_sim_check.py kernels stored:BOARD  (simulator) the same, and the stored graph built
+                                                 on the device and read by the sweeps
     python tests/gpu_sim_check.py kernels hot:BOARD   (simulator) the walk's hot set found on the device
     python tests/gpu_sim_check.py solve BOARD    (simulator) a whole solve, BOARD mini4 or real2
     python tests/gpu_sim_check.py ptx            the kernels compiled to PTX for compute capability 9.0
@@ -31,7 +33,11 @@ WIN, LOSS = -2**31, -2**31 + 1
 
 
 def options(board: str, tmp: Path) -> UrOptions:
-    return mini_options(tmp, 4) if board == "mini4" else UrOptions(pieces=2)
+    """mini2, mini3, mini4: the 8-tile test board with that many pieces (885, 3,237 and 5,407
+    states); real2: the real board with two (19,035)."""
+    if board.startswith("mini"):
+        return mini_options(tmp, int(board[4:]))
+    return UrOptions(pieces=2)
 
 
 def policy_values(game, P: np.ndarray, V: np.ndarray, g: float = 1.0) -> np.ndarray:
@@ -51,7 +57,7 @@ def policy_values(game, P: np.ndarray, V: np.ndarray, g: float = 1.0) -> np.ndar
     return acc
 
 
-def kernels_case(board: str, tmp: Path) -> dict:
+def kernels_case(board: str, tmp: Path, stored: bool = False) -> dict:
     from gamesolver.solver.gpu import GpuEngine
 
     o = options(board, tmp)
@@ -114,11 +120,12 @@ def kernels_case(board: str, tmp: Path) -> dict:
     cy_sub = cy.sweep(game, Sc, threads=1, subset=sub, discount=0.999)
     ranks = rng.integers(0, n, size=60)
     outcomes_equal = eng.outcomes(ranks) == [game.outcome_groups(int(r)) for r in ranks]
-    # the stored graph built by the device's kernels, and the same sweeps and passes read from it
-    # (on the test board: building it runs every state through the simulator, about 15 s there;
-    # the real board's repeats are checked on numba's CPU JIT, tests/test_ur_gpu.py)
-    stored = {}
-    if board == "mini4":
+    # the stored graph built by the device's kernels, and the same sweeps and passes read from it.
+    # Building it runs every state through the simulator twice (to count, then to write): about
+    # 55 s for the test board's 5,407 states with four pieces, so the test stores the 885 of two
+    # pieces (still ten launches of 96 states in blocks of 32); the real boards' graphs are checked
+    # on numba's CPU JIT (tests/test_ur_gpu.py)
+    if stored:
         st = GpuEngine(spec, threads_per_block=32, launch_states=96, graph="store")
         out2 = np.zeros(n, dtype=np.float32)
         change2 = st.sweep(V.copy(), start=a, stop=b, policy=np.empty((0, R)), out=out2, discount=0.999)
@@ -138,6 +145,8 @@ def kernels_case(board: str, tmp: Path) -> dict:
             "stored_marks_equal": bool(np.array_equal(gs, gb)),
             "stored_subset_equal": bool(np.array_equal(Ss, Sd) and st_sub == sub_change),
         }
+    else:
+        stored = {}
     return {
         **stored,
         "states": n,
@@ -163,10 +172,10 @@ def kernels_case(board: str, tmp: Path) -> dict:
 
 def hot_case(board: str, tmp: Path) -> dict:
     """``hot_set_case`` on an engine of its own, as ``kernels_case`` makes one. The test runs it
-    on the test board (5,407 states in six chunks of 1,024: about 38 s) after the real board's
-    kernel check (7 s), beside the test board's (55 s): inside the real board's check, where it
-    used to run, it took 135 of that subprocess's 142 s, the whole test's wall time. (Three
-    subprocesses on two cores took 205 s: the simulator runs a block's threads as Python threads.)"""
+    on the three-piece test board (3,237 states in four chunks of 1,024) after the real board's
+    kernel check. (Inside the real board's check, where it once ran, it took 135 of that
+    subprocess's 142 s; three subprocesses on two cores took 205 s: the simulator runs a block's
+    threads as Python threads.)"""
     from gamesolver.solver.gpu import GpuEngine
 
     game = kernel(options(board, tmp))
@@ -203,15 +212,16 @@ def hot_set_case(eng, game, V: np.ndarray, rng) -> dict:
     cy_t = cy.evaluate(game, Qt, Tc, threads=1, discount=0.999, mark=mt, above=1.5)
     want = np.flatnonzero(mt)
     Td = V.copy()
-    # as if the graph were stored for the ranks below 5,000 (not a whole chunk): the hot set says how
-    # many of its ranks lie there (the sweeps over it read nothing of a graph on this engine)
-    eng.stored_states = 5000
+    # as if the graph were stored for the first 60% of the ranks (not a whole chunk): the hot set
+    # says how many of its ranks lie there (the sweeps over it read nothing of a graph on this engine)
+    below = n * 3 // 5
+    eng.stored_states = below
     t_change, hs, size = eng.hot_set(None, Td, discount=0.999, above=1.5)
     eng.stored_states = 0
     eng._sync_host(Td)
     gathered.append(hs is not None and np.array_equal(hs.host(), want) and size == want.size
                     and t_change == cy_t and np.array_equal(Td, Tc)
-                    and hs.below == int(np.searchsorted(want, 5000)) > 0)
+                    and hs.below == int(np.searchsorted(want, below)) > 0)
     Te, Tc2 = V.copy(), V.copy()
     hs_change = eng.evaluate(None, Te, discount=0.999, subset=hs)
     eng._sync_host(Te)
@@ -291,9 +301,11 @@ def main() -> None:
     mode = sys.argv[1]
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        if mode == "kernels":  # BOARD: its kernels' check; hot:BOARD: its hot set's (``hot_case``)
-            got = {board: hot_case(board[4:], tmp) if board.startswith("hot:") else kernels_case(board, tmp)
-                   for board in (sys.argv[2:] or ("mini4", "real2"))}
+        if mode == "kernels":  # BOARD: its kernels' check; stored:BOARD with its stored graph's;
+            got = {}  # hot:BOARD: its hot set's (``hot_case``)
+            for board in sys.argv[2:] or ("mini4", "real2"):
+                kind, _, name = board.rpartition(":")
+                got[board] = hot_case(name, tmp) if kind == "hot" else kernels_case(name, tmp, stored=kind == "stored")
         elif mode == "solve":
             got = solve_case(sys.argv[2], tmp)
         else:

@@ -341,10 +341,14 @@ def test_cuda_kernels_in_the_simulator_equal_the_cython_engine() -> None:
     # the device kernels themselves (threads, blocks, shared-memory reductions, atomics, local
     # arrays), run as Python: a Jacobi sweep of a rank window against the Cython backup of the same
     # values, the recorded policy, a policy sweep, an endless pass and the generator on random states
-    got = {k: v for part in _simulate_each([("kernels", "mini4"), ("kernels", "real2", "hot:mini4")])
+    # two subprocesses of about equal length (each simulates a block's threads as Python threads, so
+    # two use a 2-core machine's both cores): the test board's check, then the same on its two-piece
+    # version with a stored graph built on the device (every state through the simulator twice);
+    # the real board's check, then a whole hot set on the three-piece test board
+    got = {k: v for part in _simulate_each([("kernels", "mini4", "stored:mini2"), ("kernels", "real2", "hot:mini3")])
            for k, v in part.items()}
-    assert sorted(got) == ["hot:mini4", "mini4", "real2"]
-    hot = got.pop("hot:mini4")
+    assert sorted(got) == ["hot:mini3", "mini4", "real2", "stored:mini2"]
+    hot = got.pop("hot:mini3")
     for case in got.values():
         assert case["outcomes_equal"] and case["policy_equal"]
         assert case["jacobi_max_diff"] <= 1e-6 and case["change"] > 0.1
@@ -356,11 +360,12 @@ def test_cuda_kernels_in_the_simulator_equal_the_cython_engine() -> None:
         assert case["subset"] >= 10 and case["hot_marks_equal"] and case["hot_marked"] > 0
         assert case["hot_max_diff"] <= 1e-6 and case["hot_change_diff"] <= 1e-6
         assert case["subset_max_diff"] <= 1e-6 and case["subset_change_diff"] <= 1e-6 and case["subset_moved"] > 0
-    # the stored graph, built by the device's kernels (on the test board), and the sweeps that read
-    # it: the same results as generating, bit for bit
-    case = got["mini4"]
+    # the stored graph, built by the device's kernels, and the sweeps that read it: the same
+    # results as generating, bit for bit
+    case = got["stored:mini2"]
     assert case["stored_graph"] and case["stored_groups_equal"] and case["stored_sweep_equal"]
     assert case["stored_marks_equal"] and case["stored_subset_equal"]
+    assert "stored_graph" not in got["mini4"]
     # the walk's hot set gathered on the device (its kernels on random marks in chunks of 7 and 1024
     # ranks; a whole hot_set against the Cython engine's marks), then swept as a subset
     assert hot["device_hot_sets_equal"] == [True, True, True] and hot["device_hot_sweep_equal"]
