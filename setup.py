@@ -9,8 +9,8 @@ Compiler directives are set here once for the whole build. OpenMP is used when t
 compiler supports it (set SOLVER_NO_OPENMP=1 to build without it). The modules are translated
 and compiled on every core, up to 8 (set SOLVER_BUILD_JOBS=N to choose). Cython's support code
 goes into one shared module instead of into each kernel, and nothing is compiled with debugging
-information (SOLVER_DEBUG_INFO=1 keeps it): on two cores the whole build took 63 s against 122-126 s
-with both (same machine, one after the other).
+information (SOLVER_DEBUG_INFO=1 keeps it): on two cores the whole build took 62-63 s against 118-124 s
+with neither (two builds of each, alternating, same machine; 1.9x).
 """
 import glob
 import os
