@@ -103,11 +103,16 @@ def test_mirror_reduction_gives_the_full_solves_values(tmp_path, pieces: int) ->
     full = solve(full_o, tmp_path / "full", tolerance=3e-7, threads=2)
     half = solve(half_o, tmp_path / "half", tolerance=3e-7, threads=2)
     ms, ts = full_k.unrank(np.arange(full_k.state_count))
-    mapped = np.asarray(half["value"])[half_k.rank(ms, ts)]
-    # the two solves visit states in different orders, so they agree to the tolerance, not bit for bit
-    # (on this board both leave a few states that the endless check flags at eps 3e-6: its values
-    # sit on a plateau there, with or without the mirror)
-    assert np.abs(mapped - np.asarray(full["value"])).max() < 1e-5
+    mapped = np.asarray(half["value"])[half_k.rank(ms, ts)].astype(np.float32)
+    # the mirrored table, spread over every state, solves the full game's equations as closely as
+    # the full solve's own table does (largest change of a sweep 2.7e-7 to 3.0e-7 for both here)
+    assert full_k.sweep(mapped.copy(), write=False) < 1e-6
+    # the two solves visit states in different orders, so their values agree to the solves' error,
+    # not bit for bit: 2.9e-6 to 3.0e-6 apart in three runs with four pieces, and 2.7e-5 in one of
+    # five runs of the whole suite (a residual of 3e-7 can leave an error a hundred times larger in
+    # a game this slow to mix; on this board both leave a few states that the endless check flags
+    # at eps 3e-6: its values sit on a plateau there, with or without the mirror)
+    assert np.abs(mapped - np.asarray(full["value"])).max() < 1e-4
     if pieces == 4:
         assert np.abs(np.asarray(full["value"])).max() > 0.1  # wins happen: the comparison means something
 
