@@ -57,14 +57,20 @@ def policy_values(game, P: np.ndarray, V: np.ndarray, g: float = 1.0) -> np.ndar
     return acc
 
 
-def kernels_case(board: str, tmp: Path, stored: bool = False) -> dict:
+def small_launches(spec, graph: str = "regenerate"):
+    """An engine of small launches and blocks (96 states in blocks of 32), so that the few hundred
+    states the simulator can afford still span several of each."""
     from gamesolver.solver.gpu import GpuEngine
 
+    return GpuEngine(spec, threads_per_block=32, launch_states=96, graph=graph)
+
+
+def kernels_case(board: str, tmp: Path, stored: bool = False) -> dict:
     o = options(board, tmp)
     game = kernel(o)
     spec = device_game(game)
     n, R = spec.total, spec.nrolls
-    eng = GpuEngine(spec, threads_per_block=32, launch_states=96, graph="regenerate")  # several launches and blocks
+    eng = small_launches(spec)
     rng = np.random.default_rng(11)
     V = rng.uniform(-1, 1, n).astype(np.float32)
     a, b = n - 96, n  # the top tiers: the most outcomes a state
@@ -125,8 +131,9 @@ def kernels_case(board: str, tmp: Path, stored: bool = False) -> dict:
     # 55 s for the test board's 5,407 states with four pieces, so the test stores the 885 of two
     # pieces (still ten launches of 96 states in blocks of 32); the real boards' graphs are checked
     # on numba's CPU JIT (tests/test_ur_gpu.py)
+    stored_checks = {}
     if stored:
-        st = GpuEngine(spec, threads_per_block=32, launch_states=96, graph="store")
+        st = small_launches(spec, graph="store")
         out2 = np.zeros(n, dtype=np.float32)
         change2 = st.sweep(V.copy(), start=a, stop=b, policy=np.empty((0, R)), out=out2, discount=0.999)
         gs = marks.copy()
@@ -135,7 +142,7 @@ def kernels_case(board: str, tmp: Path, stored: bool = False) -> dict:
             first = False
         Ss = V.copy()
         st_sub = st.sweep(Ss, subset=sub, discount=0.999)
-        stored = {
+        stored_checks = {
             "stored_graph": st.graph_kind == "stored on the device" and st.nbytes > 0,
             "stored_groups_equal": all(st.stored_groups(int(r)) == [list(dict.fromkeys(g))
                                                                     for g in game.outcome_groups(int(r))]
@@ -145,10 +152,8 @@ def kernels_case(board: str, tmp: Path, stored: bool = False) -> dict:
             "stored_marks_equal": bool(np.array_equal(gs, gb)),
             "stored_subset_equal": bool(np.array_equal(Ss, Sd) and st_sub == sub_change),
         }
-    else:
-        stored = {}
     return {
-        **stored,
+        **stored_checks,
         "states": n,
         "outcomes_equal": bool(outcomes_equal),
         "policy_equal": bool(np.array_equal(dev_policy[a:b], P[a:b])),
@@ -176,10 +181,8 @@ def hot_case(board: str, tmp: Path) -> dict:
     kernel check. (Inside the real board's check, where it once ran, it took 135 of that
     subprocess's 142 s; three subprocesses on two cores took 205 s: the simulator runs a block's
     threads as Python threads.)"""
-    from gamesolver.solver.gpu import GpuEngine
-
     game = kernel(options(board, tmp))
-    eng = GpuEngine(device_game(game), threads_per_block=32, launch_states=96, graph="regenerate")
+    eng = small_launches(device_game(game))
     rng = np.random.default_rng(12)
     V = rng.uniform(-1, 1, game.state_count).astype(np.float32)
     return {"states": game.state_count, **hot_set_case(eng, game, V, rng)}
@@ -188,7 +191,8 @@ def hot_case(board: str, tmp: Path) -> dict:
 def hot_set_case(eng, game, V: np.ndarray, rng) -> dict:
     """The walk's hot set marked and gathered on the device (``hot_set``). The two kernels that
     gather it on random marks, in chunks of 7 ranks (many chunk edges) and of the engine's 1024;
-    then one whole ``hot_set`` (a sweep of every state through the simulator: about a minute)
+    then one whole ``hot_set`` (a sweep of every state through the simulator: about 20 s for the
+    three-piece test board)
     under a policy of wins and losses alone, so that every new value, and so every mark, is the
     same whatever order the threads take: against the Cython engine's marks, change and values,
     and swept as a subset."""
