@@ -2,6 +2,23 @@ import os
 
 import pytest
 
+# The suite runs in parallel workers (pytest-xdist, ``-n auto --dist loadfile`` in pyproject.toml's
+# addopts; ``-n 0`` runs it in one process). The kernels' OpenMP threads then share the cores with
+# the other worker's, and libgomp's default of spinning while it waits for work wastes the cores
+# the other worker needs (the four-piece mirror test: 83 s spinning, 32 s passive, two workers on
+# two cores). So a worker's threads sleep while they wait, unless the caller chose otherwise; it
+# must be set before the first kernel loads libgomp, which reads it once, hence here. Subprocesses
+# that the tests start inherit it.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: a worker a core, at most 4 (each worker's tests take a few GiB at their peak
+    and most of them run two threads of their own)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(4, cores))
+
 
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path_factory, monkeypatch):
