@@ -9,7 +9,8 @@
 #                                                           # the next command on the same warm machine:
 #                                                           # K = 6 resumes from its checkpoint
 #
-# Stages (STAGES, default "build tests k6 bench"), each with its own time limit, all inside BUDGET
+# Stages (STAGES, default "build tests k6 bench"; build runs first whatever STAGES says unless
+# SKIP_BUILD is set), each with its own time limit, all inside BUDGET
 # seconds (default 570); a stage that fails does not stop the next. Everything goes to $OUT
 # (default ./gpu-session) in a few small files:
 #   session.log   every stage's output, with its exit code and seconds
@@ -92,7 +93,9 @@ prebuilt() {
     (cd /tmp && $PY -c 'import gamesolver.solver._stochastic, gamesolver.games.ur._fort; print("prebuilt wheel imports")')
 }
 export -f prebuilt
-if want build && [ -z "${SKIP_BUILD:-}" ]; then
+# every other stage needs the package, so it is installed unless SKIP_BUILD is set, whether STAGES
+# names build or not (STAGES=k7 alone on a bare machine would otherwise run nothing but errors)
+if [ -z "${SKIP_BUILD:-}" ]; then
     STAGE_RC=1
     [ -d .gpu-wheel ] && stage wheel 60 "$LOG" bash -c prebuilt
     [ "$STAGE_RC" = 0 ] || stage build 200 "$LOG" env SOLVER_BUILD_JOBS=16 $PY -m pip install -q --no-build-isolation --no-deps -e .
@@ -155,9 +158,9 @@ k6() { solved "$K6" store k6; }
 # seven pieces: their graph (about 204 GiB) fits no GPU, so auto stores it for the ranks below an
 # edge (about half on an H200) and the rest regenerate; a round about 7 s there (projected), the
 # solve some 16-19 minutes: two or three commands on one warm machine, each resuming
-k7() { solved 7 auto k7; }
-# K6 and BACKEND let the stage be tried without a GPU: STAGES=k6 K6=3 BACKEND=cpu
-export OUT PY K6=${K6:-6}
+k7() { solved "$K7" auto k7; }
+# K6, K7 and BACKEND let the stages be tried without a GPU: STAGES=k6 K6=3 BACKEND=cpu
+export OUT PY K6=${K6:-6} K7=${K7:-7}
 export -f solved k6 k7
 # K = 6 takes what the budget has left but a minute (the bench after it, if any time is left)
 want k6 && stage k6 $(( $(left) - 60 )) "$OUT/k6.log" bash -c k6
