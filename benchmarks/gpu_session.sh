@@ -100,7 +100,9 @@ if [ -z "${SKIP_BUILD:-}" ]; then
     [ -d .gpu-wheel ] && stage wheel 60 "$LOG" bash -c prebuilt
     [ "$STAGE_RC" = 0 ] || stage build 200 "$LOG" env SOLVER_BUILD_JOBS=16 $PY -m pip install -q --no-build-isolation --no-deps -e .
 fi
-want tests && stage gpu-tests 150 "$LOG" $PY -m pytest tests/test_ur_gpu.py -q -p no:cacheprovider -m "not slow" \
+# -o addopts: in one process (the lent machine may not have pytest-xdist, which pyproject's -n needs,
+# and its GPU tests share one device)
+want tests && stage gpu-tests 150 "$LOG" $PY -m pytest tests/test_ur_gpu.py -q -p no:cacheprovider -o addopts=-ra -m "not slow" \
     -k "stored_graph_on_the_gpu or generator_on_the_gpu or gpu_solve_equals" --durations=8
 
 k4() {

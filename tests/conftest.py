@@ -13,6 +13,7 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's: harmless where it is not installed
 def pytest_xdist_auto_num_workers(config):
     """``-n auto``: a worker a core, at most 4 (each worker's tests take a few GiB at their peak
     and most of them run two threads of their own)."""
