@@ -22,6 +22,9 @@
 #   k7.log, k7.json, k7-opening.npz  (stage k7) the same for seven pieces, their graph stored on the
 #                 device for the ranks that fit (STAGES=k7, then STAGES=k7 SKIP_BUILD=1 again on the
 #                 same warm machine until it is solved: each command resumes from /tmp/k7)
+#   (stage k7kept) the same, but the solve runs in a session of its own that outlives the command
+#                 (STAGES=k7kept, then STAGES=k7kept SKIP_BUILD=1 at once, until it is solved: each
+#                 command waits on the one solve and passes its log on; nothing is stopped or resumed)
 #   bench.jsonl   benchmarks/bench_ur_gpu.py: states/s of a full sweep (regenerating, and over the
 #                 stored graph where it fits) and of a policy sweep, against one CPU thread of the
 #                 same machine, peak device memory, for BENCH_PIECES (default 5 4)
@@ -161,12 +164,52 @@ k6() { solved "$K6" store k6; }
 # edge (about half on an H200) and the rest regenerate; a round about 7 s there (projected), the
 # solve some 16-19 minutes: two or three commands on one warm machine, each resuming
 k7() { solved "$K7" auto k7; }
+# kept K GRAPH NAME: the same solve in a process of its own session (setsid), which the lent machine
+# lets run on after the command that started it returns, for as long as the machine stays warm
+# (30 s between calls at most): it is never stopped at a command's limit and never resumed, so it
+# compiles its kernels and builds its graph once (for seven pieces on an H200 some 20 s and
+# projected 30-60 s, each time a stopped solve resumes). Each command that runs this stage starts
+# the solve if it is not running yet (resuming from /tmp/NAME's checkpoint, if any), passes its new
+# log lines on while it waits, and once it has ended writes the figures and the opening file.
+kept() {
+    local k=$1 graph=$2 name=$3 seen=0 n pid
+    if [ ! -e "/tmp/$name.rc" ] && ! { [ -s "/tmp/$name.pid" ] && kill -0 "$(cat "/tmp/$name.pid")" 2>/dev/null; }; then
+        echo "starting the solve in its own session"
+        setsid bash -c 'echo $$ > "/tmp/$3.pid"; exec 3>"/tmp/$3.err"
+            "$PY" -m gamesolver.solver ur solve --pieces "$1" --tolerance 1e-5 --backend "$BACKEND" --graph "$2" \
+                --out "/tmp/$3" --json > "/tmp/$3.json" 2>&3
+            echo $? > "/tmp/$3.rc"' kept "$k" "$graph" "$name" < /dev/null > /dev/null 2>&1 &
+        for _ in $(seq 50); do [ -s "/tmp/$name.pid" ] && break; sleep 0.1; done
+    else
+        echo "the solve runs (or ran) already: $(cat "/tmp/$name.pid" 2>/dev/null)"
+    fi
+    pid=$(cat "/tmp/$name.pid" 2>/dev/null)
+    while [ ! -e "/tmp/$name.rc" ] && kill -0 "$pid" 2>/dev/null; do
+        n=$(wc -l < "/tmp/$name.err" 2>/dev/null || echo 0)
+        [ "$n" -gt "$seen" ] && sed -n "$((seen + 1)),${n}p" "/tmp/$name.err" && seen=$n
+        sleep 2
+    done
+    sleep 1
+    n=$(wc -l < "/tmp/$name.err" 2>/dev/null || echo 0)
+    [ "$n" -gt "$seen" ] && sed -n "$((seen + 1)),${n}p" "/tmp/$name.err"
+    [ -e "/tmp/$name.rc" ] || { echo "the solve ended without an exit code"; return 1; }
+    echo "solve: rc=$(cat "/tmp/$name.rc")"
+    [ "$(cat "/tmp/$name.rc")" = 0 ] || return 1
+    [ -e "$OUT/$name.json" ] && return 0
+    cat "/tmp/$name.json"
+    $PY -m gamesolver.solver ur opening build --pieces "$k" --turns 5 --table "/tmp/$name" --out "$OUT/$name-opening.npz"
+    $PY benchmarks/table_report.py "/tmp/$name" "$k" "/tmp/$name.json" "$OUT/$name.json"
+}
+# k7kept: seven pieces so (STAGES=k7kept, then STAGES=k7kept SKIP_BUILD=1 at once on the warm machine,
+# as often as needed; each command may end at its limit while the solve goes on)
+k7kept() { kept "$K7" auto k7; }
 # K6, K7 and BACKEND let the stages be tried without a GPU: STAGES=k6 K6=3 BACKEND=cpu
-export OUT PY K6=${K6:-6} K7=${K7:-7}
-export -f solved k6 k7
+export OUT PY BACKEND K6=${K6:-6} K7=${K7:-7}
+export -f solved kept k6 k7 k7kept
 # K = 6 takes what the budget has left but a minute (the bench after it, if any time is left)
 want k6 && stage k6 $(( $(left) - 60 )) "$OUT/k6.log" bash -c k6
 want k7 && stage k7 $(( $(left) - 30 )) "$OUT/k7.log" bash -c k7
+want k7kept && stage k7kept $(( $(left) - 30 )) "$OUT/k7.log" bash -c k7kept
 want bench && stage bench 600 "$OUT/bench.jsonl" $PY benchmarks/bench_ur_gpu.py --pieces ${BENCH_PIECES:-5 4} \
     --repeats 2 --json
 say "== peak device memory in use (MiB): $(cut -d, -f2 "$OUT/gpu-mem.csv" | tr -dc '0-9\n' | sort -n | tail -n 1)"
