@@ -105,5 +105,6 @@ def test_kernel_roll_values_and_backwards_sweeps_agree_with_the_engine(tmp_path)
 def test_three_pieces_real_board_is_a_draw_everywhere(tmp_path) -> None:
     table = solve(UrOptions(pieces=3), tmp_path / "t", threads=2)
     values = np.asarray(table["value"])
-    assert table.state_count == 1_163_031 and np.all(values == 0)
+    # the mirror stores one state of each twin pair: 587,859 of the 1,163,031 placements
+    assert table.state_count == 587_859 and np.all(values == 0)
     assert table.meta["residual"] < table.meta["tolerance"]
