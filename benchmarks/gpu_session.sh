@@ -155,6 +155,11 @@ solved() {
     local k=$1 graph=$2 name=$3
     $PY -m gamesolver.solver ur solve --pieces "$k" --tolerance 1e-5 --backend "$BACKEND" --graph "$graph" \
         --out "/tmp/$name" --json > "/tmp/$name.json" || return $?
+    report "$k" "$name"
+}
+# report K NAME: a solved table's figures and opening file, from /tmp/NAME and the solve's JSON
+report() {
+    local k=$1 name=$2
     cat "/tmp/$name.json"
     $PY -m gamesolver.solver ur opening build --pieces "$k" --turns 5 --table "/tmp/$name" --out "$OUT/$name-opening.npz"
     $PY benchmarks/table_report.py "/tmp/$name" "$k" "/tmp/$name.json" "$OUT/$name.json"
@@ -184,28 +189,29 @@ kept() {
         echo "the solve runs (or ran) already: $(cat "/tmp/$name.pid" 2>/dev/null)"
     fi
     pid=$(cat "/tmp/$name.pid" 2>/dev/null)
-    while [ ! -e "/tmp/$name.rc" ] && kill -0 "$pid" 2>/dev/null; do
+    # the solve's log lines not passed on yet
+    news() {
         n=$(wc -l < "/tmp/$name.err" 2>/dev/null || echo 0)
         [ "$n" -gt "$seen" ] && sed -n "$((seen + 1)),${n}p" "/tmp/$name.err" && seen=$n
+        return 0
+    }
+    while [ ! -e "/tmp/$name.rc" ] && kill -0 "$pid" 2>/dev/null; do
+        news
         sleep 2
     done
     sleep 1
-    n=$(wc -l < "/tmp/$name.err" 2>/dev/null || echo 0)
-    [ "$n" -gt "$seen" ] && sed -n "$((seen + 1)),${n}p" "/tmp/$name.err"
+    news
     [ -e "/tmp/$name.rc" ] || { echo "the solve ended without an exit code"; return 1; }
     echo "solve: rc=$(cat "/tmp/$name.rc")"
     [ "$(cat "/tmp/$name.rc")" = 0 ] || return 1
-    [ -e "$OUT/$name.json" ] && return 0
-    cat "/tmp/$name.json"
-    $PY -m gamesolver.solver ur opening build --pieces "$k" --turns 5 --table "/tmp/$name" --out "$OUT/$name-opening.npz"
-    $PY benchmarks/table_report.py "/tmp/$name" "$k" "/tmp/$name.json" "$OUT/$name.json"
+    report "$k" "$name"
 }
 # k7kept: seven pieces so (STAGES=k7kept, then STAGES=k7kept SKIP_BUILD=1 at once on the warm machine,
 # as often as needed; each command may end at its limit while the solve goes on)
 k7kept() { kept "$K7" auto k7; }
 # K6, K7 and BACKEND let the stages be tried without a GPU: STAGES=k6 K6=3 BACKEND=cpu
 export OUT PY BACKEND K6=${K6:-6} K7=${K7:-7}
-export -f solved kept k6 k7 k7kept
+export -f solved report kept k6 k7 k7kept
 # K = 6 takes what the budget has left but a minute (the bench after it, if any time is left)
 want k6 && stage k6 $(( $(left) - 60 )) "$OUT/k6.log" bash -c k6
 want k7 && stage k7 $(( $(left) - 30 )) "$OUT/k7.log" bash -c k7

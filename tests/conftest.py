@@ -17,8 +17,9 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 def pytest_xdist_auto_num_workers(config):
     """``-n auto``: a worker a core, at most 4 (each worker's tests take a few GiB at their peak
     and most of them run two threads of their own)."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, min(4, cores))
+    from gamesolver.solver.stochastic import default_threads  # the cores the solver counts as its own
+
+    return min(4, default_threads())
 
 
 @pytest.fixture(autouse=True)
