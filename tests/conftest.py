@@ -2,8 +2,8 @@ import os
 
 import pytest
 
-# The suite runs in parallel workers (pytest-xdist, ``-n auto --dist loadfile`` in pyproject.toml's
-# addopts; ``-n 0`` runs it in one process). The kernels' OpenMP threads then share the cores with
+# Where the suite runs in parallel workers (pytest-xdist, ``-n auto --dist loadfile``; not the
+# default, see pyproject.toml). The kernels' OpenMP threads then share the cores with
 # the other worker's, and libgomp's default of spinning while it waits for work wastes the cores
 # the other worker needs (the four-piece mirror test: 83 s spinning, 32 s passive, two workers on
 # two cores). So a worker's threads sleep while they wait, unless the caller chose otherwise; it
