@@ -148,5 +148,7 @@ def test_sigterm_stops_a_solve_as_ctrl_c_does(tmp_path) -> None:
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 130 and err.strip().splitlines()[-1] == "interrupted" and "Traceback" not in err
+    said = f"exit {proc.returncode}; stderr:\n{err[-4000:]}"  # what the run said, if this fails
+    assert proc.returncode == 130, said
+    assert err.strip().splitlines()[-1] == "interrupted" and "Traceback" not in err, said
     assert not (root / stochastic.POLICY_FILE).exists()
