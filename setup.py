@@ -14,6 +14,7 @@ with neither (two builds of each, alternating, same machine; 1.9x).
 """
 import glob
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -89,6 +90,14 @@ def module_name(path: str) -> str:
 
 sources = sorted(glob.glob(os.path.join("solver", "*.pyx")) + glob.glob(os.path.join("games", "**", "*.pyx"),
                                                                          recursive=True))
+# The fort rules' generator once more, for x86-64 CPUs with POPCNT and BMI2 (games/ur/_fort_bmi2.pyx
+# includes games/ur/_fort.pyx whole; games.ur.kernel picks it at run time where the CPU runs it well).
+# Other architectures and compilers build the portable module alone.
+BMI2 = os.path.join("games", "ur", "_fort_bmi2.pyx")
+x86 = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686") and sys.platform != "win32"
+if not x86:
+    sources.remove(BMI2)
+extra_args = {BMI2: ["-mpopcnt", "-mbmi2"]}
 # Cython's own support code (memoryviews, their slicing and copying, the common helpers) once, in a
 # module of its own that every kernel imports, instead of a copy of about a megabyte of C in each of
 # them: the build compiles it once, not once per kernel. Cython 3.1 brought that; an older Cython
@@ -101,7 +110,7 @@ extensions = ([Extension(SHARED, [os.path.join("solver", "_cyutility.c")], extra
         module_name(path),
         [path],
         include_dirs=[np.get_include()],
-        extra_compile_args=compile_args,
+        extra_compile_args=compile_args + extra_args.get(path, []),
         extra_link_args=link_args,
         define_macros=macros,
     )

@@ -13,21 +13,46 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
+from typing import Any
 
 from gamesolver.games.ur.api import UrAction, UrTable, open_opening, open_table, parse, solve_table
 from gamesolver.games.ur.notation import Position, format_position
 from gamesolver.games.ur.rules import Board, Dice, UrOptions, load_board, load_dice
+from gamesolver.solver.errors import InputError
 
 __all__ = ["Board", "Dice", "Position", "UrAction", "UrOptions", "UrTable", "format_position", "kernel", "load_board",
            "load_dice", "open_opening", "open_table", "parse", "royal_solve", "solve_table"]
 
 
-@lru_cache(maxsize=8)
-def kernel(options: UrOptions) -> "gamesolver.games.ur._fort.FortGame":  # type: ignore[name-defined]  # noqa: F821
-    """The fort rules' move generator for these options (board, dice and piece count in C form),
-    a ``StochasticGame`` that the engine in ``solver.stochastic`` solves."""
-    from gamesolver.games.ur._fort import FortGame
+# which build of the fort rules' generator ``kernel`` uses: "auto" (the POPCNT and BMI2 build where
+# the CPU runs it well, else the portable one) or "portable"
+FORT_BUILD_ENV = "SOLVER_FORT_BUILD"
 
+
+def fort_module(build: str | None = None) -> Any:
+    """The compiled module of the fort rules' generator: ``_fort_bmi2`` (built for x86-64 CPUs with
+    POPCNT and BMI2: bit counts inline, the squeeze of a tile set one PEXT) where ``build`` (default:
+    the environment's SOLVER_FORT_BUILD, else "auto") allows it and the CPU runs it well, else
+    ``_fort``. Both give the same codes; tests hold them to each other."""
+    from gamesolver.games.ur import _fort
+
+    build = build or os.environ.get(FORT_BUILD_ENV) or "auto"
+    if build not in ("auto", "portable"):
+        raise InputError(f"{FORT_BUILD_ENV} must be 'auto' or 'portable'; got {build!r}")
+    if build == "auto" and _fort.fast_bmi2():
+        try:
+            from gamesolver.games.ur import _fort_bmi2
+        except ImportError:  # a build for another architecture, or without it
+            return _fort
+        return _fort_bmi2
+    return _fort
+
+
+@lru_cache(maxsize=8)
+def kernel(options: UrOptions, build: str | None = None) -> "gamesolver.games.ur._fort.FortGame":  # type: ignore[name-defined]  # noqa: F821
+    """The fort rules' move generator for these options (board, dice and piece count in C form),
+    a ``StochasticGame`` that the engine in ``solver.stochastic`` solves; ``build`` as in
+    ``fort_module``."""
     b = options.board
     rolls = [
         (
@@ -39,7 +64,7 @@ def kernel(options: UrOptions) -> "gamesolver.games.ur._fort.FortGame":  # type:
         )
         for r in options.dice.rolls
     ]
-    return FortGame(
+    return fort_module(build).FortGame(
         b.size,
         options.pieces,
         [list(n) for n in b.neighbours],
