@@ -92,10 +92,10 @@ sources = sorted(glob.glob(os.path.join("solver", "*.pyx")) + glob.glob(os.path.
                                                                          recursive=True))
 # The fort rules' generator once more, for x86-64 CPUs with POPCNT and BMI2 (games/ur/_fort_bmi2.pyx
 # includes games/ur/_fort.pyx whole; games.ur.kernel picks it at run time where the CPU runs it well).
-# Other architectures and compilers build the portable module alone.
+# Other architectures (32-bit x86 too: it has no 64-bit PDEP) build the portable module alone.
 BMI2 = os.path.join("games", "ur", "_fort_bmi2.pyx")
-x86 = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686") and sys.platform != "win32"
-if not x86:
+x86_64 = platform.machine().lower() in ("x86_64", "amd64") and sys.platform != "win32"
+if not x86_64:
     sources.remove(BMI2)
 extra_args = {BMI2: ["-mpopcnt", "-mbmi2"]}
 # Cython's own support code (memoryviews, their slicing and copying, the common helpers) once, in a
