@@ -561,14 +561,15 @@ cdef class FortGame(StochasticGame):
             ro -= self.binom[t][i]
             o |= (<uint32_t> 1) << t  # numbered among the tiles free of m, spread out below
             t -= 1
-        freeset = m  # undo ``squeeze``: a gap at each of m's tiles, lowest first
-        if FORT_PEXT:  # o's bits spread over the tiles outside m, in order
+        # undo ``squeeze``: o's bits spread over the tiles outside m, in order
+        if FORT_PEXT:
             o = fort_pdep32(o, ~m)
-            freeset = 0
-        while freeset:
-            low = (freeset & (0 - freeset)) - 1
-            o = (o & low) | ((o & ~low) << 1)
-            freeset &= freeset - 1
+        else:
+            freeset = m  # a gap at each of m's tiles, lowest first
+            while freeset:
+                low = (freeset & (0 - freeset)) - 1
+                o = (o & low) | ((o & ~low) << 1)
+                freeset &= freeset - 1
         M[0] = m
         O[0] = o
 
