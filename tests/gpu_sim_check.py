@@ -5,7 +5,7 @@ numba.cuda is first imported. Prints one JSON line.
     python tests/gpu_sim_check.py kernels stored:BOARD  (simulator) the same, and the stored graph built
                                                  on the device and read by the sweeps
     python tests/gpu_sim_check.py kernels hot:BOARD   (simulator) the walk's hot set found on the device
-    python tests/gpu_sim_check.py solve BOARD    (simulator) a whole solve, BOARD mini4 or real2
+    python tests/gpu_sim_check.py solve BOARD    (simulator) a whole solve's last sweeps and check, BOARD mini4 or real2
     python tests/gpu_sim_check.py ptx            the kernels compiled to PTX for compute capability 9.0
                                                  (an H100) without a GPU; exit 3 when NVVM is missing
 """
@@ -234,17 +234,30 @@ def hot_set_case(eng, game, V: np.ndarray, rng) -> dict:
             "device_hot_sweep_equal": bool(np.array_equal(Te, Tc2) and hs_change == cy_hs and cy_hs > 0)}
 
 
-def solve_case(board: str, tmp: Path) -> dict:
+def solve_case(board: str, tmp: Path, last: int = 2) -> dict:
+    """A whole solve whose end runs in the simulator: the first sweeps on numba's CPU target (the
+    same kernels' logic, fast), stopped ``last`` sweeps before the one-thread Cython solve
+    converged; the simulated device then resumes from that checkpoint and runs the last sweeps,
+    their policy sweeps and the endless check. (The whole walk in the simulator took about 2.5
+    minutes a round on the 8-tile board with four pieces: over an hour.)"""
     from gamesolver.solver.gpu import GpuEngine
     from gamesolver.solver.stochastic import solve_values
 
     o = options(board, tmp)
     game = kernel(o)
     one = solve_values(game, tmp / "cpu", o.header(), threads=1, graph="regenerate")
+    stop = max(1, one.meta["sweeps"] - last)
+    with GpuEngine(device_game(game), target="cpu", graph="regenerate") as first:
+        try:
+            solve_values(game, tmp / "gpu", o.header(), engine=first, max_sweeps=stop)
+        except RuntimeError as e:
+            assert "no convergence" in str(e), e
     eng = GpuEngine(device_game(game), threads_per_block=64, graph="regenerate")
     dev = solve_values(game, tmp / "gpu", o.header(), engine=eng)
     return {"flagged": dev.meta["endless_check"]["flagged"], "sweeps": dev.meta["sweeps"],
-            "cpu_sweeps": one.meta["sweeps"], "max_diff": float(np.abs(dev.values - one.values).max())}
+            "cpu_sweeps": one.meta["sweeps"], "resumed_at_sweep": dev.meta.get("resumed_at_sweep"),
+            "stop": stop, "max_diff": float(np.abs(dev.values - one.values).max()),
+            "largest": float(np.abs(one.values).max())}
 
 
 def ptx() -> dict:
