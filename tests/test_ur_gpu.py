@@ -378,7 +378,7 @@ def test_cuda_kernels_in_the_simulator_equal_the_cython_engine() -> None:
 def test_whole_solve_in_the_simulator_equals_the_cpu_solve(board) -> None:
     # the first sweeps on numba's CPU target, the last two, their policy sweeps and the endless
     # check in the simulator from that checkpoint (all of it simulated took over an hour on mini4;
-    # this about 12 minutes)
+    # this 6-12 minutes)
     got = _simulate("solve", board, timeout=2400)
     assert got["resumed_at_sweep"] == got["stop"] >= 1 and got["sweeps"] == got["cpu_sweeps"] > got["stop"]
     assert got["flagged"] == 0 and got["max_diff"] <= 2e-5
