@@ -20,8 +20,8 @@ from gamesolver.games.ur.notation import Position, format_position
 from gamesolver.games.ur.rules import Board, Dice, UrOptions, load_board, load_dice
 from gamesolver.solver.errors import InputError
 
-__all__ = ["Board", "Dice", "Position", "UrAction", "UrOptions", "UrTable", "format_position", "kernel", "load_board",
-           "load_dice", "open_opening", "open_table", "parse", "royal_solve", "solve_table"]
+__all__ = ["Board", "Dice", "Position", "UrAction", "UrOptions", "UrTable", "format_position", "fresh_kernel", "kernel",
+           "load_board", "load_dice", "open_opening", "open_table", "parse", "royal_solve", "solve_table"]
 
 
 # which build of the fort rules' generator ``kernel`` uses: "auto" (the POPCNT and BMI2 build where
@@ -48,11 +48,21 @@ def fort_module(build: str | None = None) -> Any:
     return _fort
 
 
-@lru_cache(maxsize=8)
 def kernel(options: UrOptions, build: str | None = None) -> "gamesolver.games.ur._fort.FortGame":  # type: ignore[name-defined]  # noqa: F821
     """The fort rules' move generator for these options (board, dice and piece count in C form),
     a ``StochasticGame`` that the engine in ``solver.stochastic`` solves; ``build`` as in
-    ``fort_module``."""
+    ``fort_module``. One generator per (options, compiled module): the build is chosen before the
+    cache, so SOLVER_FORT_BUILD counts on every call and "auto" shares the default's generator."""
+    return _cached_game(options, fort_module(build))
+
+
+def fresh_kernel(options: UrOptions, build: str | None = None) -> Any:
+    """``kernel``'s generator, but one of its own, never cached (e.g. to build a mirror index
+    afresh beside the cached generator's)."""
+    return _new_game(options, fort_module(build))
+
+
+def _new_game(options: UrOptions, module: Any) -> Any:
     b = options.board
     rolls = [
         (
@@ -64,7 +74,7 @@ def kernel(options: UrOptions, build: str | None = None) -> "gamesolver.games.ur
         )
         for r in options.dice.rolls
     ]
-    return fort_module(build).FortGame(
+    return module.FortGame(
         b.size,
         options.pieces,
         [list(n) for n in b.neighbours],
@@ -77,6 +87,10 @@ def kernel(options: UrOptions, build: str | None = None) -> "gamesolver.games.ur
         mirror=list(b.mirror) if options.uses_mirror else None,  # type: ignore[arg-type]
         threads=max(1, len(os.sched_getaffinity(0))) if hasattr(os, "sched_getaffinity") else 1,
     )
+
+
+_cached_game = lru_cache(maxsize=8)(_new_game)
+kernel.cache_clear = _cached_game.cache_clear  # type: ignore[attr-defined]  # forget every generator built
 
 
 def royal_solve(rules: str = "finkel", pieces: int | None = None, out: str | os.PathLike[str] | None = None,

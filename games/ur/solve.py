@@ -258,9 +258,9 @@ def stored_index_matches(options: UrOptions, table: Table) -> bool | None:
     index: seconds for K = 4, minutes for K = 7."""
     if not options.uses_mirror or INDEX_ARRAYS[0] not in table.arrays:
         return None
-    from gamesolver.games.ur import kernel as cached_kernel
+    from gamesolver.games.ur import fresh_kernel
 
-    words, sample = cached_kernel.__wrapped__(options).index_arrays()  # a generator of its own
+    words, sample = fresh_kernel(options).index_arrays()
     return bool(np.array_equal(words, table[INDEX_ARRAYS[0]]) and np.array_equal(sample, table[INDEX_ARRAYS[1]]))
 
 
