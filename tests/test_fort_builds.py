@@ -38,11 +38,15 @@ def pairs(tmp_path_factory):
     return {name: (kernel(o, "portable"), kernel(o, "auto")) for name, o in opts.items()}
 
 
-def test_the_builds_say_what_they_are() -> None:
+def test_the_builds_say_what_they_are(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the default is the environment's choice: without SOLVER_FORT_BUILD it is "auto" (the suite
+    # may itself run under SOLVER_FORT_BUILD=portable, which must not fail this test)
+    monkeypatch.delenv(FORT_BUILD_ENV, raising=False)
     assert not _fort.uses_bmi2()
     if BMI2_HERE:
         assert _fort_bmi2.uses_bmi2()
         assert fort_module() is _fort_bmi2
+        assert fort_module("auto") is _fort_bmi2
     assert fort_module("portable") is _fort
 
 
@@ -86,6 +90,7 @@ def test_a_bad_build_name_is_one_line(monkeypatch) -> None:
 
 
 def test_the_portable_build_can_be_asked_for(monkeypatch) -> None:
+    monkeypatch.delenv(FORT_BUILD_ENV, raising=False)  # the default below is "auto" whatever the suite runs under
     o = UrOptions(pieces=2)
     default = kernel(o)
     assert kernel(o, "auto") is default  # one generator for the default and "auto"
