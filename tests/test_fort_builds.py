@@ -29,6 +29,14 @@ needs_bmi2 = pytest.mark.skipif(
     reason="the POPCNT and BMI2 build is not here, or this CPU does not run it (no BMI2, or a microcoded PEXT)")
 
 
+@pytest.fixture(autouse=True)
+def default_build(monkeypatch):
+    """Every test here starts with SOLVER_FORT_BUILD unset, so the default build is "auto" even
+    where the suite itself runs under SOLVER_FORT_BUILD=portable; a test that wants the variable
+    sets it."""
+    monkeypatch.delenv(FORT_BUILD_ENV, raising=False)
+
+
 @pytest.fixture(scope="module")
 def pairs(tmp_path_factory):
     """Each game as (portable, BMI2) generators (only the tests that need the BMI2 build ask)."""
@@ -38,10 +46,7 @@ def pairs(tmp_path_factory):
     return {name: (kernel(o, "portable"), kernel(o, "auto")) for name, o in opts.items()}
 
 
-def test_the_builds_say_what_they_are(monkeypatch: pytest.MonkeyPatch) -> None:
-    # the default is the environment's choice: without SOLVER_FORT_BUILD it is "auto" (the suite
-    # may itself run under SOLVER_FORT_BUILD=portable, which must not fail this test)
-    monkeypatch.delenv(FORT_BUILD_ENV, raising=False)
+def test_the_builds_say_what_they_are() -> None:
     assert not _fort.uses_bmi2()
     if BMI2_HERE:
         assert _fort_bmi2.uses_bmi2()
@@ -90,7 +95,6 @@ def test_a_bad_build_name_is_one_line(monkeypatch) -> None:
 
 
 def test_the_portable_build_can_be_asked_for(monkeypatch) -> None:
-    monkeypatch.delenv(FORT_BUILD_ENV, raising=False)  # the default below is "auto" whatever the suite runs under
     o = UrOptions(pieces=2)
     default = kernel(o)
     assert kernel(o, "auto") is default  # one generator for the default and "auto"
