@@ -86,19 +86,17 @@ def test_four_pieces_can_win_so_the_table_answers(tmp_path) -> None:
 
 # ---- opening a table fast: the mirror index stored with the values, checksums checked once ----
 
-def _fresh_kernel() -> None:
-    from gamesolver.games.ur import kernel as cached
-
-    cached.cache_clear()  # the next kernel(options) has no index yet
+def _forget_kernels() -> None:
+    kernel.cache_clear()  # the next kernel(options) is a new generator, with no index yet
 
 
 @pytest.fixture
 def fresh_kernels():
     """These tests hand generators broken indexes on purpose: none may outlive the test in the
     process-wide cache of generators."""
-    _fresh_kernel()
+    _forget_kernels()
     yield
-    _fresh_kernel()
+    _forget_kernels()
 
 
 def _positions(options: UrOptions, count: int, seed: int):
@@ -119,10 +117,10 @@ def test_answers_from_the_stored_index_equal_a_rebuilt_index(tmp_path, fresh_ker
 
     options = symmetric_options(tmp_path, 4, mirror=True)
     where = random_table(options, tmp_path / "t", 5)
-    _fresh_kernel()
+    _forget_kernels()
     table = load_table(options, where, build=False, cache=str(tmp_path / "c"))
     assert attach_index(options, table) == "kernel"  # load_table gave it the table's index already
-    _fresh_kernel()
+    _forget_kernels()
     assert attach_index(options, table) == "table"
     mapped = kernel(options)
     rebuilt = fresh_kernel(options)  # a generator of its own, which builds its index
@@ -133,7 +131,7 @@ def test_answers_from_the_stored_index_equal_a_rebuilt_index(tmp_path, fresh_ker
     assert np.array_equal(mapped.rank(ms, ts), every) and np.array_equal(mapped.tier_offsets(), rebuilt.tier_offsets())
     positions = list(_positions(options, 40, 1))
     answers = [[choices(options, table, p, r) for r in range(6)] for p in positions]
-    _fresh_kernel()
+    _forget_kernels()
     plain = open_table(where)  # as before: the first rank builds the index
     assert [[choices(options, plain, p, r) for r in range(6)] for p in positions] == answers
     assert not (tmp_path / "c").exists()  # the table had its index: nothing cached
@@ -163,23 +161,23 @@ def test_a_tampered_or_foreign_index_is_refused_in_one_line(tmp_path, fresh_kern
              "other pieces": (other["mirror_words"], other["mirror_sample"], "mirror index words: expected")}
     for name, (w, s, said) in cases.items():
         where = _table_with_index(options, tmp_path / name, w, s)
-        _fresh_kernel()
+        _forget_kernels()
         with pytest.raises(CorruptTableError) as err:
             load_table(options, where, build=False)
         assert said in str(err.value) and "\n" not in str(err.value), name
-        _fresh_kernel()
+        _forget_kernels()
         r = run("analyze", "start", "--pieces", "4", "--board", options.board_file, "--table", str(where))
         assert r.exit_code == 1 and "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
         assert said in r.output
     # a change to the file after it was checked: its checksum is computed again, and fails
     where = _table_with_index(options, tmp_path / "changed", good["mirror_words"], sample)
-    _fresh_kernel()
+    _forget_kernels()
     load_table(options, where, build=False)
     mapped = np.load(where / "mirror_words.npy", mmap_mode="r+")
     mapped[len(mapped) // 2, 0] ^= 1 << 5
     mapped.flush()
     del mapped
-    _fresh_kernel()
+    _forget_kernels()
     with pytest.raises(CorruptTableError) as err:
         load_table(options, where, build=False)
     assert "mirror_words" in str(err.value) and "checksum" in str(err.value)
@@ -215,16 +213,16 @@ def test_a_table_from_before_the_stored_index_gets_it_from_the_cache(tmp_path, f
     where = write_table(tmp_path / "old", game=GAME, rule=RULE, encoding=ENCODING, encoding_version=ENCODING_VERSION,
                         state_count=n, options=options.header(), arrays={"value": np.zeros(n, dtype=np.float32)})
     cache = str(tmp_path / "c")
-    _fresh_kernel()
+    _forget_kernels()
     table = load_table(options, where, build=False, cache=cache)
     assert (index_cache_dir(options, cache) / "header.json").is_file()
-    _fresh_kernel()
+    _forget_kernels()
     assert attach_index(options, table, cache) == "cache"
     words = index_cache_dir(options, cache) / "mirror_words.npy"
     words.write_bytes(words.read_bytes()[:200])  # a damaged cache entry is built again, never used
-    _fresh_kernel()
+    _forget_kernels()
     assert attach_index(options, table, cache) == "built"
-    _fresh_kernel()
+    _forget_kernels()
     assert attach_index(options, table, cache) == "cache"
     assert not any(p.name.startswith("mirror") for p in where.iterdir())  # the table is left as it was
 
@@ -241,7 +239,7 @@ def test_check_compares_the_whole_stored_index_with_a_new_one(tmp_path, fresh_ke
     words[w, 0] = 0  # a word the open's spot checks do not look at (its count no longer adds up)
     for name, arrays, said, code in (("good", good, "matches", 0), ("bad", {**good, "mirror_words": words}, "differs", 1)):
         where = _table_with_index(options, tmp_path / name, arrays["mirror_words"], arrays["mirror_sample"])
-        _fresh_kernel()
+        _forget_kernels()
         r = run("check", "--pieces", "2", "--table", str(where), "--json")
         assert r.exit_code == code, r.output
         assert json.loads(r.stdout)["mirror_index"] == said
