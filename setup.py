@@ -1,4 +1,4 @@
-"""Build the Cython kernels: every ``solver/*.pyx`` becomes an extension module.
+"""Build the Cython kernels: every ``.pyx`` below ``solver/`` and ``games/`` becomes an extension module.
 
 The repository keeps ``solver/``, ``games/`` and ``data/`` at the top; installed, they live under
 one distinctive namespace (``gamesolver.solver``, ``gamesolver.games``, ``gamesolver.data``), so
@@ -88,8 +88,8 @@ def module_name(path: str) -> str:
     return NAMESPACE + "." + os.path.splitext(path)[0].replace(os.sep, ".")
 
 
-sources = sorted(glob.glob(os.path.join("solver", "*.pyx")) + glob.glob(os.path.join("games", "**", "*.pyx"),
-                                                                         recursive=True))
+sources = sorted(glob.glob(os.path.join("solver", "**", "*.pyx"), recursive=True)
+                 + glob.glob(os.path.join("games", "**", "*.pyx"), recursive=True))
 # The fort rules' generator once more, for x86-64 CPUs with POPCNT and BMI2 (games/ur/_fort_bmi2.pyx
 # includes games/ur/_fort.pyx whole; games.ur.kernel picks it at run time where the CPU runs it well).
 # Other architectures (32-bit x86 too: it has no 64-bit PDEP) build the portable module alone.

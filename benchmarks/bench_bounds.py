@@ -1,4 +1,4 @@
-"""Certified bounds (``solver.bounds.certify``): the strategy against its best answer (today's
+"""Certified bounds (``solver.stochastic.bounds.certify``): the strategy against its best answer (today's
 default) against loosening from the values (the way before it), in the same run on the same table.
 
 Run with ``nice -n 19 python benchmarks/bench_bounds.py`` (the 8-tile test board, four pieces,
@@ -10,7 +10,7 @@ values to an interval's end, the start's interval; and the time ratio.
 
 ``--krylov K``: BiCGSTAB on the pair's equations for the real board with K pieces (the strategy
 pair's product over 2N rows, the greedy pair of random values, a random right-hand side), its
-vector steps fused (``solver/_krylov.pyx``) against plain NumPy, alternating in one run: seconds
+vector steps fused (``solver/stochastic/_krylov.pyx``) against plain NumPy, alternating in one run: seconds
 an iteration, the products' share, and the ratio.
 
 ``--prefetch K``: the proof's kernels that read scattered entries (the product by the pair's
@@ -53,8 +53,8 @@ def main() -> None:
 
     from gamesolver.games.ur import kernel
     from gamesolver.games.ur.rules import UrOptions
-    from gamesolver.solver.bounds import certify
-    from gamesolver.solver.stochastic import solve_values
+    from gamesolver.solver.stochastic.bounds import certify
+    from gamesolver.solver.stochastic.iteration import solve_values
 
     with tempfile.TemporaryDirectory() as tmp:
         if args.real:
@@ -102,8 +102,8 @@ def greedy_pair(k: int, threads: int):
 
 
 def krylov_speed(k: int, threads: int, iterations: int, repeats: int) -> None:
-    from gamesolver.solver import _stochastic as kernels
-    from gamesolver.solver.krylov import bicgstab
+    from gamesolver.solver.stochastic import _engine as kernels
+    from gamesolver.solver.stochastic.krylov import bicgstab
 
     game, n, rng, values, policy = greedy_pair(k, threads)
     tau = policy.copy()
@@ -138,9 +138,9 @@ def krylov_speed(k: int, threads: int, iterations: int, repeats: int) -> None:
 
 
 def prefetch_speed(k: int, threads: int, repeats: int) -> None:
-    from gamesolver.solver import _stochastic as kernels
-    from gamesolver.solver.bounds import pair_matrix
-    from gamesolver.solver.outcomes import build_graph
+    from gamesolver.solver.stochastic import _engine as kernels
+    from gamesolver.solver.stochastic.bounds import pair_matrix
+    from gamesolver.solver.stochastic.outcomes import build_graph
 
     game, n, rng, values, policy = greedy_pair(k, threads)
     matrix, why = pair_matrix(game, policy, policy.copy(), np.zeros(2 * n, dtype=np.uint8), threads)

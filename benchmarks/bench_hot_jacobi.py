@@ -26,9 +26,9 @@ import numpy as np
 
 from gamesolver.games.ur import kernel
 from gamesolver.games.ur.rules import UrOptions
-from gamesolver.solver.gpu import SG_LOSS, SG_NOCODE, SG_WIN
-from gamesolver.solver.outcomes import StoredGraph
-from gamesolver.solver.stochastic import solve_values
+from gamesolver.solver.backends.gpu.arithmetic import SG_LOSS, SG_NOCODE, SG_WIN
+from gamesolver.solver.stochastic.outcomes import StoredGraph
+from gamesolver.solver.stochastic.iteration import solve_values
 
 ENGINE_EVALUATE = StoredGraph.evaluate
 

@@ -21,7 +21,7 @@ def main() -> None:
     from gamesolver.games import unee
     from gamesolver.games.unee.cycles import cycle_summary
     from gamesolver.games.unee.graph import build_graph
-    from gamesolver.solver import _graph
+    from gamesolver.solver.retrograde import _graph
 
     small = build_graph(unee.UneeOptions(holes_per_row=3, balls_per_hole=3))
     t = time.perf_counter()

@@ -50,15 +50,17 @@ def main() -> None:
     args = ap.parse_args()
 
     from gamesolver.games.unee import DEFAULT, start_position
-    from gamesolver.solver import _core, _sow
+    from gamesolver.solver.encoding import _boards
+    from gamesolver.solver.retrograde import _graph
+    from gamesolver.games.unee import _sow
 
     t0 = time.perf_counter()
     indptr, succ, hole, captured = _sow.build_sowing_graph(3, 36, False, False, 4)
     t1 = time.perf_counter()
-    _core.reverse_csr(indptr, succ)
+    _graph.reverse_csr(indptr, succ)
     t2 = time.perf_counter()
-    start = int(_core.rank_boards([start_position(DEFAULT).relative()], 36)[0])
-    mask = _core.reachable_alternating(indptr, succ, start, 0)
+    start = int(_boards.rank_boards([start_position(DEFAULT).relative()], 36)[0])
+    mask = _graph.reachable_alternating(indptr, succ, start, 0)
     t3 = time.perf_counter()
     n_abs = 2 * (len(indptr) - 1)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

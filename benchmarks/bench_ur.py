@@ -27,7 +27,7 @@ import numpy as np
 
 from gamesolver.games.ur import kernel
 from gamesolver.games.ur.engine import actions, terminal_value
-from gamesolver.solver.outcomes import build_graph
+from gamesolver.solver.stochastic.outcomes import build_graph
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.games.ur.solve import solve
 
@@ -164,7 +164,7 @@ def prefetch_speed(K, g, V: np.ndarray, threads: int, reps: int = 5) -> dict[str
     """Seconds of one sweep over the stored graph ``g`` and one policy sweep, from the values ``V``,
     with the kernels' prefetch of the values a few states ahead against the same sweep without it
     (``ahead=0``), alternating, the median of ``reps`` each; the values are the same either way."""
-    from gamesolver.solver import _stochastic as ks
+    from gamesolver.solver.stochastic import _engine as ks
 
     policy = np.zeros((K.state_count, K.roll_count), dtype=np.int32)
     ks.graph_sweep(K, g.offsets, g.counts, g.codes, V.copy(), threads=threads, policy=policy, discount=0.999)
@@ -183,53 +183,32 @@ def prefetch_speed(K, g, V: np.ndarray, threads: int, reps: int = 5) -> dict[str
     return {name: float(np.median(ts)) for name, ts in times.items()}
 
 
-def engine_vs_old(k: int, threads: int, stored: bool) -> dict[str, float]:
-    """The engine with the mirror against the old fused kernel (games.ur._kernel_v1), in this run:
-    seconds for one sweep of the whole state space (regenerating; or over each one's stored graph),
-    and the whole space's states swept per second (the mirrored sweep covers both members of a
-    pair with one backup)."""
-    from gamesolver.games.ur._kernel_v1 import UrKernel  # the reference: every state, fused sweep
-
-    o = UrOptions(pieces=k)
-    new = kernel(o)
-    b = o.board
-    rolls = [(r.probability, r.steps, r.heaven_steps, 1 if r.spawn == "adjacent" else 0,
-              b.mask(b.with_role(r.spawn)) if r.spawn and r.spawn != "adjacent" else 0) for r in o.dice.rolls]
-    old = UrKernel(b.size, k, [list(x) for x in b.neighbours], b.mask(b.forts), b.mask(b.earth_forts),
-                   b.mask(b.heaven_forts), b.mask(b.with_role("ishtar")), b.mask({b.entry}), rolls)
+def mirror_vs_plain(k: int, threads: int, stored: bool) -> dict[str, float]:
+    """The engine with the mirror against the plain generator (every state numbered, ``mirror=False``),
+    in this run: seconds for one sweep of the whole state space (regenerating; or over each one's
+    stored graph), and the whole space's states swept per second (the mirrored sweep covers both
+    members of a pair with one backup)."""
+    new = kernel(UrOptions(pieces=k))
+    old = kernel(UrOptions(pieces=k, mirror=False))
     full = old.state_count
     rng = np.random.default_rng(k)
     out: dict[str, float] = {"full": full, "stored_states": new.state_count}
     Vo = rng.random(full, dtype=np.float32) * 2 - 1
     Vn = rng.random(new.state_count, dtype=np.float32) * 2 - 1
-    t = time.perf_counter()
-    old.sweep(Vo, threads=threads)
-    out["old_sweep"] = time.perf_counter() - t
-    t = time.perf_counter()
-    new.sweep(Vn, threads=threads)
-    out["new_sweep"] = time.perf_counter() - t
+    for name, K, V in (("old", old, Vo), ("new", new, Vn)):
+        t = time.perf_counter()
+        K.sweep(V, threads=threads)
+        out[f"{name}_sweep"] = time.perf_counter() - t
     if stored:
-        G = old.graph_groups
-        offsets = np.zeros(full + 1, dtype=np.int64)
-        counts = np.zeros((full, G), dtype=np.uint8)
-        t = time.perf_counter()
-        old.graph_build(offsets, counts, np.zeros(0, dtype=np.int32), threads=threads)
-        np.cumsum(counts.sum(axis=1, dtype=np.int64), out=offsets[1:])
-        codes = np.empty(int(offsets[-1]), dtype=np.int32)
-        old.graph_build(offsets, counts, codes, threads=threads)
-        out["old_build"] = time.perf_counter() - t
-        out["old_graph_bytes"] = offsets.nbytes + counts.nbytes + codes.nbytes
-        t = time.perf_counter()
-        old.graph_sweep(offsets, counts, codes, Vo, threads=threads)
-        out["old_graph_sweep"] = time.perf_counter() - t
-        del offsets, counts, codes
-        t = time.perf_counter()
-        g = build_graph(new, threads)
-        out["new_build"] = time.perf_counter() - t
-        out["new_graph_bytes"] = g.nbytes
-        t = time.perf_counter()
-        g.sweep(Vn, threads=threads)
-        out["new_graph_sweep"] = time.perf_counter() - t
+        for name, K, V in (("old", old, Vo), ("new", new, Vn)):
+            t = time.perf_counter()
+            g = build_graph(K, threads)
+            out[f"{name}_build"] = time.perf_counter() - t
+            out[f"{name}_graph_bytes"] = g.nbytes
+            t = time.perf_counter()
+            g.sweep(V, threads=threads)
+            out[f"{name}_graph_sweep"] = time.perf_counter() - t
+            del g
     return out
 
 
@@ -239,7 +218,7 @@ def walk_work(k: int, threads: int) -> dict:
     1e-6, ``WALK_HOT_SWEEPS = 0``, so 30 policy sweeps of every state a round): the work counted in
     full-sweep equivalents (a policy sweep weighted by its time against a full sweep's, measured
     here), the time, and how far apart the two tables are."""
-    from gamesolver.solver import stochastic
+    from gamesolver.solver.stochastic import iteration
 
     o = UrOptions(pieces=k)
     K = kernel(o)
@@ -251,16 +230,16 @@ def walk_work(k: int, threads: int) -> dict:
     del g
     out: dict = {"policy_cost": cheap / full}
     tables = {}
-    saved = stochastic.WALK_HOT_SWEEPS, stochastic.WALK_DISCOUNTS
+    saved = iteration.WALK_HOT_SWEEPS, iteration.WALK_DISCOUNTS
     with tempfile.TemporaryDirectory() as tmp:
-        for name, setting in (("hot", saved), ("plain", (0, stochastic.DISCOUNTS))):
-            stochastic.WALK_HOT_SWEEPS, stochastic.WALK_DISCOUNTS = setting
+        for name, setting in (("hot", saved), ("plain", (0, iteration.DISCOUNTS))):
+            iteration.WALK_HOT_SWEEPS, iteration.WALK_DISCOUNTS = setting
             try:
                 t = time.perf_counter()
                 table = solve(o, f"{tmp}/{name}", threads=threads, graph="store", show_progress=False)
                 seconds = time.perf_counter() - t
             finally:
-                stochastic.WALK_HOT_SWEEPS, stochastic.WALK_DISCOUNTS = saved
+                iteration.WALK_HOT_SWEEPS, iteration.WALK_DISCOUNTS = saved
             m = table.meta
             tables[name] = np.asarray(table["value"], dtype=np.float64)
             out[name] = {"seconds": seconds, "sweeps": m["sweeps"], "policy": m["policy_sweep_equivalents"],
@@ -329,9 +308,10 @@ def main() -> None:
               f"{w['one']:.1f} s (runs {', '.join(f'{x:.1f}' for x in w['ones'])}): {w['two'] / w['one']:.2f}x")
         return
     random.seed(1)
-    print(f"the engine (mirror) against the old fused kernel, one sweep of the whole space, {args.threads} threads:")
+    print(f"the engine with the mirror (new) against the plain generator (old), one sweep of the whole space, "
+          f"{args.threads} threads:")
     for k, stored in ((3, True), (4, True)):
-        e = engine_vs_old(k, args.threads, stored)
+        e = mirror_vs_plain(k, args.threads, stored)
         print(f"  k={k}: {e['full']:,.0f} states ({e['stored_states']:,.0f} stored with the mirror); regenerating: "
               f"old {e['old_sweep']:.2f} s = {e['full'] / e['old_sweep']:,.0f} states/s, new "
               f"{e['new_sweep']:.2f} s = {e['full'] / e['new_sweep']:,.0f} states/s "

@@ -48,7 +48,7 @@ def child(mode: str, table: str, pieces: int) -> dict:
     from gamesolver.games.ur.notation import parse
     from gamesolver.games.ur.rules import UrOptions
     from gamesolver.games.ur.solve import ENCODING, ENCODING_VERSION, GAME, RULE, choices, load_table
-    from gamesolver.solver.table import open_table
+    from gamesolver.solver.tables.table import open_table
 
     options = UrOptions(pieces=pieces)
     out: dict = {"mode": mode}
@@ -103,7 +103,7 @@ def bench(pieces: int, base: Path) -> None:
     from gamesolver.games.ur import kernel
     from gamesolver.games.ur.rules import UrOptions
     from gamesolver.games.ur.solve import ENCODING, ENCODING_VERSION, GAME, RULE, index_arrays, stored_state_count
-    from gamesolver.solver.table import write_table
+    from gamesolver.solver.tables.table import write_table
 
     options = UrOptions(pieces=pieces)
     n = stored_state_count(options)

@@ -93,7 +93,7 @@ prebuilt() {
     [ "$($PY benchmarks/source_digest.py)" = "$(cat .gpu-wheel/SOURCES 2>/dev/null)" ] \
         || { echo "the prebuilt wheel is of other sources"; return 1; }
     $PY -m pip install -q --no-index --no-deps --force-reinstall "$whl" || return 1
-    (cd /tmp && $PY -c 'import gamesolver.solver._stochastic, gamesolver.games.ur._fort; print("prebuilt wheel imports")')
+    (cd /tmp && $PY -c 'import gamesolver.solver.stochastic._engine, gamesolver.games.ur._fort; print("prebuilt wheel imports")')
 }
 export -f prebuilt
 # every other stage needs the package, so it is installed unless SKIP_BUILD is set, whether STAGES

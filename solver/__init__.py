@@ -12,7 +12,7 @@ from gamesolver.solver.errors import (  # noqa: E402
     TableMismatchError,
     TableWriteError,
 )
-from gamesolver.solver.table import Table, open_table, prepare_table_dir, write_table  # noqa: E402
+from gamesolver.solver.tables.table import Table, open_table, prepare_table_dir, write_table  # noqa: E402
 
 __all__ = [
     "__version__",

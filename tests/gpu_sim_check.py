@@ -23,8 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from gamesolver.games.ur import kernel  # noqa: E402
 from gamesolver.games.ur.gpu_fort import device_game  # noqa: E402
 from gamesolver.games.ur.rules import UrOptions  # noqa: E402
-from gamesolver.solver import _stochastic as cy  # noqa: E402
-from gamesolver.solver.gpu import _numpy_for_numba  # noqa: E402
+from gamesolver.solver.stochastic import _engine as cy  # noqa: E402
+from gamesolver.solver.backends.gpu.driver import _numpy_for_numba  # noqa: E402
 from tests.test_ur_reference import mini_options  # noqa: E402
 
 _numpy_for_numba()
@@ -60,7 +60,7 @@ def policy_values(game, P: np.ndarray, V: np.ndarray, g: float = 1.0) -> np.ndar
 def small_launches(spec, graph: str = "regenerate"):
     """An engine of small launches and blocks (96 states in blocks of 32), so that the few hundred
     states the simulator can afford still span several of each."""
-    from gamesolver.solver.gpu import GpuEngine
+    from gamesolver.solver.backends.gpu.driver import GpuEngine
 
     return GpuEngine(spec, threads_per_block=32, launch_states=96, graph=graph)
 
@@ -240,8 +240,8 @@ def solve_case(board: str, tmp: Path, last: int = 2) -> dict:
     converged; the simulated device then resumes from that checkpoint and runs the last sweeps,
     their policy sweeps and the endless check. (The whole walk in the simulator took about 2.5
     minutes a round on the 8-tile board with four pieces: over an hour.)"""
-    from gamesolver.solver.gpu import GpuEngine
-    from gamesolver.solver.stochastic import solve_values
+    from gamesolver.solver.backends.gpu.driver import GpuEngine
+    from gamesolver.solver.stochastic.iteration import solve_values
 
     o = options(board, tmp)
     game = kernel(o)
@@ -264,7 +264,7 @@ def ptx() -> dict:
     from numba import cuda, typeof, types
     import numba.cuda.dispatcher as dispatcher
 
-    from gamesolver.solver.gpu_kernels import cuda_kernels
+    from gamesolver.solver.backends.gpu.cuda_kernels import cuda_kernels
 
     class H100:  # device functions ask the current device for its compute capability
         compute_capability = (9, 0)

@@ -1,4 +1,4 @@
-"""Certified bounds (solver/bounds.py, the bounds kernels of solver/_stochastic.pyx): the backup of
+"""Certified bounds (solver/stochastic/bounds.py, the bounds kernels of solver/stochastic/_engine.pyx): the backup of
 the bounds against an exact rational reference on random states; the proven intervals contain an
 independent slow value iteration's values; endless play is what the margin is about."""
 from __future__ import annotations
@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from gamesolver.games.ur import kernel
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.games.ur.solve import solve
-from gamesolver.solver import _stochastic as kernels
-from gamesolver.solver.bounds import certify
+from gamesolver.solver.stochastic import _engine as kernels
+from gamesolver.solver.stochastic.bounds import certify
 from gamesolver.solver.errors import InputError
 from tests.test_ur_reference import mini_options, ref_values
 
@@ -33,7 +33,7 @@ def graph_kw(game, stored: bool) -> dict:
     """The kernels' keyword arguments for reading ``game``'s stored outcome graph ({}: generate)."""
     if not stored:
         return {}
-    from gamesolver.solver.outcomes import build_graph
+    from gamesolver.solver.stochastic.outcomes import build_graph
 
     g = build_graph(game)
     return {"offsets": g.offsets, "counts": g.counts, "codes": g.codes}
@@ -181,7 +181,7 @@ def test_check_bounds_from_the_command_line(tmp_path) -> None:
 
 
 def test_stored_graph_bounds_equal_the_generated_ones(tmp_path) -> None:
-    from gamesolver.solver.outcomes import build_graph
+    from gamesolver.solver.stochastic.outcomes import build_graph
 
     o = mini_options(tmp_path, 4)
     game = kernel(o)
@@ -284,7 +284,7 @@ def test_a_jacobi_bounds_sweep_backs_every_state_up_from_the_bounds_it_started_f
     """With ``L_from``/``U_from`` each state's new bounds are its one-state sweep from the bounds
     the sweep started with, whatever the order and the threads; without them the sweep reads
     what it wrote (Gauss-Seidel), which here differs."""
-    from gamesolver.solver.outcomes import build_graph
+    from gamesolver.solver.stochastic.outcomes import build_graph
 
     game = mini4
     n = game.state_count
@@ -350,7 +350,7 @@ _OFFERED: dict[int, list[list[list[int]]]] = {}
 def graph_and_bounds(game, seed: int):
     """The game's stored graph, its state count, a generator from ``seed`` and float32 bounds
     0.05 either side of random values."""
-    from gamesolver.solver.outcomes import build_graph
+    from gamesolver.solver.stochastic.outcomes import build_graph
 
     rng = np.random.default_rng(seed)
     n = game.state_count
@@ -409,7 +409,7 @@ def test_the_pair_matrix_in_compressed_rows_gives_the_pair_product(mini4, seed: 
     """The products of the pair's equations read the matrix in compressed rows (``pair_matrix``,
     ``sparse_apply``): the same product as ``pair_apply`` (held to the written sum above) up to
     rounding, a row's repeated successors merged into one entry, pinned rows empty."""
-    from gamesolver.solver.bounds import pair_matrix
+    from gamesolver.solver.stochastic.bounds import pair_matrix
 
     rng = np.random.default_rng(seed)
     n, R = mini4.state_count, mini4.roll_count
@@ -441,7 +441,7 @@ def test_prefetching_changes_no_bound_and_no_product(mini4, seed: int, ahead: in
     what they will read some states or entries on: a hint that must leave every bound, mark,
     returned change and product as without it, in either direction, over a subset, and near the
     end of the arrays (the prefetch never reads past them)."""
-    from gamesolver.solver.bounds import pair_matrix
+    from gamesolver.solver.stochastic.bounds import pair_matrix
 
     game = mini4
     g, n, rng, L0, U0 = graph_and_bounds(game, seed)
@@ -486,7 +486,7 @@ def test_a_proof_without_room_for_the_pair_matrix_reads_the_codes(tmp_path, monk
     """Where the compressed matrix would not fit, each product reads the strategies' codes
     (``pair_apply``): the same proof, up to the solves' rounding. The fit is decided on the
     matrix's exact size, counted first, with BiCGSTAB's seven vectors beside it."""
-    from gamesolver.solver import bounds
+    from gamesolver.solver.stochastic import bounds
 
     o = mini_options(tmp_path, 4)
     game = kernel(o)
@@ -514,7 +514,7 @@ def test_a_proof_without_room_for_the_pair_matrix_reads_the_codes(tmp_path, monk
 def test_available_memory_is_read_from_the_kernel(monkeypatch) -> None:
     """``available_bytes``: MemAvailable where /proc/meminfo has it, at most the machine's memory,
     and an eighth of the memory where it cannot be read."""
-    from gamesolver.solver import outcomes
+    from gamesolver.solver.stochastic import outcomes
 
     total = outcomes.memory_bytes()
     got = outcomes.available_bytes()
@@ -623,7 +623,7 @@ def test_a_second_pass_starts_its_solves_from_what_the_first_proved(tmp_path, mo
     starts from the first one's intervals instead of its middles, and a pair started near its own
     solution (only the first answers, taken from the values, differ) needs under a third of the
     products."""
-    from gamesolver.solver import bounds
+    from gamesolver.solver.stochastic import bounds
 
     o = mini_options(tmp_path, 4)
     game = kernel(o)
@@ -711,7 +711,7 @@ def test_a_proof_that_cannot_fit_is_refused_before_anything_is_solved(tmp_path, 
     cannot hold the proof: one line naming what it needs, exit 2, no table folder, no solve."""
     from click.testing import CliRunner
 
-    from gamesolver.solver import bounds
+    from gamesolver.solver.stochastic import bounds
     from gamesolver.solver.cli import cli
 
     o = mini_options(tmp_path, 4)
@@ -739,7 +739,7 @@ def test_a_proof_that_cannot_fit_is_refused_before_anything_is_solved(tmp_path, 
 @pytest.mark.slow
 def test_four_pieces_are_proven_below_a_gap_of_1e_5(tmp_path) -> None:
     # the real board with four pieces (8,403,425 stored states): 8-15 minutes on two cores
-    from gamesolver.solver.stochastic import solve_values
+    from gamesolver.solver.stochastic.iteration import solve_values
 
     o = UrOptions(pieces=4)
     game = kernel(o)
@@ -911,7 +911,7 @@ def check_the_strategys_ranking(mini4, seed: int, eps: float, stored: bool, thre
     play is kept for ever far from 0, and the strategy is chosen with that slack: then the
     strategy's ranking leaves at most those nodes (fewer where a small-valued node it kept leads
     on anyway), which is what the proof needs."""
-    from gamesolver.solver import bounds
+    from gamesolver.solver.stochastic import bounds
     rng = np.random.default_rng(seed)
     n = mini4.state_count
     V = rng.choice(NEAR_TIES, n)
@@ -973,7 +973,7 @@ def staying_ref(game, policy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def widened_ranks(game, V: np.ndarray, eps: float, rng, kw: dict, threads: int = 1):
     """The certificate's ranks with the wider slack at about half the states (``allow``), as
     ``certify`` ranks them where play was kept far from 0, and the strategy chosen from them."""
-    from gamesolver.solver import bounds
+    from gamesolver.solver.stochastic import bounds
 
     n = game.state_count
     RP, RQ, _ = bounds._ranks(game, V, eps, threads, None, False, "", kw)
@@ -993,7 +993,7 @@ def test_the_endless_margin_counts_only_where_play_can_stay_with_the_strategy_ke
     """The margin's nodes, found by ranking on from the certificate's ranks, are the written-out
     largest set where play can stay for ever with the strategy kept, a part of the nodes the
     ranking left; and the margin is the largest claim over them alone."""
-    from gamesolver.solver import bounds
+    from gamesolver.solver.stochastic import bounds
 
     rng = np.random.default_rng(seed)
     n = mini4.state_count
@@ -1015,7 +1015,7 @@ def test_a_node_the_ranking_kept_that_the_strategy_leads_on_from_claims_no_margi
     """Where the strategy was chosen with the wider slack, some nodes the ranking kept lead on
     anyway (on five pieces, one worth +0.36 made the margin over every kept node 0.361 and proved
     nothing): however much such a node claims, the margin does not count it."""
-    from gamesolver.solver import bounds
+    from gamesolver.solver.stochastic import bounds
 
     rng = np.random.default_rng(seed)
     n = mini4.state_count
@@ -1032,7 +1032,7 @@ def test_a_node_the_ranking_kept_that_the_strategy_leads_on_from_claims_no_margi
 
 def far_either_side(values: np.ndarray, states: np.ndarray, tol: float) -> np.ndarray:
     """Of ``states``, those worth ten times ``tol`` or more to either side."""
-    from gamesolver.solver import bounds
+    from gamesolver.solver.stochastic import bounds
 
     return states[np.abs(values[states]) >= bounds._WIDER * tol]
 
@@ -1043,7 +1043,7 @@ def far_closing(values: np.ndarray, tol: float, n: int, active=lambda: True):
     times ``tol`` or more to either side (fixed at its first active call), while they stay trapped
     (where the strategy leads on, play can end), and only while ``active()``. The test board's
     pairs close no such rows themselves."""
-    from gamesolver.solver import bounds
+    from gamesolver.solver.stochastic import bounds
 
     real = bounds._closed
     far: list[np.ndarray] = []
@@ -1064,7 +1064,7 @@ def widen_either_side(monkeypatch) -> None:
     """``certify`` widens only the closed states where the strategy's side is ahead (``_far``); on
     the test board every state the ranking keeps has that side behind (it is the side that wants
     play to go on), so tests of how widening goes on widen either side instead."""
-    from gamesolver.solver import bounds
+    from gamesolver.solver.stochastic import bounds
 
     monkeypatch.setattr(bounds, "_far", far_either_side)
 
@@ -1073,7 +1073,7 @@ def test_only_states_where_the_strategy_is_ahead_are_widened(tmp_path) -> None:
     """Of the closed states, ``_far`` picks those worth ten times the tolerance or more to the
     strategy's side; on the test board's own kept states that is none (all are behind: the side
     to move there is the one that wants play to go on)."""
-    from gamesolver.solver import bounds
+    from gamesolver.solver.stochastic import bounds
 
     values = np.array([0.5, -0.5, 1e-3, 9.9e-3, 1e-2, -1e-2, 0.0], dtype=np.float32)
     assert list(bounds._far(values, np.arange(7), 1e-3)) == [0, 4]
@@ -1096,7 +1096,7 @@ def test_where_the_pair_keeps_play_far_from_0_the_strategy_leads_on_with_a_wider
     0.325 wide). The proof still holds. The test board's pairs close no such rows, so a spy says
     play never leaves the strategy's rows at its trapped states worth that much, from the first
     answers on."""
-    from gamesolver.solver import bounds
+    from gamesolver.solver.stochastic import bounds
 
     o = mini_options(tmp_path, 4)
     game = kernel(o)
@@ -1144,7 +1144,7 @@ def test_where_the_pair_does_not_solve_the_proof_tries_the_strategy_that_leads_o
         tmp_path, monkeypatch) -> None:
     """A pair whose equations do not solve (stagnating play) gets one more try, with the older
     strategy that leads on with every roll that can, and the proof goes on from that pair."""
-    from gamesolver.solver import bounds
+    from gamesolver.solver.stochastic import bounds
 
     o = mini_options(tmp_path, 4)
     game = kernel(o)
@@ -1173,7 +1173,7 @@ def test_where_the_fallback_strategy_widens_it_still_leads_on_with_every_roll(tm
     """Where the first pair does not solve, the proof tries the strategy that leads on with every
     roll that can; where that one's pair then closes far rows (a spy says so, as in the test
     above), the widened strategy it goes on with leads on with every roll that can too."""
-    from gamesolver.solver import bounds
+    from gamesolver.solver.stochastic import bounds
 
     o = mini_options(tmp_path, 4)
     game = kernel(o)
@@ -1214,7 +1214,7 @@ def test_check_record_keeps_the_proof_a_solve_would_have_kept(tmp_path) -> None:
     from click.testing import CliRunner
 
     from gamesolver.solver.cli import cli
-    from gamesolver.solver.table import open_table
+    from gamesolver.solver.tables.table import open_table
 
     o = mini_options(tmp_path, 4)
     common = ["--pieces", "4", "--board", o.board_file]

@@ -159,7 +159,7 @@ def test_unee_query_on_a_full_cache_disk(tmp_path, monkeypatch):
 
 def test_ur_solve_on_a_full_disk(tmp_path, monkeypatch):
     # the table's arrays are written last; a fault there leaves no table and no temporary folder
-    from gamesolver.solver import table as table_mod
+    from gamesolver.solver.tables import table as table_mod
 
     monkeypatch.setattr(table_mod.np, "save", _full_disk)
     one_line(run(["ur", "solve", "--pieces", "1", "--out", str(tmp_path / "t")]), 1, "No space left on device")

@@ -1,21 +1,16 @@
-"""The dice-game engine (solver/_stochastic) over the fort rules' move generator (games/ur/_fort):
-sweep for sweep equal to the old fused kernel (games/ur/_kernel_v1, kept as the reference), and the
-mirror reduction equal to the full solve."""
+"""The dice-game engine (solver/stochastic/_engine) over the fort rules' move generator (games/ur/_fort):
+the mirror reduction equal to the full solve. The generator itself is held to the slow Python
+reference in test_ur_moves.py and its values in test_ur_values.py."""
 from __future__ import annotations
 
 import json
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from gamesolver.games.ur import kernel
-from gamesolver.games.ur._kernel_v1 import UrKernel
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.games.ur.solve import solve
-from gamesolver.solver import _stochastic as kernels
-from gamesolver.solver.outcomes import build_graph
 from tests.test_ur_reference import mini_options
 
 # A 9-tile board that the left-right mirror maps onto itself (the 8-tile test board does not).
@@ -39,53 +34,6 @@ def symmetric_options(directory, pieces: int, mirror: bool) -> UrOptions:
     path = directory / "symmetric_board.json"
     path.write_text(json.dumps(SYMMETRIC_BOARD))
     return UrOptions(pieces=pieces, board_file=str(path), mirror=mirror)
-
-
-def v1_kernel(o: UrOptions) -> UrKernel:
-    """The old fused kernel for the same options (it numbers every state)."""
-    b = o.board
-    rolls = [(r.probability, r.steps, r.heaven_steps, 1 if r.spawn == "adjacent" else 0,
-              b.mask(b.with_role(r.spawn)) if r.spawn and r.spawn != "adjacent" else 0) for r in o.dice.rolls]
-    return UrKernel(b.size, o.pieces, [list(n) for n in b.neighbours], b.mask(b.forts), b.mask(b.earth_forts),
-                    b.mask(b.heaven_forts), b.mask(b.with_role("ishtar")), b.mask({b.entry}), rolls)
-
-
-@pytest.fixture(scope="module")
-def pairs(tmp_path_factory):
-    d = tmp_path_factory.mktemp("engine")
-    out = {}
-    for name, o in [("mini4", mini_options(d, 4)), ("swapped4", mini_options(d, 4, swapped=True)),
-                    ("real2", UrOptions(pieces=2, mirror=False))]:
-        out[name] = (kernel(o), v1_kernel(o))
-    return out
-
-
-@settings(max_examples=12, deadline=None)
-@given(which=st.sampled_from(["mini4", "swapped4", "real2"]), seed=st.integers(0, 2**32 - 1),
-       discount=st.sampled_from([1.0, 0.999, 0.5]))
-def test_engine_sweeps_equal_the_old_kernel(pairs, which: str, seed: int, discount: float) -> None:
-    new, old = pairs[which]
-    assert new.state_count == old.state_count
-    V = (np.random.default_rng(seed).random(new.state_count, dtype=np.float32) * 2 - 1).astype(np.float32)
-    a, b = V.copy(), V.copy()
-    pa = np.zeros((new.state_count, new.roll_count), dtype=np.int32)
-    pb = pa.copy()
-    assert kernels.sweep(new, a, threads=1, policy=pa, discount=discount) == old.sweep(b, threads=1, policy=pb,
-                                                                                       discount=discount)
-    assert np.array_equal(a, b) and np.array_equal(pa, pb)
-    assert new.evaluate(pa, a) == old.evaluate(pb, b) and np.array_equal(a, b)
-    ga, gb = np.zeros(new.state_count, np.uint8), np.zeros(new.state_count, np.uint8)
-    assert new.endless_pass(V, ga, 0.01, first=True) == old.endless_pass(V, gb, 0.01, first=True)
-    assert np.array_equal(ga, gb)
-
-
-def test_stored_graph_is_no_larger_than_the_old_one(pairs) -> None:
-    new, old = pairs["real2"]
-    g = build_graph(new, threads=2)
-    offsets = np.zeros(old.state_count + 1, dtype=np.int64)
-    counts = np.zeros((old.state_count, old.graph_groups), dtype=np.uint8)
-    old.graph_build(offsets, counts, np.zeros(0, dtype=np.int32), threads=2)
-    assert g.codes.size <= int(counts.sum())
 
 
 def test_a_board_without_the_symmetry_numbers_every_state(tmp_path) -> None:

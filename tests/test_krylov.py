@@ -1,4 +1,4 @@
-"""BiCGSTAB's fused vector steps (solver/_krylov.pyx) against the plain NumPy steps they replace,
+"""BiCGSTAB's fused vector steps (solver/stochastic/_krylov.pyx) against the plain NumPy steps they replace,
 on random vectors of lengths that end inside a block, and the whole solve both ways."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gamesolver.solver import _krylov
-from gamesolver.solver.krylov import NumpyOps, bicgstab
+from gamesolver.solver.stochastic import _krylov
+from gamesolver.solver.stochastic.krylov import NumpyOps, bicgstab
 
 # lengths around the kernels' block of 32,768 entries: one block, a part block, several blocks
 LENGTHS = st.sampled_from([1, 2, 7, 1000, 32767, 32768, 32769, 100_003])

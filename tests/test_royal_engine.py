@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from gamesolver.games.ur import royal
 from gamesolver.games.ur.royal_table import royal_game, royal_solve, tier_ranges
-from gamesolver.solver._stochastic import WIN
+from gamesolver.solver.stochastic._engine import WIN
 from gamesolver.solver.errors import InputError
-from gamesolver.solver.stochastic import solve_values
+from gamesolver.solver.stochastic.iteration import solve_values
 from tests.royal_ref import solve as reference_solve
 
 FULL = {name: royal.load_ruleset(name) for name in ("finkel", "blitz", "masters")}

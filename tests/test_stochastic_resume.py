@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from gamesolver.games.ur.solve import solve
-from gamesolver.solver import stochastic
+from gamesolver.solver.stochastic import iteration
 from gamesolver.solver.errors import TableWriteError
 from tests.test_ur_reference import mini_options
 
@@ -16,7 +16,7 @@ from tests.test_ur_reference import mini_options
 def _stop_early(o, root, sweeps: int = 3) -> None:
     with pytest.raises(RuntimeError, match="no convergence"):
         solve(o, root, tolerance=1e-6, threads=2, method="sweeps", graph="store", max_sweeps=sweeps)
-    assert (root / stochastic.CHECKPOINT).exists() and (root / "graph" / "codes.npy").exists()
+    assert (root / iteration.CHECKPOINT).exists() and (root / "graph" / "codes.npy").exists()
 
 
 def test_a_stopped_run_resumes_and_maps_its_graph(tmp_path) -> None:
@@ -29,23 +29,23 @@ def test_a_stopped_run_resumes_and_maps_its_graph(tmp_path) -> None:
     assert resumed.meta["resumed_at_sweep"] == 3
     fresh = solve(o, tmp_path / "fresh", tolerance=1e-6, threads=2, method="sweeps", graph="store")
     assert np.abs(np.asarray(resumed["value"]) - np.asarray(fresh["value"])).max() < 1e-5
-    assert not (tmp_path / "t" / "graph").exists() and not (tmp_path / "t" / stochastic.CHECKPOINT).exists()
+    assert not (tmp_path / "t" / "graph").exists() and not (tmp_path / "t" / iteration.CHECKPOINT).exists()
 
 
 def test_a_run_stopped_while_its_graph_is_built_is_taken_up_again(tmp_path, monkeypatch) -> None:
     o = mini_options(tmp_path, 4)
     root = tmp_path / "t"
-    real = stochastic.build_mapped_graph
+    real = iteration.build_mapped_graph
 
     def built_then_stopped(game, where, key, *args, **kw):
         real(game, where, key, *args, **kw)  # the graph is finished and kept, then the run stops
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(stochastic, "build_mapped_graph", built_then_stopped)
+    monkeypatch.setattr(iteration, "build_mapped_graph", built_then_stopped)
     with pytest.raises(KeyboardInterrupt):
         solve(o, root, tolerance=1e-6, threads=2, graph="store")
-    assert (root / stochastic.CHECKPOINT_INFO).exists()  # the folder is recognisably a stopped solve
-    monkeypatch.setattr(stochastic, "build_mapped_graph", real)
+    assert (root / iteration.CHECKPOINT_INFO).exists()  # the folder is recognisably a stopped solve
+    monkeypatch.setattr(iteration, "build_mapped_graph", real)
     said: list[str] = []
     table = solve(o, root, tolerance=1e-6, threads=2, graph="store", log=said.append)
     assert any("mapped from the stopped run" in s for s in said)
@@ -55,7 +55,7 @@ def test_a_run_stopped_while_its_graph_is_built_is_taken_up_again(tmp_path, monk
 def test_a_truncated_checkpoint_is_said_and_ignored(tmp_path) -> None:
     o = mini_options(tmp_path, 4)
     _stop_early(o, tmp_path / "t")
-    ck = tmp_path / "t" / stochastic.CHECKPOINT
+    ck = tmp_path / "t" / iteration.CHECKPOINT
     ck.write_bytes(ck.read_bytes()[:100])
     said: list[str] = []
     table = solve(o, tmp_path / "t", tolerance=1e-6, threads=2, method="sweeps", log=said.append)
@@ -69,11 +69,11 @@ def test_a_full_disk_while_checkpointing_leaves_no_temporary(tmp_path, monkeypat
     real_save = np.save
 
     def full(file, *a, **kw):
-        if str(getattr(file, "name", file)).endswith(stochastic.CHECKPOINT + ".tmp"):
+        if str(getattr(file, "name", file)).endswith(iteration.CHECKPOINT + ".tmp"):
             raise OSError(errno.ENOSPC, "No space left on device")
         return real_save(file, *a, **kw)
 
-    monkeypatch.setattr(stochastic.np, "save", full)
+    monkeypatch.setattr(iteration.np, "save", full)
     with pytest.raises(TableWriteError, match="cannot write the checkpoint in .*No space left on device"):
         solve(o, tmp_path / "t", threads=2, method="sweeps", graph="regenerate")
     assert not list((tmp_path / "t").glob("*.tmp"))
@@ -83,14 +83,14 @@ def test_a_walk_checkpoint_resumes_in_the_stage_of_todays_schedule(monkeypatch) 
     """A checkpoint names the discounts it was written under; under another schedule the walk
     resumes at the first stage that discounts no more than the checkpoint's stage did (a
     checkpoint without the names was written under the first, five-stage schedule)."""
-    monkeypatch.setattr(stochastic, "WALK_DISCOUNTS", (1e-2, 1e-4, 1e-6))
+    monkeypatch.setattr(iteration, "WALK_DISCOUNTS", (1e-2, 1e-4, 1e-6))
     same = {"stage": 1, "discounts": [1e-2, 1e-4, 1e-6]}
-    assert stochastic._walk_stage(same) == 1
+    assert iteration._walk_stage(same) == 1
     five = [1e-2, 1e-3, 1e-4, 1e-5, 1e-6]
-    assert [stochastic._walk_stage({"stage": k}) for k in range(6)] == [0, 1, 1, 2, 2, 3]
-    assert [stochastic._walk_stage({"stage": k, "discounts": five}) for k in range(6)] == [0, 1, 1, 2, 2, 3]
-    assert stochastic._walk_stage({"stage": 1, "discounts": [1e-3, 1e-6]}) == 2  # its 1e-6 stage: our 1e-6
-    assert stochastic._walk_stage({"stage": 0, "discounts": [0.1, 1e-3]}) == 0
+    assert [iteration._walk_stage({"stage": k}) for k in range(6)] == [0, 1, 1, 2, 2, 3]
+    assert [iteration._walk_stage({"stage": k, "discounts": five}) for k in range(6)] == [0, 1, 1, 2, 2, 3]
+    assert iteration._walk_stage({"stage": 1, "discounts": [1e-3, 1e-6]}) == 2  # its 1e-6 stage: our 1e-6
+    assert iteration._walk_stage({"stage": 0, "discounts": [0.1, 1e-3]}) == 0
 
 
 def test_slow_checkpoints_are_spaced_out_and_a_stopped_walk_keeps_its_last_round(tmp_path, monkeypatch) -> None:
@@ -99,8 +99,8 @@ def test_slow_checkpoints_are_spaced_out_and_a_stopped_walk_keeps_its_last_round
     # stopped by Ctrl-C still writes the round it had finished, and a resumed run goes on from it.
     o = mini_options(tmp_path, 4)
     clock = [0.0]
-    monkeypatch.setattr(stochastic.time, "perf_counter", lambda: clock[0])
-    real = stochastic._checkpoint
+    monkeypatch.setattr(iteration.time, "perf_counter", lambda: clock[0])
+    real = iteration._checkpoint
     written: list[int] = []
 
     def slow(root, values, info):  # each write costs one second of the fake clock
@@ -109,7 +109,7 @@ def test_slow_checkpoints_are_spaced_out_and_a_stopped_walk_keeps_its_last_round
         real(root, values, info)
 
     rounds = [0]
-    real_sweep = stochastic._sweep
+    real_sweep = iteration._sweep
 
     def sweep(*args, **kw):  # each full sweep costs a second too; the tenth is stopped
         rounds[0] += 1
@@ -118,9 +118,9 @@ def test_slow_checkpoints_are_spaced_out_and_a_stopped_walk_keeps_its_last_round
         clock[0] += 1.0
         return real_sweep(*args, **kw)
 
-    monkeypatch.setattr(stochastic, "_checkpoint", slow)
-    monkeypatch.setattr(stochastic, "_sweep", sweep)
-    monkeypatch.setattr(stochastic, "CHECKPOINT_SHARE", 0.25)  # wait 4 s after a write of 1 s
+    monkeypatch.setattr(iteration, "_checkpoint", slow)
+    monkeypatch.setattr(iteration, "_sweep", sweep)
+    monkeypatch.setattr(iteration, "CHECKPOINT_SHARE", 0.25)  # wait 4 s after a write of 1 s
     root = tmp_path / "t"
     with pytest.raises(KeyboardInterrupt):
         solve(o, root, tolerance=1e-6, threads=1, graph="regenerate")
@@ -128,7 +128,7 @@ def test_slow_checkpoints_are_spaced_out_and_a_stopped_walk_keeps_its_last_round
     # written, then every fourth second's worth (1 s a round + 1 s a write), and the stop writes 9
     assert written[0] == 1 and written[-1] == 9 and len(written) < 9
     assert all(b - a >= 2 for a, b in zip(written[:-2], written[1:-1]))
-    monkeypatch.setattr(stochastic, "_sweep", real_sweep)
+    monkeypatch.setattr(iteration, "_sweep", real_sweep)
     said: list[str] = []
     table = solve(o, root, tolerance=1e-6, threads=1, graph="regenerate", log=said.append)
     assert any("resuming from the checkpoint after sweep 9" in s for s in said)

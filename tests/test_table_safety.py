@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from gamesolver.solver.cli import cli
 from gamesolver.solver.errors import InputError
-from gamesolver.solver.table import open_table, prepare_table_dir, write_table
+from gamesolver.solver.tables.table import open_table, prepare_table_dir, write_table
 
 
 def _write(path) -> None:

@@ -10,7 +10,7 @@ from gamesolver.games import unee
 from gamesolver.games.unee import cycles as C
 from gamesolver.games.unee.claims import capture_losing_mask, explain_position, replay_check
 from gamesolver.games.unee.graph import build_graph
-from gamesolver.solver import _graph
+from gamesolver.solver.retrograde import _graph
 from gamesolver.solver.cli import cli
 
 VARIANTS = [

@@ -14,7 +14,7 @@ from gamesolver.games import unee
 from gamesolver.games.claims import STATUSES
 from gamesolver.games.unee import lengths as L
 from gamesolver.games.unee.graph import build_graph
-from gamesolver.solver import _play
+from gamesolver.solver.retrograde import _play
 from gamesolver.solver.errors import InputError
 from tests.unee_ref import OPTION_COMBOS, sow_ball_by_ball
 from tests.unee_solve_ref import plain_graph, uncounted_values

@@ -5,7 +5,8 @@ from hypothesis import strategies as st
 
 from gamesolver.games import unee
 from gamesolver.games.unee.graph import build_graph
-from gamesolver.solver import _core, _sow
+from gamesolver.solver.encoding import _boards
+from gamesolver.games.unee import _sow
 from tests.unee_ref import OPTION_COMBOS, all_boards, graph_by_bfs, sow_ball_by_ball
 
 
@@ -32,13 +33,13 @@ def test_sow_matches_ball_by_ball_reference(bh, skip_origin, capture_both):
 def test_whole_graph_matches_reference(holes_per_row, max_balls, skip_origin, capture_both):
     indptr, succ, hole, captured = _sow.build_sowing_graph(holes_per_row, max_balls, skip_origin, capture_both)
     boards = list(all_boards(2 * holes_per_row, max_balls))
-    ranks = _core.rank_boards(np.array(boards), max_balls)
+    ranks = _boards.rank_boards(np.array(boards), max_balls)
     for board, r in zip(boards, ranks):
         want = []
         for h in range(holes_per_row):
             if board[h]:
                 nxt, cap = sow_ball_by_ball(board, h, skip_origin, capture_both)
-                want.append((h, int(_core.rank_boards([nxt], max_balls)[0]), cap))
+                want.append((h, int(_boards.rank_boards([nxt], max_balls)[0]), cap))
         got = [(int(hole[k]), int(succ[k]), int(captured[k])) for k in range(indptr[r], indptr[r + 1])]
         assert got == want, board
 

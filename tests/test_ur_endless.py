@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 from gamesolver.games.ur import kernel
 from gamesolver.games.ur.solve import solve
-from gamesolver.solver import stochastic
-from gamesolver.solver.stochastic import DISCOUNTS, check_eps, endless_check
+from gamesolver.solver.stochastic import iteration
+from gamesolver.solver.stochastic.iteration import DISCOUNTS, check_eps, endless_check
 from gamesolver.solver.cli import cli
-from gamesolver.solver.table import write_table
+from gamesolver.solver.tables.table import write_table
 from tests.test_ur_reference import mini_options, ref_outcomes, ref_values
 
 
@@ -198,13 +198,13 @@ def test_sweeps_from_zero_can_settle_on_a_false_solution_and_the_solve_repairs_i
     table = solve(o, tmp_path / "t", tolerance=3e-7, threads=2, method="sweeps")
     # the flagged states (8, then 2) are repaired alone: a few hundred backups of those states
     # where the full descent sweeps every state several hundred times
-    assert 1 <= table.meta["endless_repairs"] < stochastic._MAX_REPAIRS
+    assert 1 <= table.meta["endless_repairs"] < iteration._MAX_REPAIRS
     assert 0 < table.meta["repair_backups"] < 100 * K.state_count
     assert table.meta["endless_check"]["flagged"] == 0
     values = np.array(table["value"])
     assert np.abs(values - walked).max() < 1e-4
     assert np.abs(values - plain).max() > 1e-4  # the repair changed something real
-    monkeypatch.setattr(stochastic, "LOCAL_REPAIR_SHARE", K.state_count + 1)  # no set is small enough
+    monkeypatch.setattr(iteration, "LOCAL_REPAIR_SHARE", K.state_count + 1)  # no set is small enough
     full = solve(o, tmp_path / "full", tolerance=3e-7, threads=2, method="sweeps")
     assert full.meta["endless_repairs"] == 1 and full.meta["repair_backups"] == 0
     assert full.meta["endless_check"]["flagged"] == 0 and full.meta["sweeps"] > table.meta["sweeps"] + 300

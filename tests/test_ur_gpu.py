@@ -1,4 +1,4 @@
-"""The GPU backend (``solver/gpu.py``, ``solver/gpu_kernels.py``, ``games/ur/gpu_fort.py``) where no GPU
+"""The GPU backend (``solver/backends/gpu/driver.py``, ``solver/backends/gpu/cuda_kernels.py``, ``games/ur/gpu_fort.py``) where no GPU
 is: the device generator compiled for the CPU (numba.njit) against ``FortGame``; the engine's kernels
 on numba's CPU JIT against the Cython engine, bit for bit; the CUDA kernels themselves in numba's
 CUDA simulator (a subprocess, since NUMBA_ENABLE_CUDASIM must be set before numba.cuda is imported)
@@ -19,12 +19,12 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from gamesolver.games.ur import kernel
 from gamesolver.games.ur.rules import UrOptions
-from gamesolver.solver import _stochastic as cy
+from gamesolver.solver.stochastic import _engine as cy
 from gamesolver.solver.cli import cli
-from gamesolver.solver.stochastic import solve_values
+from gamesolver.solver.stochastic.iteration import solve_values
 from tests.test_ur_reference import mini_options
 
-from gamesolver.solver.gpu import _numpy_for_numba
+from gamesolver.solver.backends.gpu.driver import _numpy_for_numba
 
 _numpy_for_numba()
 try:
@@ -57,7 +57,7 @@ def spec_of(options: UrOptions):
 
 
 def cpu_generate(spec):
-    from gamesolver.solver.gpu import kernels
+    from gamesolver.solver.backends.gpu.driver import kernels
 
     return kernels(spec, "cpu")["generate"]
 
@@ -156,7 +156,7 @@ def marks_alike(one, other, V: np.ndarray) -> None:
 
 
 def _cpu_engine(spec, **kw):
-    from gamesolver.solver.gpu import GpuEngine
+    from gamesolver.solver.backends.gpu.driver import GpuEngine
 
     return GpuEngine(spec, target="cpu", **kw)
 
@@ -256,7 +256,7 @@ def test_gpu_engine_resumes_from_its_checkpoint(tmp_path) -> None:
 @needs_numba
 def test_a_run_that_cannot_fit_on_the_device_is_refused_before_it_starts(tmp_path, monkeypatch) -> None:
     from gamesolver.solver.errors import InputError
-    from gamesolver.solver.gpu import GpuEngine
+    from gamesolver.solver.backends.gpu.driver import GpuEngine
 
     spec = spec_of(UrOptions(pieces=7, mirror=False))
     need = GpuEngine.bytes_needed(type("E", (), {"spec": spec, "n": spec.total, "R": spec.nrolls,
@@ -278,7 +278,7 @@ def test_only_the_small_grid_warning_is_silenced() -> None:
     # that warning alone, and other performance warnings still show
     import warnings
 
-    from gamesolver.solver.gpu import quiet_small_grids
+    from gamesolver.solver.backends.gpu.driver import quiet_small_grids
 
     try:
         from numba.cuda.core.errors import NumbaPerformanceWarning
@@ -300,7 +300,7 @@ def test_only_the_small_grid_warning_is_silenced() -> None:
 def test_a_subset_is_swept_in_ordered_launches_a_full_range_in_launch_sizes(start, size, launch) -> None:
     # a hot set fits one launch, whose threads would update it all at once (Jacobi, 109 full sweeps
     # of the four-piece walk against 76-87): it goes in at least SUBSET_PIECES launches in order
-    from gamesolver.solver.gpu import SUBSET_PIECES, GpuEngine
+    from gamesolver.solver.backends.gpu.driver import SUBSET_PIECES, GpuEngine
 
     eng = GpuEngine.__new__(GpuEngine)
     eng.launch = launch
@@ -493,7 +493,7 @@ def _distinct():
     if not _DISTINCT:
         import numba
 
-        from gamesolver.solver.gpu import graph_functions
+        from gamesolver.solver.backends.gpu.arithmetic import graph_functions
 
         _DISTINCT.append(graph_functions(numba.njit, 3))
     return _DISTINCT[0]
@@ -574,7 +574,7 @@ def test_a_solve_over_the_device_graph_equals_the_generating_one(tmp_path) -> No
 @needs_numba
 def test_the_device_graph_is_kept_only_where_it_fits(tmp_path, monkeypatch) -> None:
     from gamesolver.solver.errors import InputError
-    from gamesolver.solver.gpu import GpuEngine
+    from gamesolver.solver.backends.gpu.driver import GpuEngine
 
     o = mini_options(tmp_path, 4)
     spec = spec_of(o)
@@ -597,7 +597,7 @@ def test_the_device_graph_is_kept_only_where_it_fits(tmp_path, monkeypatch) -> N
 @given(sizes=st.lists(st.integers(0, 90), min_size=1, max_size=60), step=st.integers(1, 20),
        groups=st.integers(1, 6), budget=st.integers(0, 6000))
 def test_the_graphs_prefix_is_the_most_whole_launches_that_fit(sizes, step, groups, budget) -> None:
-    from gamesolver.solver.gpu import graph_bytes, graph_prefix
+    from gamesolver.solver.backends.gpu.driver import graph_bytes, graph_prefix
 
     n = len(sizes)
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
@@ -615,7 +615,7 @@ def test_a_graph_stored_for_a_prefix_of_the_states_sweeps_like_generating(tmp_pa
     # the host's memory (``host``) for the next ones, copied in a launch at a time, and the others
     # generate their outcomes: every sweep, pass and solve as the generating engine's, bit for bit
     from gamesolver.solver.errors import InputError
-    from gamesolver.solver.gpu import PARTIAL_GRAPH_HEADROOM, GpuEngine, graph_bytes, graph_prefix
+    from gamesolver.solver.backends.gpu.driver import PARTIAL_GRAPH_HEADROOM, GpuEngine, graph_bytes, graph_prefix
 
     o = mini_options(tmp_path, 4)
     game, spec = kernel(o), spec_of(o)
@@ -741,7 +741,7 @@ def test_the_host_parts_pieces_are_copied_in_beside_the_kernels_without_a_race(t
     # while the kernel stream sweeps. Streams played by queues that run only when the sweep ends,
     # kernels far ahead of the copies (ahead 0) or copies far ahead of the kernels (1): every
     # kernel of a host piece must find exactly that piece's offsets, group sizes and codes
-    from gamesolver.solver.gpu import DEVICE, GENERATE, HOST, GpuEngine, graph_bytes
+    from gamesolver.solver.backends.gpu.driver import DEVICE, GENERATE, HOST, GpuEngine, graph_bytes
 
     o = mini_options(tmp_path, 4)
     spec = spec_of(o)
@@ -811,7 +811,7 @@ def test_stored_graph_on_the_gpu_equals_generating(monkeypatch) -> None:
     # half of it), the rest generating, and one with the next quarter in the host's page-locked
     # memory, copied in launch by launch on a second stream while the kernels run (``host``)
     from gamesolver.games.ur.solve import gpu_engine
-    from gamesolver.solver.gpu import GpuEngine
+    from gamesolver.solver.backends.gpu.driver import GpuEngine
 
     o = UrOptions(pieces=4)
     game = kernel(o)

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gamesolver.games.ur import kernel
-from gamesolver.solver import _stochastic as kernels
-from gamesolver.solver.outcomes import (
+from gamesolver.solver.stochastic import _engine as kernels
+from gamesolver.solver.stochastic.outcomes import (
     StoredGraph, build_graph, build_mapped_graph, estimate_bytes, load_graph, want_graph,
 )
 from gamesolver.games.ur.rules import UrOptions
@@ -211,7 +211,7 @@ def test_estimate_and_choices(boards) -> None:
 
 
 def test_a_graph_that_does_not_fit_is_refused_before_anything_is_written(tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr("gamesolver.solver.outcomes.memory_bytes", lambda: 1 << 20)
+    monkeypatch.setattr("gamesolver.solver.stochastic.outcomes.memory_bytes", lambda: 1 << 20)
     K = kernel(UrOptions(pieces=2))
     assert want_graph(K, "auto") is False
     with pytest.raises(InputError, match="stored graph needs"):
@@ -271,7 +271,7 @@ def test_a_range_graph_holds_that_ranges_rows_alone(boards, which: str, cut: flo
                                                    chunk: int) -> None:
     """A graph built over a rank range (a tier's) in chunks of any size: inside the range each state
     holds the whole graph's codes and counts, outside it none, and the offsets run on unbroken."""
-    from gamesolver.solver import outcomes
+    from gamesolver.solver.stochastic import outcomes
     _, K, g = boards[which]
     n = K.state_count
     start = int(cut * n)
@@ -305,7 +305,7 @@ def test_a_file_built_in_many_small_chunks_that_overflow_equals_the_one_in_memor
                                                                                    monkeypatch) -> None:
     """The one-pass build with chunks far smaller than a board and a buffer too small at first
     (every chunk retries with a larger one) writes the same graph as the two passes in memory."""
-    from gamesolver.solver import outcomes
+    from gamesolver.solver.stochastic import outcomes
     monkeypatch.setattr(outcomes, "_CHUNK", 97)
     monkeypatch.setattr(outcomes, "_CODES_GUESS", 1)
     for name in ("mini4", "real2"):
@@ -319,7 +319,7 @@ def test_a_file_built_in_many_small_chunks_that_overflow_equals_the_one_in_memor
 def test_a_build_stopped_half_way_leaves_no_folder(boards, tmp_path, monkeypatch) -> None:
     """A state with more than 255 outcomes in a group, found only part of the way through the
     one pass, stops the build with the one-line error, and the half-written folder goes."""
-    from gamesolver.solver import outcomes
+    from gamesolver.solver.stochastic import outcomes
     _, K, g = boards["mini4"]
     real = kernels.graph_build_blocks
     calls = []
@@ -338,9 +338,9 @@ def test_a_build_stopped_half_way_leaves_no_folder(boards, tmp_path, monkeypatch
 def test_store_may_use_most_of_the_memory_auto_only_half(monkeypatch) -> None:
     K = kernel(UrOptions(pieces=2))
     need = estimate_bytes(K)
-    monkeypatch.setattr("gamesolver.solver.outcomes.memory_bytes", lambda: int(need * 1.5))
+    monkeypatch.setattr("gamesolver.solver.stochastic.outcomes.memory_bytes", lambda: int(need * 1.5))
     assert want_graph(K, "auto") is False and want_graph(K, "store") is True
-    monkeypatch.setattr("gamesolver.solver.outcomes.memory_bytes", lambda: int(need * 1.1))
+    monkeypatch.setattr("gamesolver.solver.stochastic.outcomes.memory_bytes", lambda: int(need * 1.1))
     with pytest.raises(InputError, match="more than 85% of this machine's"):
         want_graph(K, "store")
 

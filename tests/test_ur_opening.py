@@ -22,7 +22,7 @@ from gamesolver.games.ur.solve import (ENCODING, ENCODING_VERSION, GAME, RULE, c
                                        index_arrays, load_table, solve, stored_state_count)
 from gamesolver.solver.cli import cli
 from gamesolver.solver.errors import CorruptTableError, InputError, TableMismatchError
-from gamesolver.solver.table import write_table
+from gamesolver.solver.tables.table import write_table
 from tests.test_engine import symmetric_options
 from tests.test_ur_reference import mini_options
 

@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gamesolver.games.ur import kernel
-from gamesolver.solver.stochastic import choose_method, evaluate_policy
+from gamesolver.solver.stochastic.iteration import choose_method, evaluate_policy
 from gamesolver.solver.cli import cli
 from gamesolver.solver.errors import InputError
-from gamesolver.solver.krylov import bicgstab
+from gamesolver.solver.stochastic.krylov import bicgstab
 from tests.test_ur_reference import mini_options
 
 WIN, LOSS = -(2**31), -(2**31) + 1
@@ -149,7 +149,7 @@ def test_anderson_steps_beat_plain_iteration_on_a_slow_linear_map(seed: int, siz
     """The walk's Anderson step (``_Anderson``) on x = M x + c with a slow mode (largest
     eigenvalue 0.995): after 40 rounds it is far nearer the fixed point than the plain iteration,
     and with no history it leaves every round's result alone."""
-    from gamesolver.solver.stochastic import _Anderson
+    from gamesolver.solver.stochastic.iteration import _Anderson
 
     rng = np.random.default_rng(seed)
     Q, _ = np.linalg.qr(rng.standard_normal((size, size)))
@@ -173,19 +173,19 @@ def test_anderson_steps_beat_plain_iteration_on_a_slow_linear_map(seed: int, siz
 
 def test_the_walk_with_anderson_steps_solves_the_test_board_like_without(tmp_path, monkeypatch) -> None:
     from gamesolver.games.ur.solve import solve
-    from gamesolver.solver import stochastic
+    from gamesolver.solver.stochastic import iteration
 
     o = mini_options(tmp_path, 4)
-    assert stochastic.WALK_ANDERSON == 0  # off by default: see _Anderson
+    assert iteration.WALK_ANDERSON == 0  # off by default: see _Anderson
     without = solve(o, tmp_path / "b", tolerance=1e-6, threads=2)
-    monkeypatch.setattr(stochastic, "WALK_ANDERSON", 4)
+    monkeypatch.setattr(iteration, "WALK_ANDERSON", 4)
     with_steps = solve(o, tmp_path / "a", tolerance=1e-6, threads=2)
     assert with_steps.meta["endless_check"]["flagged"] == 0 and with_steps.meta["endless_repairs"] == 0
     assert np.abs(np.asarray(with_steps["value"]) - np.asarray(without["value"])).max() < 2e-5
 
 
 def test_anderson_trust_limits_each_states_move_to_a_multiple_of_its_last_change() -> None:
-    from gamesolver.solver.stochastic import _Anderson
+    from gamesolver.solver.stochastic.iteration import _Anderson
 
     rng = np.random.default_rng(7)
     n = 500
@@ -216,7 +216,7 @@ def test_a_hot_set_sweep_is_gauss_seidel_over_those_states_alone(mini4, seed: in
     """``evaluate(subset=...)`` updates the listed states in rank order, each from the values as
     they stand (the earlier ones already updated), and nothing else; ``mark`` gains a 1 exactly
     where the value moved by more than ``above`` and keeps the marks it had."""
-    from gamesolver.solver import _stochastic as kernels
+    from gamesolver.solver.stochastic import _engine as kernels
 
     o, K, V0 = mini4
     n, R = K.state_count, len(o.dice.rolls)
@@ -249,7 +249,7 @@ def test_a_hot_set_sweep_is_gauss_seidel_over_those_states_alone(mini4, seed: in
 
 
 def test_a_hot_set_must_be_increasing_ranks_and_a_mark_one_byte_a_state(mini4) -> None:
-    from gamesolver.solver import _stochastic as kernels
+    from gamesolver.solver.stochastic import _engine as kernels
 
     _, K, V0 = mini4
     n = K.state_count
@@ -267,12 +267,12 @@ def test_the_walk_with_hot_sets_solves_the_test_board_like_without(tmp_path, mon
     """Hot-set rounds (the default) and the plain rounds end on the same values, both passing the
     endless check without a repair; the hot sets did sweep states."""
     from gamesolver.games.ur.solve import solve
-    from gamesolver.solver import stochastic
+    from gamesolver.solver.stochastic import iteration
 
     o = mini_options(tmp_path, 4)
-    assert stochastic.WALK_HOT_SWEEPS > 0
+    assert iteration.WALK_HOT_SWEEPS > 0
     hot = solve(o, tmp_path / "hot", tolerance=1e-6, threads=2)
-    monkeypatch.setattr(stochastic, "WALK_HOT_SWEEPS", 0)
+    monkeypatch.setattr(iteration, "WALK_HOT_SWEEPS", 0)
     plain = solve(o, tmp_path / "plain", tolerance=1e-6, threads=2)
     for t in (hot, plain):
         assert t.meta["endless_check"]["flagged"] == 0 and t.meta["endless_repairs"] == 0
@@ -283,7 +283,7 @@ def test_the_walk_with_hot_sets_solves_the_test_board_like_without(tmp_path, mon
 def test_a_walk_stage_ends_once_its_change_stays_near_the_aim() -> None:
     """``_Stall`` with ``near``: five changes in a row below twice the aim end a stage; one above
     starts the count again; without ``rounds`` only the halving rule applies (30 rounds)."""
-    from gamesolver.solver.stochastic import _STALL_SWEEPS, _Stall
+    from gamesolver.solver.stochastic.iteration import _STALL_SWEEPS, _Stall
 
     near = _Stall(0.5, near=2e-6, rounds=5)
     changes = [1e-2, 1e-4, 1.2e-6, 1.1e-6, 3e-6, 1.2e-6, 1.1e-6, 1.2e-6, 1.1e-6]

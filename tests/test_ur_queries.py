@@ -111,7 +111,7 @@ def _positions(options: UrOptions, count: int, seed: int):
 
 def test_answers_from_the_stored_index_equal_a_rebuilt_index(tmp_path, fresh_kernels) -> None:
     from gamesolver.games.ur.solve import attach_index, choices, load_table
-    from gamesolver.solver.table import open_table
+    from gamesolver.solver.tables.table import open_table
     from tests.test_engine import symmetric_options
     from tests.test_ur_opening import random_table
 
@@ -139,7 +139,7 @@ def test_answers_from_the_stored_index_equal_a_rebuilt_index(tmp_path, fresh_ker
 
 def _table_with_index(options: UrOptions, where, words, sample):
     from gamesolver.games.ur.solve import ENCODING, ENCODING_VERSION, GAME, RULE
-    from gamesolver.solver.table import write_table
+    from gamesolver.solver.tables.table import write_table
 
     n = stored_state_count(options)
     return write_table(where, game=GAME, rule=RULE, encoding=ENCODING, encoding_version=ENCODING_VERSION,
@@ -185,7 +185,7 @@ def test_a_tampered_or_foreign_index_is_refused_in_one_line(tmp_path, fresh_kern
 
 def test_checksums_are_recomputed_only_when_the_files_change(tmp_path, monkeypatch) -> None:
     from gamesolver.games.ur.solve import load_table
-    from gamesolver.solver import table as tables
+    from gamesolver.solver.tables import table as tables
     from tests.test_ur_opening import random_table
 
     options = UrOptions(pieces=2)
@@ -206,7 +206,7 @@ def test_checksums_are_recomputed_only_when_the_files_change(tmp_path, monkeypat
 def test_a_table_from_before_the_stored_index_gets_it_from_the_cache(tmp_path, fresh_kernels) -> None:
     from gamesolver.games.ur.solve import (ENCODING, ENCODING_VERSION, GAME, RULE, attach_index, index_cache_dir,
                                            load_table)
-    from gamesolver.solver.table import write_table
+    from gamesolver.solver.tables.table import write_table
 
     options = UrOptions(pieces=2)
     n = stored_state_count(options)
@@ -252,8 +252,8 @@ def test_missing_table_prices_the_local_solve_as_it_would_run(tmp_path, monkeypa
     # where the stored graph fits (the solve's own rule: with the rest, in half of the memory), the
     # solve's full sweeps read it, about nine times faster than regenerating, while its policy
     # sweeps (POLICY_ROUND_SECONDS a state and thread) take as long: the message says which
-    from gamesolver.solver import outcomes
-    from gamesolver.solver.stochastic import POLICY_ROUND_SECONDS, STORED_SWEEP_SPEEDUP as fast
+    from gamesolver.solver.stochastic import outcomes
+    from gamesolver.solver.stochastic.iteration import POLICY_ROUND_SECONDS, STORED_SWEEP_SPEEDUP as fast
 
     monkeypatch.setattr(outcomes, "memory_bytes", lambda: memory)
     r = run("analyze", "X:A1,A2,A3 O:- X", "--pieces", "4", "--table", str(tmp_path / "none"), "--json")

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from gamesolver.games.ur import kernel
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.games.ur.solve import tier_counts
-from gamesolver.solver._stochastic import LOSS, WIN
+from gamesolver.solver.stochastic._engine import LOSS, WIN
 from tests.test_engine import symmetric_options
 from tests.test_ur_reference import all_states, mini_options, state_total
 

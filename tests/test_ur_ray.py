@@ -1,4 +1,4 @@
-"""The Ray backend (``solver.distributed.RayEngine``) on a local Ray cluster of two actors, against
+"""The Ray backend (``solver.backends.ray.RayEngine``) on a local Ray cluster of two actors, against
 the single-process engine and against the same Jacobi-between-ranges sweeps done in this process;
 a worker killed mid-run; the CLI's backend options."""
 from __future__ import annotations
@@ -13,9 +13,9 @@ from click.testing import CliRunner
 from gamesolver.games.ur import kernel
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.games.ur.solve import ray_engine
-from gamesolver.solver import _stochastic as kernels
+from gamesolver.solver.stochastic import _engine as kernels
 from gamesolver.solver.cli import cli
-from gamesolver.solver.stochastic import solve_values
+from gamesolver.solver.stochastic.iteration import solve_values
 from tests.test_ur_reference import mini_options
 
 try:
@@ -209,7 +209,7 @@ def test_workers_that_do_not_fit_the_cluster_are_refused(cluster) -> None:
 def test_an_address_where_no_cluster_listens_is_one_line_at_once() -> None:
     import socket
 
-    from gamesolver.solver.distributed import reachable
+    from gamesolver.solver.backends.ray import reachable
     from gamesolver.solver.errors import InputError
 
     with socket.socket() as server:  # a port that listens, then one that surely does not

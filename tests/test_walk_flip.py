@@ -1,7 +1,7 @@
 """A value that flips sign every sweep: a position whose only sensible action on every roll passes
 the turn to itself (with the mirror, its twin with the sides swapped is itself) has the equation
 v = -v, worth 0, and a Gauss-Seidel sweep maps v to -v for ever. The walk's undiscounted stage and
-plain sweeps damp the next sweep once the largest change stalls (``_Flip`` in solver/stochastic.py).
+plain sweeps damp the next sweep once the largest change stalls (``_Flip`` in solver/stochastic/iteration.py).
 """
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from gamesolver.games.ur import kernel
-from gamesolver.solver import stochastic
-from gamesolver.solver.stochastic import WALK_DISCOUNTS, _Flip, _iterate, _walk, range_graph
+from gamesolver.solver.stochastic import iteration
+from gamesolver.solver.stochastic.iteration import WALK_DISCOUNTS, _Flip, _iterate, _walk, range_graph
 from tests.test_engine import symmetric_options
 
 WIN = 1 << 30  # this fake's code for a win of the side to move (a loss is -WIN)
@@ -88,7 +88,7 @@ def test_the_undiscounted_walk_settles_a_value_that_flips(tmp_path, monkeypatch)
     residual, sweeps = undiscounted_walk(tmp_path, values, 50)
     assert residual < 1e-6 and sweeps < 10
     assert values.tolist() == [0.0, 1.0, 0.5]  # the exact values: averaging took v0 to 0 at once
-    monkeypatch.setattr(stochastic, "WALK_FLIP_ROUNDS", 0)  # no damping: the flip never ends
+    monkeypatch.setattr(iteration, "WALK_FLIP_ROUNDS", 0)  # no damping: the flip never ends
     with pytest.raises(RuntimeError, match="no convergence"):
         undiscounted_walk(tmp_path / "off", np.array([0.25, 1.0, 0.625]), 50)
 
@@ -97,7 +97,7 @@ def test_plain_sweeps_settle_a_value_that_flips(tmp_path, monkeypatch) -> None:
     values = np.array([0.25, 1.0, 0.625])
     residual, sweeps, _, _ = _iterate(ThreeStates(), tmp_path, values, {}, 1e-6, 1, 50, None, 0, 0, 0.0, False, None)
     assert residual < 1e-6 and sweeps < 10 and values.tolist() == [0.0, 1.0, 0.5]
-    monkeypatch.setattr(stochastic, "WALK_FLIP_ROUNDS", 0)
+    monkeypatch.setattr(iteration, "WALK_FLIP_ROUNDS", 0)
     (tmp_path / "off").mkdir()
     with pytest.raises(RuntimeError, match="no convergence"):
         _iterate(ThreeStates(), tmp_path / "off", np.array([0.25, 1.0, 0.625]), {}, 1e-6, 1, 50, None, 0, 0, 0.0,
@@ -143,7 +143,7 @@ def test_a_discounted_stage_damps_a_flip_that_only_the_discount_shrinks(tmp_path
 
     def first_stage(root, on: bool) -> list[str]:
         root.mkdir()
-        monkeypatch.setattr(stochastic, "WALK_FLIP_ROUNDS", 3 if on else 0)
+        monkeypatch.setattr(iteration, "WALK_FLIP_ROUNDS", 3 if on else 0)
         said: list[str] = []
         try:
             _walk(ThreeStates(), root, np.array([0.25, 1.0, 0.625]), {}, 1e-6, 1, 300, np.zeros((3, 2), dtype=np.int32),

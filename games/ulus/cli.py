@@ -12,8 +12,8 @@ from gamesolver.games.ulus import fight as fight_mod
 from gamesolver.games.ulus import race as race_mod
 from gamesolver.games.ulus.shagai import FACES, face_probabilities, preset_names, rules, shagai_report
 from gamesolver.solver.errors import InputError
-from gamesolver.solver.paths import cache_dir
-from gamesolver.solver.table import prepare_table_dir
+from gamesolver.solver.tables.paths import cache_dir
+from gamesolver.solver.tables.table import prepare_table_dir
 from gamesolver.solver.report import check_format, emit_csv, example, output_options
 
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from gamesolver.games.ulus.shagai import CAMEL, HORSE, rules
 from gamesolver.solver.errors import InputError, MissingTableError, TableError
-from gamesolver.solver.table import open_table, write_table
+from gamesolver.solver.tables.table import open_table, write_table
 
 ENCODING = "ulus-race-mixed-radix"
 ENCODING_VERSION = 1

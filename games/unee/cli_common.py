@@ -98,9 +98,9 @@ def load_table(options: UneeOptions, rule: str, cache: str | None, table_dir: st
         return open_table(path, options, rule)
     except MissingTableError:
         pass
-    from gamesolver.solver import _core
+    from gamesolver.solver.encoding import _boards
 
-    n = _core.board_count(options.holes, options.max_balls)
+    n = _boards.board_count(options.holes, options.max_balls)
     click.echo(f"solving Ünee under the {rule} rule (first use; cached in {path})", err=True)
     with progress(n * progress_steps(rule), f"solve {rule}") as bar:
         build_table(options, rule, cache=cache, progress=bar.update)

@@ -70,7 +70,7 @@ def cycle(options: UneeOptions, position: str, out: str | None, radius: int | No
     pos = notation.parse_position(position, options)
     if out:
         # refuse a bad --out before the work, not after it
-        from gamesolver.solver.atomic import check_writable
+        from gamesolver.solver.tables.atomic import check_writable
 
         if Path(out).suffix.lower() not in C.GRAPH_SUFFIXES:
             raise InputError(f"--out {out}: expected a .png, .svg or .graphml file name")

@@ -37,7 +37,7 @@ def export(options: UneeOptions, rule: str, fmt: str, balls: int | None, reachab
     The variant's --balls (balls per hole) goes before the command here: after it, --balls picks
     the positions with that many balls on the board."""
     from gamesolver.games.unee.export import export_array, write_csv
-    from gamesolver.solver.atomic import atomic_path, check_writable
+    from gamesolver.solver.tables.atomic import atomic_path, check_writable
     from gamesolver.games.unee.graph import build_graph
     from gamesolver.solver.errors import InputError
 

@@ -42,13 +42,13 @@ def solve(options: UneeOptions, rule: str, out: str | None, cache: str | None, a
     """Solve the whole state space and write the table(s)."""
     from gamesolver.games.unee.notation import start_position
     from gamesolver.games.unee.solution import build_table, open_table, progress_steps
-    from gamesolver.solver import _core
+    from gamesolver.solver.encoding import _boards
     from gamesolver.solver.errors import InputError
 
     rules = ["uncounted", "draw", "split"] if rule == "all" else [rule]
     if out is not None and len(rules) > 1:
         raise InputError("--out takes one rule; with --rule all the tables go to the cache (or use --cache DIR)")
-    n = _core.board_count(options.holes, options.max_balls)
+    n = _boards.board_count(options.holes, options.max_balls)
     report = []
     for r in rules:
         t0 = time.perf_counter()

@@ -15,7 +15,7 @@ import numpy as np
 from gamesolver.games.unee.graph import SIDE_INDEX, StateGraph, build_graph
 from gamesolver.games.unee.notation import Position, move_name
 from gamesolver.games.unee.rules import UneeOptions
-from gamesolver.solver import _graph
+from gamesolver.solver.retrograde import _graph
 from gamesolver.solver.errors import InputError
 
 SIDES = ("S", "N")
@@ -220,7 +220,7 @@ def save_graph(G: Any, path: str | Path, title: str = "") -> Path:
     """Write a DiGraph as GraphML (.graphml) or a picture (.png, .svg); tmp file then rename."""
     import networkx as nx
 
-    from gamesolver.solver.atomic import atomic_path
+    from gamesolver.solver.tables.atomic import atomic_path
 
     out = Path(path)
     suffix = out.suffix.lower()

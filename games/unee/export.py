@@ -12,7 +12,7 @@ import numpy as np
 from gamesolver.games.unee.graph import StateGraph
 from gamesolver.games.unee.notation import column_names
 from gamesolver.games.unee.solution import NEVER, UneeTable
-from gamesolver.solver import _core
+from gamesolver.solver.encoding import _boards
 
 CHUNK = 1 << 16
 
@@ -57,7 +57,7 @@ def rows(table: UneeTable, graph: StateGraph, balls: int | None = None, reachabl
     t = table.table
     for start in range(lo, hi, CHUNK):
         ranks = np.arange(start, min(hi, start + CHUNK), dtype=np.int64)
-        boards = _core.unrank_boards(ranks, opts.holes, opts.max_balls)
+        boards = _boards.unrank_boards(ranks, opts.holes, opts.max_balls)
         mask = _best_mask(table, graph, ranks)
         cols = {k: np.asarray(t[k][ranks]) for k in t.arrays}
         for j, r in enumerate(ranks):

@@ -1,6 +1,6 @@
 """The whole Ünee state graph: every mover-relative board with up to the variant's balls.
 
-States are board ranks (see ``solver/_core.pyx`` for the encoding); an absolute position is
+States are board ranks (see ``solver/encoding/_boards.pyx`` for the encoding); an absolute position is
 (rank, side to move). Edges are moves, stored as CSR arrays with the relative hole played and
 the balls captured; the predecessor CSR and the part reachable from the start are derived once.
 """
@@ -14,7 +14,9 @@ import numpy as np
 
 from gamesolver.games.unee.notation import Position, start_position
 from gamesolver.games.unee.rules import CAPTURE_COUNT, DEFAULT, UneeOptions
-from gamesolver.solver import _core, _sow
+from gamesolver.solver.encoding import _boards
+from gamesolver.solver.retrograde import _graph
+from gamesolver.games.unee import _sow
 from gamesolver.solver.errors import InputError
 
 ENCODING = "unee-board-rank"
@@ -62,14 +64,14 @@ class StateGraph:
     def reverse(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Predecessor CSR: (rindptr, pred, forward edge id)."""
         if "reverse" not in self._cache:
-            self._cache["reverse"] = _core.reverse_csr(self.indptr, self.succ)
+            self._cache["reverse"] = _graph.reverse_csr(self.indptr, self.succ)
         return self._cache["reverse"]
 
     def reachable(self) -> np.ndarray:
         """uint8 per state: bit 0 = reachable from the start with South to move, bit 1 = North."""
         if "reachable" not in self._cache:
             start = self.rank(start_position(self.options))
-            self._cache["reachable"] = _core.reachable_alternating(self.indptr, self.succ, start, 0)
+            self._cache["reachable"] = _graph.reachable_alternating(self.indptr, self.succ, start, 0)
         return self._cache["reachable"]
 
     def layer_of(self, ranks: np.ndarray | int) -> np.ndarray | int:
@@ -84,7 +86,7 @@ class StateGraph:
         return rank_position(pos, self.options)
 
     def board(self, rank: int) -> list[int]:
-        return [int(c) for c in _core.unrank_boards([rank], self.options.holes, self.max_balls)[0]]
+        return [int(c) for c in _boards.unrank_boards([rank], self.options.holes, self.max_balls)[0]]
 
     def position(self, rank: int, side: str) -> Position:
         return Position.from_relative(self.board(rank), side)
@@ -100,7 +102,7 @@ def rank_position(pos: Position, options: UneeOptions = DEFAULT) -> int:
         raise InputError(f"the position has {len(pos.north)} holes per row; this variant has {options.holes_per_row}")
     if pos.balls > options.max_balls:
         raise InputError(f"{pos.balls} balls on the board; this variant has only {options.max_balls}")
-    return int(_core.rank_boards([pos.relative()], options.max_balls)[0])
+    return int(_boards.rank_boards([pos.relative()], options.max_balls)[0])
 
 
 @functools.lru_cache(maxsize=4)
@@ -109,7 +111,7 @@ def build_graph(options: UneeOptions = DEFAULT) -> StateGraph:
     indptr, succ, hole, captured = _sow.build_sowing_graph(
         options.holes_per_row, options.max_balls, options.skip_origin, options.capture_both, CAPTURE_COUNT
     )
-    return StateGraph(options, indptr, succ, hole, captured, _core.layer_offsets(options.holes, options.max_balls))
+    return StateGraph(options, indptr, succ, hole, captured, _boards.layer_offsets(options.holes, options.max_balls))
 
 
 def graph_summary(graph: StateGraph) -> dict[str, Any]:

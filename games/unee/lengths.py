@@ -19,7 +19,7 @@ import numpy as np
 from gamesolver.games.unee.graph import SIDE_INDEX, StateGraph, build_graph
 from gamesolver.games.unee.notation import Position, start_position
 from gamesolver.games.unee.rules import DEFAULT, UneeOptions
-from gamesolver.solver import _play
+from gamesolver.solver.retrograde import _play
 from gamesolver.solver.errors import InputError
 
 POLICIES = ("random", "optimal")
@@ -80,7 +80,7 @@ def play_sample(
     mask: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """Play ``games`` seeded games from ``start`` (default: the standard start) with the given
-    policies; returns the kernel's per-game arrays (see ``gamesolver.solver._play.play_games``)."""
+    policies; returns the kernel's per-game arrays (see ``gamesolver.solver.retrograde._play.play_games``)."""
     if not 1 <= games <= MAX_GAMES:
         raise InputError(f"number of games must be 1..{MAX_GAMES:,}, got {games}")
     if max_plies < 1:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from gamesolver.solver import _sow
+from gamesolver.games.unee import _sow
 from gamesolver.solver.errors import InputError
 
 CAPTURE_COUNT = 4  # a hole that ends with exactly this many balls is captured

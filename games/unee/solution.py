@@ -13,7 +13,7 @@ captures minus the opponent's, plus the balls a game end hands out):
   loses iff ``d - b < 0``; otherwise the game is a draw.
 - ``split``: each player adds the balls on their own row at the repeated position. Table
   arrays ``lower`` and ``upper`` (int8): certified bounds of the value under the
-  first-repetition rule (see ``solver/_split.pyx``); the value is exact where they meet.
+  first-repetition rule (see ``solver/retrograde/_split.pyx``); the value is exact where they meet.
 """
 from __future__ import annotations
 
@@ -28,10 +28,10 @@ import numpy as np
 from gamesolver.games.unee.graph import ENCODING, ENCODING_VERSION, StateGraph, build_graph, rank_position
 from gamesolver.games.unee.notation import Position, move_name
 from gamesolver.games.unee.rules import DEFAULT, REPETITION_RULES, UneeOptions, check_rule
-from gamesolver.solver import _retro
+from gamesolver.solver.retrograde import _retro
 from gamesolver.solver.errors import InputError, MissingTableError, PositionNotCoveredError
-from gamesolver.solver.paths import cache_dir
-from gamesolver.solver.table import Table, open_table as open_generic_table, write_table
+from gamesolver.solver.tables.paths import cache_dir
+from gamesolver.solver.tables.table import Table, open_table as open_generic_table, write_table
 
 NEVER = -128
 
@@ -93,14 +93,14 @@ def table_path(options: UneeOptions, rule: str, cache: str | os.PathLike[str] | 
 
 
 def expected_header(options: UneeOptions, rule: str) -> dict[str, Any]:
-    from gamesolver.solver import _core
+    from gamesolver.solver.encoding import _boards
 
     return {
         "game": "unee",
         "rule": rule,
         "encoding": ENCODING,
         "encoding_version": ENCODING_VERSION,
-        "state_count": _core.board_count(options.holes, options.max_balls),
+        "state_count": _boards.board_count(options.holes, options.max_balls),
         "options": options.as_dict(),
     }
 

@@ -2,7 +2,7 @@
 
 When a position repeats, each player adds the balls on their own row. Which position repeats
 depends on the whole history, so the positional solution only brackets the true value: the
-bounds come from ``solver/_split.pyx``. ``exact_value`` searches the game tree with its history
+bounds come from ``solver/retrograde/_split.pyx``. ``exact_value`` searches the game tree with its history
 (a repetition ends the game at once) for one position, within an effort limit.
 """
 from __future__ import annotations
@@ -12,7 +12,8 @@ from typing import Callable
 import numpy as np
 
 from gamesolver.games.unee.graph import StateGraph
-from gamesolver.solver import _core, _split
+from gamesolver.solver.encoding import _boards
+from gamesolver.solver.retrograde import _split
 from gamesolver.solver.errors import InputError
 
 DEFAULT_EFFORT = 2_000_000
@@ -29,7 +30,7 @@ def split_deltas(graph: StateGraph) -> np.ndarray:
     step = 1 << 20
     for lo in range(0, graph.n_states, step):
         hi = min(graph.n_states, lo + step)
-        boards = _core.unrank_boards(np.arange(lo, hi), graph.options.holes, graph.max_balls).astype(np.int16)
+        boards = _boards.unrank_boards(np.arange(lo, hi), graph.options.holes, graph.max_balls).astype(np.int16)
         out[lo:hi] = boards[:, :n].sum(axis=1) - boards[:, n:].sum(axis=1)
     return out
 

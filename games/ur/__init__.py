@@ -94,7 +94,7 @@ kernel.cache_clear = _cached_game.cache_clear  # type: ignore[attr-defined]  # f
 
 
 def royal_solve(rules: str = "finkel", pieces: int | None = None, out: str | os.PathLike[str] | None = None,
-                **kw: object) -> "gamesolver.solver.table.Table":  # type: ignore[name-defined]  # noqa: F821
+                **kw: object) -> "gamesolver.solver.tables.table.Table":  # type: ignore[name-defined]  # noqa: F821
     """Solve one of RoyalUr's rule sets (``finkel``, ``blitz``, ``masters``; ``pieces`` defaults
     to the rule set's own) on the engine and return the written table (``out``, else the cache);
     ``kw`` as ``games.ur.royal_table.royal_solve`` (tolerance, threads, graph, log)."""

@@ -21,7 +21,7 @@ from libc.stdlib cimport calloc, malloc, free
 from libc.string cimport memcpy
 from cython.parallel cimport prange
 
-from gamesolver.solver._stochastic cimport (
+from gamesolver.solver.stochastic._engine cimport (
     Outcomes, SG_LOSS, SG_MAX_OUTCOMES, SG_WIN, StochasticGame,
 )
 

@@ -13,7 +13,7 @@ cimport numpy as cnp
 from libc.stdint cimport int32_t, int64_t, uint32_t
 from libc.stdlib cimport malloc, free
 
-from gamesolver.solver._stochastic cimport Outcomes, SG_WIN, StochasticGame
+from gamesolver.solver.stochastic._engine cimport Outcomes, SG_WIN, StochasticGame
 
 cnp.import_array()
 
@@ -365,7 +365,7 @@ cdef class RoyalGame(StochasticGame):
 
     def successors(self, int64_t rank, int roll) -> list:
         """The outcome codes of roll ``roll`` (its number of steps) in the state, sorted: a
-        move's code, or the pass's when nothing is legal (see _stochastic.pxd for codes)."""
+        move's code, or the pass's when nothing is legal (see _engine.pxd for codes)."""
         if not 0 <= rank < self.total:
             raise ValueError(f"rank {rank} outside 0..{self.total - 1}")
         cdef uint32_t M = 0, O = 0

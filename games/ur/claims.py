@@ -18,7 +18,7 @@ from gamesolver.games.ur import kernel
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.games.ur.solve import check_eps, default_table_dir, load_table, state_value
 from gamesolver.solver.errors import MissingTableError, TableError
-from gamesolver.solver.table import Table
+from gamesolver.solver.tables.table import Table
 
 FORTS_TO_WIN = 4  # a player wins holding all four forts, so fewer pieces can never win
 SPECIAL_ROLES = ("ishtar", "marduk", "royal")

@@ -17,7 +17,7 @@ import click
 import numpy as np
 
 from gamesolver.games.ur import kernel
-from gamesolver.solver.outcomes import GRAPH_CHOICES, Regenerated, scratch_graph, want_graph
+from gamesolver.solver.stochastic.outcomes import GRAPH_CHOICES, Regenerated, scratch_graph, want_graph
 from gamesolver.games.ur.notation import Position, diagram, format_position, parse
 from gamesolver.games.ur.rules import MAX_PIECES, UrOptions
 from gamesolver.games.ur.solve import (
@@ -40,9 +40,9 @@ from gamesolver.games.ur.solve import (
     stored_state_count,
     tier_counts,
 )
-from gamesolver.solver.bounds import certify, check_certify_fits
+from gamesolver.solver.stochastic.bounds import certify, check_certify_fits
 from gamesolver.solver.errors import InputError, MissingTableError
-from gamesolver.solver.stochastic import TYPICAL_SWEEPS
+from gamesolver.solver.stochastic.iteration import TYPICAL_SWEEPS
 from gamesolver.solver.report import example
 
 BACKENDS = ("cpu", "ray", "gpu")
@@ -233,12 +233,12 @@ MIRROR_TIMED_MAX = 150_000_000
 def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple[str, dict[str, Any]]:
     """Why a query cannot answer without the table at ``where`` and what building it would take:
     one sweep rate measured now on this machine, times the sweeps such solves need
-    (``solver.projection``), here (over the stored graph where it fits, as the solve would) and on
+    (``solver.stochastic.projection``), here (over the stored graph where it fits, as the solve would) and on
     a Ray cluster, and the commands that build it; and the same as JSON fields. ``named``: the
     folder came from --table."""
-    from gamesolver.solver.outcomes import auto_stores, estimate_bytes
-    from gamesolver.solver.projection import RAY_WORKER_EFFICIENCY, Projection, duration, seconds_per_state, span
-    from gamesolver.solver.stochastic import STORED_SWEEP_SPEEDUP, extra_bytes
+    from gamesolver.solver.stochastic.outcomes import auto_stores, estimate_bytes
+    from gamesolver.solver.stochastic.projection import RAY_WORKER_EFFICIENCY, Projection, duration, seconds_per_state, span
+    from gamesolver.solver.stochastic.iteration import STORED_SWEEP_SPEEDUP, extra_bytes
 
     k = options.pieces
     cores = default_threads()
@@ -494,7 +494,7 @@ def _check_backend(backend: str, address: str | None, workers: int | None, metho
     if click.get_current_context().get_parameter_source("graph") != click.core.ParameterSource.DEFAULT:
         raise InputError("--graph applies to --backend cpu and gpu; the ray workers generate the outcomes in every "
                          "sweep")
-    from gamesolver.solver.distributed import import_ray
+    from gamesolver.solver.backends.ray import import_ray
 
     import_ray()  # without Ray: one line naming the extra
 
@@ -503,7 +503,7 @@ def _check_gpu(method: str) -> None:
     """--backend gpu's options, and numba-cuda and a GPU, checked before anything is built."""
     if method == "policy":
         raise InputError("--backend gpu runs the walk and plain sweeps; --method policy is not on the GPU")
-    from gamesolver.solver.gpu import NO_GPU, import_cuda
+    from gamesolver.solver.backends.gpu.driver import NO_GPU, import_cuda
 
     if not import_cuda().is_available():  # without numba-cuda: one line naming the extra
         raise InputError(NO_GPU)
@@ -786,7 +786,7 @@ def export_cmd(pieces: int, board_file: str | None, dice_file: str | None, table
     """Write every position of a solved table with its value (X to move; both mirror images), or a
     RoyalUr rule set's table as RoyalUr's .rgu file (written whole or not at all)."""
     from gamesolver.games.ur.export import write_csv, write_npy
-    from gamesolver.solver.atomic import atomic_path
+    from gamesolver.solver.tables.atomic import atomic_path
 
     rules = _royal(rules_name, pieces)
     if rules is not None:

@@ -13,8 +13,8 @@ import numpy as np
 
 from gamesolver.games.ur import kernel
 from gamesolver.games.ur.rules import UrOptions
-from gamesolver.solver.outcomes import build_graph
-from gamesolver.solver.table import Table
+from gamesolver.solver.stochastic.outcomes import build_graph
+from gamesolver.solver.tables.table import Table
 
 CHUNK = 1 << 16
 COLUMNS = ["position", "side", "pieces_x", "pieces_o", "value"]

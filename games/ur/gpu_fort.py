@@ -1,5 +1,5 @@
 """The fort rules' move generator and ranking a second time, as plain numba-compatible functions:
-the GPU backend's (``solver/gpu.py``) device code, also compiled with ``numba.njit`` so that the
+the GPU backend's (``solver/backends/gpu/driver.py``) device code, also compiled with ``numba.njit`` so that the
 tests compare it with ``FortGame`` (``_fort.pyx``) on the CPU.
 
 It writes exactly what ``FortGame.generate`` writes: the same int32 codes, in the same order, in
@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from gamesolver.solver.gpu import SG_LOSS, SG_WIN
+from gamesolver.solver.backends.gpu.arithmetic import SG_LOSS, SG_WIN
 
 # indices into the parameter array (the first of the tables)
 _N, _K, _TOTAL, _MIRRORED, _HMAX, _FORTS, _EARTH, _HEAVEN, _ISHTAR, _ENTRY, _NROLLS, _NGROUPS = range(12)
@@ -383,7 +383,7 @@ def build(jit: Callable[[Any], Any]) -> Any:
 
 @dataclass(frozen=True)
 class DeviceFort:
-    """What ``solver.gpu.GpuEngine`` needs of a game: its numba-compilable ``generate`` (see
+    """What ``solver.backends.gpu.driver.GpuEngine`` needs of a game: its numba-compilable ``generate`` (see
     ``build``: the plain Python function; the engine compiles it), its tables (a tuple of numpy
     arrays, copied to the device once) and its sizes."""
 

@@ -219,7 +219,7 @@ def build(options: UrOptions, table: Any, turns: int) -> tuple[dict[str, np.ndar
 
 def write(path: str | os.PathLike[str], arrays: dict[str, np.ndarray], header: dict[str, Any]) -> Path:
     """Write an opening file whole or not at all."""
-    from gamesolver.solver.atomic import atomic_path
+    from gamesolver.solver.tables.atomic import atomic_path
 
     raw = np.frombuffer(json.dumps(header, sort_keys=True).encode("utf-8"), dtype=np.uint8)
     with atomic_path(path) as tmp, open(tmp, "wb") as f:  # a file object: savez adds no suffix

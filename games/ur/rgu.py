@@ -22,7 +22,7 @@ from typing import Iterable
 import numpy as np
 
 from gamesolver.games.ur import royal
-from gamesolver.solver.atomic import atomic_path
+from gamesolver.solver.tables.atomic import atomic_path
 from gamesolver.solver.errors import (
     CorruptTableError,
     InputError,

@@ -1,9 +1,9 @@
 """Solving RoyalUr's rule sets (Finkel, Blitz, Masters) on the dice-game engine, and querying.
 
 ``royal_game`` builds the Cython move generator (``games.ur._royal``) for a rule set; ``royal_solve``
-solves it tier group by tier group (``solver.stochastic.solve_values`` with ``tiers``) in float64,
+solves it tier group by tier group (``solver.stochastic.iteration.solve_values`` with ``tiers``) in float64,
 since RoyalUr's published start values have ten digits, and writes the table with
-``solver.table.write_table``. The table holds V = P(win) - P(loss) for the side to move, before
+``solver.tables.table.write_table``. The table holds V = P(win) - P(loss) for the side to move, before
 the roll; the mover's chance of winning is (1 + V) / 2.
 """
 from __future__ import annotations
@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 
 from gamesolver.games.ur import royal
-from gamesolver.solver.paths import cache_dir
-from gamesolver.solver.stochastic import solve_values
-from gamesolver.solver.table import Table, open_or_build, open_table, write_table
+from gamesolver.solver.tables.paths import cache_dir
+from gamesolver.solver.stochastic.iteration import solve_values
+from gamesolver.solver.tables.table import Table, open_or_build, open_table, write_table
 
 GAME = "ur"
 ENCODING = "royalur-mover-relative-score-tiers"

@@ -22,10 +22,10 @@ from gamesolver.games.ur import kernel
 from gamesolver.games.ur.engine import Action, actions, terminal_value
 from gamesolver.games.ur.notation import Position
 from gamesolver.games.ur.rules import UrOptions
-from gamesolver.solver.bounds import certify, check_certify_fits
+from gamesolver.solver.stochastic.bounds import certify, check_certify_fits
 from gamesolver.solver.errors import CorruptTableError, InputError, MissingTableError, TableError
-from gamesolver.solver.paths import cache_dir
-from gamesolver.solver.stochastic import (  # noqa: F401  (re-exported for the CLI and tests)
+from gamesolver.solver.tables.paths import cache_dir
+from gamesolver.solver.stochastic.iteration import (  # noqa: F401  (re-exported for the CLI and tests)
     DEFAULT_TOLERANCE,
     METHODS,
     POLICY_PLACES,
@@ -34,7 +34,7 @@ from gamesolver.solver.stochastic import (  # noqa: F401  (re-exported for the C
     endless_check,
     solve_values,
 )
-from gamesolver.solver.table import VERIFY_ONCE, Table, open_or_build, open_table, write_table
+from gamesolver.solver.tables.table import VERIFY_ONCE, Table, open_or_build, open_table, write_table
 
 GAME = "ur"
 RULE = "fort"
@@ -105,8 +105,8 @@ def solve(
 ) -> Table:
     """Solve and write the table at ``out`` (default: the cache); resumes from the checkpoint a
     stopped run left there. ``method``, ``graph``, ``engine`` (e.g. ``ray_engine``) and
-    ``policy_place`` (where the walk keeps its policy): see ``solver.stochastic.solve_values``.
-    ``certified``: also prove an interval around every value (``solver.bounds.certify``) and
+    ``policy_place`` (where the walk keeps its policy): see ``solver.stochastic.iteration.solve_values``.
+    ``certified``: also prove an interval around every value (``solver.stochastic.bounds.certify``) and
     record its figures in the header's ``certified``;
     ``certify_gap``: the widest interval it aims for, and how near the best by the values an
     action of the proven strategy must be (default: ``tolerance``; a solve to 1e-6 proven to
@@ -144,7 +144,7 @@ def solve(
 
 
 def kept_proof(cert: Any, values: np.ndarray, gap: float) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, Any]]:
-    """What a table keeps of a proof (``solver.bounds.certify``) of ``values``, aimed at ``gap``:
+    """What a table keeps of a proof (``solver.stochastic.bounds.certify``) of ``values``, aimed at ``gap``:
     (its values, its interval arrays, the header's ``certified``). Where the intervals say more
     than the values (narrower than the values' own error), the values become their middles and
     the intervals are stored beside them; otherwise the values stay and only the figures go in."""
@@ -243,10 +243,10 @@ def attach_index(options: UrOptions, table: Table, cache: str | None = None, log
 
 def ray_engine(options: UrOptions, *, address: str | None = None, workers: int | None = None,
                threads: int | None = None, log: Any = None, **init: Any) -> Any:
-    """A ``solver.distributed.RayEngine`` for these options: every actor builds the fort rules'
+    """A ``solver.backends.ray.RayEngine`` for these options: every actor builds the fort rules'
     generator from the options (the game's C state does not pickle). Close it (or use ``with``)
     to end the actors. ``init``: further ``ray.init`` arguments (a local cluster's ``num_cpus``)."""
-    from gamesolver.solver.distributed import RayEngine
+    from gamesolver.solver.backends.ray import RayEngine
 
     return RayEngine(functools.partial(kernel, options), kernel(options), workers=workers, threads=threads,
                      address=address, log=log, init_options=init or None)
@@ -278,12 +278,12 @@ def read_scattered(table: Table) -> None:
             except (OSError, ValueError):
                 pass  # advice only
 def gpu_engine(options: UrOptions, *, policy: bool = True, log: Any = None, **kw: Any) -> Any:
-    """A ``solver.gpu.GpuEngine`` for these options: the fort rules' device generator
+    """A ``solver.backends.gpu.driver.GpuEngine`` for these options: the fort rules' device generator
     (``games.ur.gpu_fort``) with the tables and mirror index of the host's ``FortGame``. ``policy``:
     count the walk's policy in the device memory it needs (False for ``method="sweeps"``). ``kw``:
     ``target``, ``threads_per_block``, ``launch_states``, ``graph`` (see ``GpuEngine``). Refused with one
     line when numba-cuda is missing or no GPU is found, before the mirror index is built."""
-    from gamesolver.solver.gpu import GpuEngine, NO_GPU, import_cuda, import_numba
+    from gamesolver.solver.backends.gpu.driver import GpuEngine, NO_GPU, import_cuda, import_numba
 
     if kw.get("target", "cuda") == "cuda":
         if not import_cuda().is_available():
@@ -300,7 +300,7 @@ def load_table(
     verify: bool | str = VERIFY_ONCE, cache: str | None = None, scattered: bool = False,
 ) -> Table:
     """The solved table for ``options``: opened from ``table_dir`` (or the cache), solved if missing.
-    The checksums are recomputed on the table's first open (``verify``: see ``solver.table.open_table``)
+    The checksums are recomputed on the table's first open (``verify``: see ``solver.tables.table.open_table``)
     and the generator gets its mirror index from the table (``attach_index``). ``scattered``: the
     caller reads single values (queries; ``read_scattered``)."""
     root = Path(table_dir) if table_dir is not None else default_table_dir(options, cache)

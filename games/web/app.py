@@ -77,11 +77,11 @@ class Server:
     def unee_source(self, rule: str) -> Source:
         from gamesolver.games.unee.rules import DEFAULT, check_rule
         from gamesolver.games.unee.solution import build_table, open_table, progress_steps, table_path
-        from gamesolver.solver import _core
+        from gamesolver.solver.encoding import _boards
 
         rule = check_rule(rule)
         path = table_path(DEFAULT, rule, self.cache)
-        n = _core.board_count(DEFAULT.holes, DEFAULT.max_balls)
+        n = _boards.board_count(DEFAULT.holes, DEFAULT.max_balls)
 
         def build(job: Any) -> None:
             job.log(f"solving Ünee under the {rule} rule (first use; cached in {path})")

@@ -46,7 +46,7 @@ def serve(host: str, port: int, cache: str | None, as_json: bool) -> None:
     import uvicorn
 
     from gamesolver.games.web.app import create_app
-    from gamesolver.solver.paths import cache_dir
+    from gamesolver.solver.tables.paths import cache_dir
 
     # the socket is bound here, not by uvicorn, so a taken port is one clear line and port 0's
     # choice is known before the address is printed. IPPROTO_TCP by name: asyncio turns Nagle's

@@ -1,6 +1,6 @@
 # cython: language_level=3
 """Value iteration for two-player dice games with endless play, for any game that implements
-``StochasticGame`` (see _stochastic.pxd): the engine never looks inside a game.
+``StochasticGame`` (see _engine.pxd): the engine never looks inside a game.
 
 Every kernel works on a rank range, in place, in float32 or float64, with OpenMP threads: Gauss-Seidel
 sweeps of the Bellman backup (optionally discounted, optionally recording both players' greedy

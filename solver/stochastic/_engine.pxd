@@ -1,4 +1,4 @@
-# The interface between a dice game and the value-iteration engine (solver/_stochastic.pyx).
+# The interface between a dice game and the value-iteration engine (solver/stochastic/_engine.pyx).
 #
 # A game is a cdef class deriving from StochasticGame: it numbers its states 0..total-1 and, for
 # a state, writes its outcomes as int32 codes in groups. Code c >= 0: the same side moves again

@@ -5,7 +5,7 @@ Used to evaluate a fixed policy of a stochastic game exactly (V = c + A V, solve
 last long. Written from van der Vorst's description (SIAM J. Sci. Stat. Comput. 13, 1992); the
 vectors are float64 and updated in place, so the memory is eight vectors of the system's size.
 
-The vector arithmetic of an iteration runs in fused passes (``solver/_krylov.pyx``: one pass
+The vector arithmetic of an iteration runs in fused passes (``solver/stochastic/_krylov.pyx``: one pass
 over memory a step, split across ``threads``), and ``ops="numpy"`` runs the same steps in plain
 NumPy, the slow reference the tests hold the kernels to.
 """
@@ -16,7 +16,7 @@ from typing import Callable
 
 import numpy as np
 
-from gamesolver.solver import _krylov
+from gamesolver.solver.stochastic import _krylov
 
 MatVec = Callable[[np.ndarray, np.ndarray], None]  # matvec(x, out): out = M x
 
@@ -75,7 +75,7 @@ def bicgstab(matvec: MatVec, b: np.ndarray, x0: np.ndarray, *, tol: float, maxit
     Stops early, with ``converged=False``, on ``maxiter`` iterations or a breakdown (a zero
     inner product); the caller keeps whatever ``x`` reached, which is never worse than useless
     because the caller checks it independently. ``threads``: for the vector steps (the product
-    has its own); ``ops``: ``fused`` (``solver/_krylov.pyx``) or ``numpy`` (the reference).
+    has its own); ``ops``: ``fused`` (``solver/stochastic/_krylov.pyx``) or ``numpy`` (the reference).
     ``stall``: also stop (``converged=False``) when that many iterations have not halved the
     lowest residual seen before them (0: never): a system whose play almost never ends can
     stagnate for all of ``maxiter``.

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from gamesolver.solver import _stochastic as kernels
+from gamesolver.solver.stochastic import _engine as kernels
 from gamesolver.solver.errors import InputError
 from gamesolver.solver.progress import progress
 

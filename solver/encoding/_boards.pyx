@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""Hot, game-agnostic kernels: packed states, CSR graph helpers and the solvers.
+"""Ball-count boards packed into one integer, and back (vectorized).
 
 Board encoding (used by every Ünee table, version 1). A board is a vector of ``H`` ball counts
 ``c[0..H-1]`` with total ``s``. Boards are ordered first by ``s`` (all boards with fewer balls
@@ -16,7 +16,7 @@ cimport numpy as cnp
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t
 from libc.stdlib cimport malloc, free
 
-from solver._comb cimport board_rank
+from gamesolver.solver.encoding._comb cimport board_rank
 
 cnp.import_array()
 
@@ -111,71 +111,3 @@ def unrank_boards(ranks, int holes, int max_balls):
     finally:
         free(bars)
     return out
-
-
-def reverse_csr(const int64_t[::1] indptr, const int32_t[::1] succ):
-    """Predecessor CSR of a successor CSR: (rindptr, pred, edge) with ``edge`` the forward edge id."""
-    cdef Py_ssize_t n = indptr.shape[0] - 1, e = succ.shape[0], x, k, pos
-    cdef cnp.ndarray[int64_t, ndim=1] rindptr = np.zeros(n + 1, dtype=np.int64)
-    cdef cnp.ndarray[int32_t, ndim=1] pred = np.empty(e, dtype=np.int32)
-    cdef cnp.ndarray[int64_t, ndim=1] edge = np.empty(e, dtype=np.int64)
-    cdef int64_t[::1] ri = rindptr
-    cdef int32_t[::1] pv = pred
-    cdef int64_t[::1] ev = edge
-    cdef int64_t* fill
-    with nogil:
-        for k in range(e):
-            ri[succ[k] + 1] += 1
-        for x in range(n):
-            ri[x + 1] += ri[x]
-    fill = <int64_t*> malloc((n + 1) * sizeof(int64_t))
-    if fill == NULL:
-        raise MemoryError()
-    try:
-        with nogil:
-            for x in range(n + 1):
-                fill[x] = ri[x]
-            for x in range(n):
-                for k in range(indptr[x], indptr[x + 1]):
-                    pos = fill[succ[k]]
-                    fill[succ[k]] += 1
-                    pv[pos] = <int32_t> x
-                    ev[pos] = k
-    finally:
-        free(fill)
-    return rindptr, pred, edge
-
-
-def reachable_alternating(const int64_t[::1] indptr, const int32_t[::1] succ, int64_t start, int start_side):
-    """Absolute positions reachable from (start, start_side) when every move passes the turn.
-
-    States are mover-relative, so a move from (x, side) reaches (succ, 1 - side). Returns a
-    uint8 array over states: bit 0 set if (x, side 0) is reachable, bit 1 if (x, side 1) is.
-    """
-    cdef Py_ssize_t n = indptr.shape[0] - 1
-    if start < 0 or start >= n or start_side not in (0, 1):
-        raise ValueError("start outside the state space")
-    cdef cnp.ndarray[uint8_t, ndim=1] seen = np.zeros(n, dtype=np.uint8)
-    cdef uint8_t[::1] sv = seen
-    cdef cnp.ndarray[int64_t, ndim=1] queue = np.empty(2 * n, dtype=np.int64)
-    cdef int64_t[::1] q = queue
-    cdef Py_ssize_t head = 0, tail = 0, k
-    cdef int64_t item, x, y
-    cdef int side, other
-    with nogil:
-        sv[start] = <uint8_t> (1 << start_side)
-        q[tail] = start * 2 + start_side
-        tail += 1
-        while head < tail:
-            item = q[head]
-            head += 1
-            x = item >> 1
-            side = <int> (item & 1)
-            other = 1 - side
-            for k in range(indptr[x], indptr[x + 1]):
-                y = succ[k]
-                if not (sv[y] >> other) & 1:
-                    sv[y] |= <uint8_t> (1 << other)
-                    q[tail] = y * 2 + other
-                    tail += 1
-    return seen

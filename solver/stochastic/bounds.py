@@ -75,10 +75,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from gamesolver.solver import _stochastic as kernels
-from gamesolver.solver.krylov import bicgstab
+from gamesolver.solver.stochastic import _engine as kernels
+from gamesolver.solver.stochastic.krylov import bicgstab
 from gamesolver.solver.errors import InputError
-from gamesolver.solver.outcomes import available_bytes, memory_bytes
+from gamesolver.solver.stochastic.outcomes import available_bytes, memory_bytes
 from gamesolver.solver.progress import progress
 
 _LOOSEN_SWEEPS = 300  # K = 4 on the 8-tile board needs about 150

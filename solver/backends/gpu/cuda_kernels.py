@@ -1,4 +1,4 @@
-"""The engine's CUDA kernels (``solver.gpu`` imports this module only when it builds them, so the
+"""The engine's CUDA kernels (``driver`` imports this module only when it builds them, so the
 base install never imports numba). ``cuda`` is this module's global on purpose: numba's simulator
 (NUMBA_ENABLE_CUDASIM=1) swaps a kernel's global ``cuda`` for its own, and only a global."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 from numba import cuda, float32, int32, int64
 
-from gamesolver.solver.gpu import _F0, graph_functions, state_functions
+from gamesolver.solver.backends.gpu.arithmetic import _F0, graph_functions, state_functions
 
 
 def device_jit() -> Callable[[Any], Any]:

@@ -13,7 +13,7 @@ cimport numpy as cnp
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t
 from libc.stdlib cimport malloc, free
 
-from solver._comb cimport board_rank
+from gamesolver.solver.encoding._comb cimport board_rank
 
 cnp.import_array()
 

@@ -1,5 +1,5 @@
 # cython: language_level=3
-"""Fused vector steps of BiCGSTAB (``solver/krylov.py``), float64, split across OpenMP threads.
+"""Fused vector steps of BiCGSTAB (``solver/stochastic/krylov.py``), float64, split across OpenMP threads.
 
 NumPy spends about twenty passes over memory on one BiCGSTAB iteration (every ``a * x`` makes
 a temporary), on one core; on the pair of the certified bounds (2N rows) those passes cost more

@@ -7,10 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 
 from gamesolver.solver.limits import duration  # noqa: F401  (re-exported for the CLI)
-from gamesolver.solver.stochastic import (  # noqa: F401  (seconds_per_state: re-exported)
+from gamesolver.solver.stochastic.iteration import (  # noqa: F401  (seconds_per_state: re-exported)
     TYPICAL_SWEEPS, round_seconds, seconds_per_state, span as _span,
 )
 # A Ray worker's states/s over one thread's in the same run (benchmarks/bench_ur_ray.py, K = 4,

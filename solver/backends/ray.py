@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from gamesolver.solver import _stochastic as kernels
+from gamesolver.solver.stochastic import _engine as kernels
 from gamesolver.solver.errors import InputError
 
 RAY_EXTRA = 'pip install "gamesolver[ray]"'

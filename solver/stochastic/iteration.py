@@ -1,10 +1,10 @@
 """Solving a two-player dice game with endless play by value iteration, for any game that
-implements ``StochasticGame`` (solver/_stochastic.pxd).
+implements ``StochasticGame`` (solver/stochastic/_engine.pxd).
 
 The values are V = P(win) - P(loss) for the side to move, before the roll, endless play worth 0.
 They are found by Gauss-Seidel sweeps (float32, in place) until a full sweep changes no value by
 more than the tolerance and the Bellman residual is below it too. Sweeps read a stored outcome
-graph (``solver.outcomes``) where it fits in memory, and regenerate the outcomes otherwise; the
+graph (``solver.stochastic.outcomes``) where it fits in memory, and regenerate the outcomes otherwise; the
 values are the same.
 
 Endless play gives the Bellman equations false solutions, in which a side claims an advantage
@@ -26,14 +26,13 @@ from typing import Any, Callable
 import numpy as np
 
 from gamesolver.solver.errors import InputError, TableWriteError
-from gamesolver.solver.krylov import bicgstab
+from gamesolver.solver.stochastic.krylov import bicgstab
 from gamesolver.solver.limits import duration
-from gamesolver.solver import _stochastic as kernels
-from gamesolver.solver.outcomes import (
+from gamesolver.solver.stochastic.outcomes import (
     GRAPH_DIR, Regenerated, StoredGraph, build_graph, build_mapped_graph, estimate_bytes, load_graph, memory_bytes, want_graph,
 )
 from gamesolver.solver.progress import progress
-from gamesolver.solver.table import CHECKPOINT_FORMAT, existing_ancestor, prepare_table_dir
+from gamesolver.solver.tables.table import CHECKPOINT_FORMAT, existing_ancestor, prepare_table_dir
 
 DEFAULT_TOLERANCE = 1e-6
 MIN_TOLERANCE = 2.5e-7  # two float32 ulps at 1: two threads can flip a value by that much for ever
@@ -152,7 +151,7 @@ def solve_values(
     plain sweeps (``method="sweeps"``). Without tiers the whole space is swept together.
 
     ``engine``: where the sweeps run instead of this process's threads, e.g.
-    ``solver.distributed.RayEngine`` (each sweep split by rank range across Ray actors). It keeps
+    ``solver.backends.ray.RayEngine`` (each sweep split by rank range across Ray actors). It keeps
     the walk's policy itself, so none is allocated here; it regenerates (no stored graph), and
     takes the ``walk`` and ``sweeps`` methods without tiers.
 
