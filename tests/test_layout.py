@@ -1,0 +1,77 @@
+"""The house rules of the source tree: the engine (solver/) imports no game, its modules import one
+another without circles, and the old fused kernel is neither built nor shipped."""
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import networkx as nx
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLVER = ROOT / "solver"
+
+
+def module_of(path: Path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return "gamesolver." + ".".join(parts)
+
+
+def imports(path: Path) -> set[str]:
+    """Every module a Python file imports (at the top or inside a function), or a Cython file
+    imports or cimports, as absolute names."""
+    text = path.read_text(encoding="utf-8")
+    found: set[str] = set()
+    if path.suffix == ".py":
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                found.add(node.module)
+                found.update(f"{node.module}.{a.name}" for a in node.names)
+    else:
+        for m in re.finditer(r"^\s*(?:from\s+([\w.]+)\s+c?import\s+([\w, ]+)|c?import\s+([\w.]+))", text, re.M):
+            if m.group(1):
+                found.add(m.group(1))
+                found.update(f"{m.group(1)}.{n.strip()}" for n in m.group(2).split(",") if n.strip())
+            else:
+                found.add(m.group(3))
+    return found
+
+
+def engine_files() -> list[Path]:
+    return sorted(p for p in SOLVER.rglob("*") if p.suffix in (".py", ".pyx", ".pxd"))
+
+
+def test_the_engine_imports_no_game() -> None:
+    offenders = {str(p.relative_to(ROOT)): sorted(m for m in imports(p) if m.startswith("gamesolver.games"))
+                 for p in engine_files()}
+    assert not {k: v for k, v in offenders.items() if v}
+
+
+def test_the_engines_modules_import_without_circles() -> None:
+    names = {module_of(p) for p in engine_files()}
+    graph = nx.DiGraph()
+    for p in engine_files():
+        me = module_of(p)
+        graph.add_node(me)
+        for m in imports(p):
+            if m in names and m != me and not me.startswith(m + "."):
+                graph.add_edge(me, m)
+    cycles = list(nx.simple_cycles(graph))
+    assert not cycles, cycles
+    assert graph.number_of_edges() > 20  # the walk above sees the imports (the test means something)
+
+
+def test_the_gpu_backend_imports_one_way() -> None:
+    gpu = SOLVER / "backends" / "gpu"
+    assert "gamesolver.solver.backends.gpu.driver" not in imports(gpu / "cuda_kernels.py")
+    assert not any(m.startswith("gamesolver.solver.backends.gpu.") for m in imports(gpu / "arithmetic.py"))
+
+
+def test_the_old_fused_kernel_is_gone() -> None:
+    assert not list(ROOT.glob("games/ur/_kernel_v1.*"))
+    assert "_kernel_v1" not in (ROOT / "setup.py").read_text(encoding="utf-8")
