@@ -211,10 +211,11 @@ def test_solve_certify_records_the_bound_and_analyze_shows_it(tmp_path) -> None:
     assert cert["values"] == "centred" and cert["bound"] < 1e-6 < cert["solved_values_bound"]
     res = CliRunner().invoke(cli, ["ur", "analyze", "start", *common, "--table", str(out), "--json"])
     got = json.loads(res.stdout)
-    lo, hi = got["interval"]
+    assert got["proven"] is True and "residual" not in got
+    lo, hi = got["lower"], got["upper"]
     # the stored interval is the proven one rounded outward to float32: up to an ulp wider each side
     ulp = float(np.spacing(np.float32(max(abs(lo), abs(hi)))))
-    assert got["bound"] == cert["bound"] and lo <= got["value"] <= hi and hi - lo <= 2 * cert["bound"] + 2 * ulp
+    assert got["source"]["bound"] == cert["bound"] and lo <= got["value"] <= hi and hi - lo <= 2 * cert["bound"] + 2 * ulp
     ref = ref_values(o, 1e-10)
     assert lo - 1e-9 <= ref[(frozenset(), frozenset())] <= hi + 1e-9  # the slow reference's start value
     res = CliRunner().invoke(cli, ["ur", "analyze", "start", *common, "--table", str(out)])
@@ -695,15 +696,15 @@ def test_solve_certify_aims_at_the_gap_asked_for(tmp_path) -> None:
     assert res.exit_code == 0, res.output
     cert = json.loads(res.stdout)["certified"]
     assert cert["aimed_at"] == 1e-5 and cert["gap"] <= 1e-5 and cert["method"] == "strategy"
-    res = CliRunner().invoke(cli, [*common, "--certify-gap", "1e-5"])
-    assert res.exit_code == 2 and "--certify-gap applies with --certify" in res.output
+    res = CliRunner().invoke(cli, [*common, "--width", "1e-5", "--no-proof"])
+    assert res.exit_code == 2 and "--width is the proof's aim" in res.output
     res = CliRunner().invoke(cli, [*common[:-2], "--out", str(tmp_path / "u"), "--tolerance", "1e-6", "--certify",
                                    "--certify-gap", "1e-5"])
     assert res.exit_code == 0, res.output
-    assert "(proven)" in res.output and "certified: every interval at most" in res.output
+    assert "(proven between" in res.output and "proof: every interval at most" in res.output
     assert "1 pass, method strategy" in res.output
     res = CliRunner().invoke(cli, [*common, "--certify", "--certify-gap", "0"])
-    assert res.exit_code == 2 and "--certify-gap must be between 0 and 1; got 0" in res.output
+    assert res.exit_code == 2 and "--width must be between 0 and 1; got 0" in res.output
 
 
 def test_a_proof_that_cannot_fit_is_refused_before_anything_is_solved(tmp_path, monkeypatch) -> None:
@@ -1220,8 +1221,8 @@ def test_check_record_keeps_the_proof_a_solve_would_have_kept(tmp_path) -> None:
     common = ["--pieces", "4", "--board", o.board_file]
     solve = ["ur", "solve", *common, "--tolerance", "1e-3", "--threads", "1"]
     later, at_once = tmp_path / "later", tmp_path / "at-once"
-    assert CliRunner().invoke(cli, [*solve, "--out", str(later)]).exit_code == 0
-    assert CliRunner().invoke(cli, [*solve, "--out", str(at_once), "--certify"]).exit_code == 0
+    assert CliRunner().invoke(cli, [*solve, "--out", str(later), "--no-proof"]).exit_code == 0
+    assert CliRunner().invoke(cli, [*solve, "--out", str(at_once), "--width", "1e-3"]).exit_code == 0
     before = open_table(later)
     assert "lower" not in before.arrays and "certified" not in before.meta
     res = CliRunner().invoke(cli, ["ur", "check", *common, "--table", str(later), "--bounds"])

@@ -173,6 +173,7 @@ def test_cli_builds_and_answers_from_the_file(tables, tmp_path) -> None:
     assert r.exit_code == 0, r.output
     doc = json.loads(r.stdout)
     source = doc.pop("source")
+    assert from_table.pop("source")["kind"] == "table"
     assert doc == from_table and source["kind"] == "opening-file" and source["shipped"] is False
     assert source["table_values_sha256"] == opening.values_sha256(np.asarray(load_table(options, where)["value"]))
     r = run("best-move", "start", "--roll", "gold+gold", *common, "--opening", str(out))
@@ -182,7 +183,8 @@ def test_cli_builds_and_answers_from_the_file(tables, tmp_path) -> None:
     r = run("analyze", far, *common, "--opening", str(out))
     assert r.exit_code == 1 and "Traceback" not in r.output
     lines = r.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error: no solved table for pieces=4") and "opening file" in lines[0]
+    assert len(lines) == 2 and lines[0].startswith("Error: the opening file") and "not this one" in lines[0]
+    assert lines[1].startswith("no solved table for pieces=4") and "solver ur solve --pieces 4" in lines[1]
     r = run("best-move", far, "--roll", "gold+gold", *common, "--opening", str(out), "--json")
     doc = json.loads(r.stdout)
     assert r.exit_code == 1 and doc["pieces"] == 4 and doc["opening_file"] == str(out) and "commands" in doc

@@ -36,6 +36,27 @@ class UrAction:
                 "value": self.value}
 
 
+@dataclass(frozen=True)
+class UrValue:
+    """A value with what is known of it: proven (``lower`` <= the game's value <= ``upper``) or not
+    (``residual``: the largest change of the solve's last sweep, or the bound it was below; not a
+    bound on the error)."""
+
+    value: float
+    proven: bool
+    lower: float | None = None
+    upper: float | None = None
+    residual: float | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"value": self.value, "proven": self.proven}
+        if self.proven:
+            out.update(lower=self.lower, upper=self.upper)
+        elif self.residual is not None:
+            out["residual"] = self.residual
+        return out
+
+
 class UrTable:
     """A solved Ur table for one set of options; positions may be text or ``Position``."""
 
@@ -56,6 +77,25 @@ class UrTable:
 
         mine, theirs = self.position(position).mover_relative()
         return state_value(self.options, self.table, mine, theirs)
+
+    @property
+    def provenance(self) -> Any:
+        """Whether this table's values are proven (``games.ur.provenance.Provenance``: its ``text()``
+        says 'proven within ...' or 'unproven (residual ...)')."""
+        from gamesolver.games.ur.provenance import of_table
+
+        return of_table(self.table)
+
+    def evaluate(self, position: str | Position) -> UrValue:
+        """The value before rolling with what is known of it: its proven interval, or that it is
+        unproven and the residual of the solve it came from."""
+        from gamesolver.games.ur.solve import state_interval
+
+        pos = self.position(position)
+        v = self.value(pos)
+        fields = self.provenance.fields(v, state_interval(self.options, self.table, *pos.mover_relative()))
+        return UrValue(v, fields["proven"], fields.get("lower"), fields.get("upper"),
+                       fields.get("residual", fields.get("residual_below")))
 
     def actions(self, position: str | Position, roll: str) -> list[UrAction]:
         """Every legal action for ``roll`` (e.g. 'gold+gold'), best first."""

@@ -1,9 +1,10 @@
 """Checks for the Ur (fort rules) claims in ``data/claims/ur.json``, read from solved tables.
 
 The checks never solve: they open the tables already in the cache (``load_table(...,
-build=False)``). With fewer than four pieces nobody can hold the four forts, so every value is 0
-and says nothing about the real game; a claim that needs a table of four or more pieces is
-"undetermined" until one is solved, and says which command settles it.
+build=False)``) and, for the start's value, the opening files shipped with the program. With fewer
+than four pieces nobody can hold the four forts, so every value is 0 and says nothing about the
+real game; a claim that needs a whole table of four or more pieces is "undetermined" until one is
+solved, and says which command settles it.
 """
 from __future__ import annotations
 
@@ -131,20 +132,57 @@ def _tile_groups(s: Solved, role: str) -> list[tuple[int, ...]]:
 # ---------------------------------------------------------------- the claims
 
 
+def _start_evidence(pieces: Sequence[int], found: list[Solved]) -> list[tuple[int, Any, str]]:
+    """Besides the cached tables, the opening files shipped for the standard board and dice (they
+    hold the start): (pieces, table or file, where) for each requested count, the table first."""
+    from gamesolver.games.ur import opening
+
+    out = [(s.pieces, s.table, "cached table") for s in found]
+    have = {s.pieces for s in found}
+    for k in sorted(set(pieces) - have):
+        book = opening.shipped(UrOptions(pieces=k)) if k >= FORTS_TO_WIN else None
+        if book is not None:
+            out.append((k, book, "shipped opening file"))
+    return sorted(out, key=lambda e: e[0])
+
+
 def first_player_favoured(pieces: Sequence[int] = (1, 2, 3, 4, 5, 6, 7), board_file: str | None = None,
                           dice_file: str | None = None, cache: str | None = None,
                           mirror: bool = True) -> ClaimResult:
     """Who goes first is decided before the game, as if it mattered: the value of the start
-    (first player to move, before rolling) per solved piece count."""
+    (first player to move, before rolling) per piece count, from the cached tables and, on the
+    standard board and dice, the shipped opening files. The verdict rests on the smallest proven
+    evidence that settles it (a start interval clear of 0); without one, on the largest table's
+    value against its slack."""
+    from gamesolver.games.ur.provenance import of_table
+    from gamesolver.games.ur.solve import state_interval
+
     found, notes = _solved(pieces, board_file, dice_file, cache, mirror)
+    standard = board_file is None and dice_file is None and mirror
+    sources = _start_evidence(pieces, found) if standard else [(s.pieces, s.table, "cached table") for s in found]
     evidence = []
     figures: dict[str, Any] = {}
-    for s in found:
-        v = state_value(s.options, s.table, frozenset(), frozenset())
-        figures[str(s.pieces)] = {"start_value": v, "tolerance": s.tolerance}
-        evidence.append(f"K = {s.pieces}: start worth {v:+.6f} to the first player (P(win) - P(loss); table "
-                        f"tolerance {s.tolerance:g})")
-    waiting = _need_real(found, notes, board_file, dice_file, "who is favoured")
+    settled = None
+    for k, table, where in sources:
+        opts = _options(k, board_file, dice_file, mirror)
+        prov = of_table(table)
+        v = state_value(opts, table, frozenset(), frozenset())
+        fields = prov.fields(v, state_interval(opts, table, frozenset(), frozenset())) if k >= FORTS_TO_WIN else \
+            {"proven": True, "lower": 0.0, "upper": 0.0}
+        figures[str(k)] = {"start_value": v, "source": where, **fields}
+        label = (f"proven in {fields['lower']:+.7f} .. {fields['upper']:+.7f}" if fields.get("proven")
+                 else prov.text())
+        evidence.append(f"K = {k}: start worth {v:+.6f} to the first player (P(win) - P(loss); {where}, {label})")
+        if settled is None and k >= FORTS_TO_WIN and fields.get("proven") and (fields["lower"] > 0 or fields["upper"] < 0):
+            settled = (k, fields)
+    if settled is not None:
+        k, f = settled
+        who, status = ("first", "verified") if f["lower"] > 0 else ("second", "refuted")
+        evidence += notes
+        return ClaimResult(status, f"the {who} player is favoured: the start is proven worth {f['lower']:+.7f} .. "
+                                   f"{f['upper']:+.7f} with K = {k}", evidence, figures)
+    real = [(k, t) for k, t, w in sources if k >= FORTS_TO_WIN and w == "cached table"]
+    waiting = None if real else _need_real(found, notes, board_file, dice_file, "who is favoured")
     if waiting is not None:
         waiting.evidence = evidence + waiting.evidence
         return waiting
@@ -153,11 +191,11 @@ def first_player_favoured(pieces: Sequence[int] = (1, 2, 3, 4, 5, 6, 7), board_f
     slack = check_eps(best.tolerance)
     evidence += notes
     if v > slack:
-        return ClaimResult("verified", f"the first player is favoured: start worth {v:+.4f} with K = {best.pieces}",
-                           evidence, figures)
+        return ClaimResult("verified", f"the first player is favoured: start worth {v:+.4f} with K = {best.pieces} "
+                                       "(unproven)", evidence, figures)
     if v < -slack:
-        return ClaimResult("refuted", f"the second player is favoured: start worth {v:+.4f} with K = {best.pieces}",
-                           evidence, figures)
+        return ClaimResult("refuted", f"the second player is favoured: start worth {v:+.4f} with K = {best.pieces} "
+                                      "(unproven)", evidence, figures)
     return ClaimResult("undetermined", f"the start is worth {v:+.6f} with K = {best.pieces}, within the table's "
                                        f"slack {slack:g}", evidence, figures)
 

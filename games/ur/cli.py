@@ -19,21 +19,25 @@ import numpy as np
 from gamesolver.games.ur import kernel
 from gamesolver.solver.stochastic.outcomes import GRAPH_CHOICES, Regenerated, scratch_graph, want_graph
 from gamesolver.games.ur.notation import Position, diagram, format_position, parse
+from gamesolver.games.ur.provenance import of_table
 from gamesolver.games.ur.rules import MAX_PIECES, UrOptions
 from gamesolver.games.ur.solve import (
     DEFAULT_TOLERANCE,
+    DEFAULT_WIDTH,
     METHODS,
     POLICY_PLACES,
     check_eps,
     choices,
     default_table_dir,
     default_threads,
+    proof_refused,
     endless_check,
     gpu_engine,
     load_table,
     ray_engine,
     record_proof,
     solve,
+    choice_interval,
     state_interval,
     state_value,
     stored_index_matches,
@@ -147,9 +151,10 @@ def outside_opening_message(options: UrOptions, book: Any, cache: str | Path | N
     what the file covers, and its JSON fields (the CLI and the server answer with it)."""
     where = default_table_dir(options, cache)
     text, fields = missing_table_message(options, where, False)
-    note = (f"; the opening file {book.path} holds only the positions within {book.turns} turns of the start, "
-            f"and not this one")
-    return text + note, {**fields, "opening_file": str(book.path)}
+    first, _, rest = text.partition("\n")
+    note = (f"the opening file {book.path} holds only the positions within {book.turns} turns of the start, "
+            f"not this one")
+    return "\n".join([note, first] + ([rest] if rest else [])), {**fields, "opening_file": str(book.path)}
 
 
 def _outside_opening(options: UrOptions, book: Any, cache: str | None, as_json: bool) -> None:
@@ -161,46 +166,86 @@ def _outside_opening(options: UrOptions, book: Any, cache: str | None, as_json: 
     raise MissingTableError(text)
 
 
-def best_move_answer(options: UrOptions, pos: Position, roll: int, ranked: list[Any]) -> dict[str, Any]:
-    """``best-move --json`` from the ranked ``choices`` for ``roll`` (the server answers the same)."""
+def _exact_zero(note: str) -> dict[str, Any]:
+    """Where nobody can win, every value is 0 by the rules alone: proven, whatever the table."""
+    return {"proven": True, "lower": 0.0, "upper": 0.0, "why": note}
+
+
+def table_source(table: Any) -> dict[str, Any]:
+    """An answer's ``source`` when it came from a solved table (an opening file has its own)."""
+    return {"kind": "table", "path": str(table.path), **of_table(table).table_fields()}
+
+
+def source_line(table: Any, book: Any, opening_file: str | None) -> str:
+    """The answer's source in one line of text; the only place an unproven value says so."""
+    if book is not None:
+        return f"({book.describe(opening_file is None)})"
+    return f"(from the table at {table.path}; {of_table(table).text()})"
+
+
+def proven_text(answer: dict[str, Any]) -> str:
+    """' (proven between a and b)' for a value with an interval, else ''."""
+    if not answer.get("proven") or "lower" not in answer:
+        return ""
+    if answer["lower"] == answer["upper"]:
+        return " (proven exactly)"
+    return f" (proven between {answer['lower']:+.7f} and {answer['upper']:+.7f})"
+
+
+def best_move_answer(options: UrOptions, pos: Position, roll: int, ranked: list[Any],
+                     table: Any = None) -> dict[str, Any]:
+    """``best-move --json`` from the ranked ``choices`` for ``roll`` (the server answers the same):
+    the best action's value with its proven interval, or ``proven: false`` and the residual."""
     board = options.board
-    if _nobody_wins(options) is not None:  # every value is 0: no action is best, and the answer says why
+    note = _nobody_wins(options)
+    if note is not None:  # every value is 0: no action is best, and the answer says why
         return {"position": format_position(pos, board), "to_move": pos.to_move,
-                "roll": options.dice.rolls[roll].name, "value": ranked[0].value, "winnable": False,
-                "note": _nobody_wins(options), "best": None,
+                "roll": options.dice.rolls[roll].name, "value": ranked[0].value, **_exact_zero(note),
+                "winnable": False, "note": note, "best": None,
                 "actions": [{"action": c.action.describe(board), "value": c.value} for c in ranked]}
+    prov = of_table(table)
+
+    def action(c: Any) -> dict[str, Any]:
+        iv = prov.interval(c.value, choice_interval(options, table, c))
+        return {"action": c.action.describe(board), "value": c.value,
+                **({"lower": iv[0], "upper": iv[1]} if iv is not None else {})}
+
     return {
         "position": format_position(pos, board),
         "to_move": pos.to_move,
         "roll": options.dice.rolls[roll].name,
         "value": ranked[0].value,
+        **prov.fields(ranked[0].value, choice_interval(options, table, ranked[0])),
         "best": ranked[0].action.describe(board),
-        "actions": [{"action": c.action.describe(board), "value": c.value} for c in ranked],
+        "actions": [action(c) for c in ranked],
     }
 
 
 def analyze_answer(options: UrOptions, table: Any, pos: Position) -> dict[str, Any]:
-    """``analyze --json``: the value before rolling and each roll's best action."""
+    """``analyze --json``: the value before rolling with its proven interval (or ``proven: false``
+    and the residual), and each roll's best action."""
     mine, theirs = pos.mover_relative()
-    draw = _nobody_wins(options)
-    if draw is not None:  # every value is 0: no action is best, and the answer says why
+    note = _nobody_wins(options)
+    if note is not None:  # every value is 0: no action is best, and the answer says why
         return {"position": format_position(pos, options.board), "to_move": pos.to_move,
-                "value": state_value(options, table, mine, theirs), "winnable": False, "note": draw,
+                "value": state_value(options, table, mine, theirs), **_exact_zero(note), "winnable": False,
+                "note": note,
                 "rolls": [{"roll": roll.name, "probability": roll.probability,
                            "value": choices(options, table, pos, i)[0].value, "best": None,
                            "actions": len(choices(options, table, pos, i))}
                           for i, roll in enumerate(options.dice.rolls)]}
+    prov = of_table(table)
     rows = []
     for i, roll in enumerate(options.dice.rolls):
         best = choices(options, table, pos, i)[0]
+        iv = prov.interval(best.value, choice_interval(options, table, best))
         rows.append({"roll": roll.name, "probability": roll.probability,
-                     "best": best.action.describe(options.board), "value": best.value})
-    bound = table.meta.get("certified", {}).get("bound")
-    interval = state_interval(options, table, mine, theirs)
+                     "best": best.action.describe(options.board), "value": best.value,
+                     **({"lower": iv[0], "upper": iv[1]} if iv is not None else {})})
+    value = state_value(options, table, mine, theirs)
     return {"position": format_position(pos, options.board), "to_move": pos.to_move,
-            "value": state_value(options, table, mine, theirs), "rolls": rows,
-            **({"bound": bound} if bound is not None else {}),
-            **({"interval": list(interval)} if interval is not None else {})}
+            "value": value, **prov.fields(value, state_interval(options, table, mine, theirs)),
+            "rolls": rows}
 
 
 CLUSTER_CORES = 64  # the cluster the missing-table message prices a solve on (e.g. 4 nodes of 16)
@@ -237,7 +282,7 @@ def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple
     a Ray cluster, and the commands that build it; and the same as JSON fields. ``named``: the
     folder came from --table."""
     from gamesolver.solver.stochastic.outcomes import auto_stores, estimate_bytes
-    from gamesolver.solver.stochastic.projection import RAY_WORKER_EFFICIENCY, Projection, duration, seconds_per_state, span
+    from gamesolver.solver.stochastic.projection import RAY_WORKER_EFFICIENCY, Projection, seconds_per_state, span
     from gamesolver.solver.stochastic.iteration import STORED_SWEEP_SPEEDUP, extra_bytes
 
     k = options.pieces
@@ -257,29 +302,23 @@ def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple
     graph = int(estimate_bytes(plain) * p.states / max(1, plain.state_count))
     fits = auto_stores(graph + extra_bytes(p.states, plain.roll_count, "walk"))
     stored = p.solve_seconds(cores, stored=STORED_SWEEP_SPEEDUP) if fits else None
-    whole = (f"about {span(stored)} here (its stored graph, {graph / 2**30:.1f} GiB, fits in this machine's "
-             f"memory and the solve sweeps from it; regenerating every sweep, {span(here)})" if stored
-             else f"about {span(here)} here")
     out = f" --out {where}" if named else ""
     # on the GPU the stored graph must fit beside the values, the walk's policy and marks
     gpu_need = graph + p.value_bytes + extra_bytes(p.states, plain.roll_count, "walk")
     gpu_stores = gpu_need <= GPU_MEMORY_USABLE * GPU_MEMORY_BYTES
     rate = GPU_STORED_SECONDS_PER_STATE if gpu_stores else GPU_SECONDS_PER_STATE
     gpu = (TYPICAL_SWEEPS[0] * rate[0] * p.states, TYPICAL_SWEEPS[1] * rate[1] * p.states)
-    gpu_how = ("reading the stored graph from the GPU's memory, as measured there on five and six pieces" if gpu_stores
-               else "its sweep rate measured there on seven pieces")
     commands = [f"solver ur solve --pieces {k}{out}",
                 f"solver ur solve --pieces {k}{out} --backend ray --address HEAD:6379",
                 f"solver ur solve --pieces {k}{out} --backend gpu"]
-    text = (f"no solved table for pieces={k} at {where}. Building it means sweeping {p.states:,} states "
-            f"some {TYPICAL_SWEEPS[0]}-{TYPICAL_SWEEPS[1]} times: one sweep takes about "
-            f"{duration(p.sweep_seconds(cores))} on this machine ({cores} cores, {p.per_state * 1e6:.1f} us a "
-            f"state and core, measured just now), the whole solve {whole} and about "
-            f"{span(cluster)} on a Ray cluster of {CLUSTER_CORES} worker cores, and about {span(gpu)} on one "
-            f"{GPU_MEASURED_ON} GPU ({gpu_how}); "
-            f"values {p.value_bytes / 2**30:.2f} GiB. Build it with '{commands[0]}', on a cluster with "
-            f"'{commands[1]}' (docs/ur.md says how to start one), or on a GPU with '{commands[2]}' "
-            f"(pip install \"gamesolver[gpu]\")")
+    fastest = stored or here
+    text = (f"no solved table for pieces={k} at {where}; solving its {p.states:,} states takes about "
+            f"{span(fastest)} on this machine ({cores} cores, {p.value_bytes / 2**30:.2f} GiB of values): "
+            f"'{commands[0]}'")
+    if fastest[0] > 3600:  # other machines only where this one would take hours
+        text += (f"\nelsewhere: about {span(cluster)} on a Ray cluster of {CLUSTER_CORES} worker cores "
+                 f"('{commands[1]}'), about {span(gpu)} on one {GPU_MEASURED_ON} GPU ('{commands[2]}', "
+                 f"pip install \"gamesolver[gpu]\"; docs/ur.md says how)")
     return text, {"missing_table": str(where), "pieces": k, "commands": commands,
                   "projection": {**p.as_dict(cores, CLUSTER_CORES), "gpu_solve_seconds": list(gpu),
                                  "gpu_measured": True, "gpu_measured_on": GPU_MEASURED_ON,
@@ -393,30 +432,42 @@ _solve_graph_option = click.option(
 @click.option("--workers", type=int, default=None,
               help="With --backend ray: Ray actors, each sweeping one rank range with --threads threads "
                    "(default: one per node, with the smallest node's CPUs as threads).")
-@click.option("--certify", "certified", is_flag=True,
-              help="Also prove an interval around every value and record it in the table (analyze shows it).")
-@click.option("--certify-gap", type=float, default=None,
-              help="With --certify: the widest proven interval to aim for (default: the tolerance). Four "
-                   "pieces: '--tolerance 1e-5 --certify' solves and proves every interval below 1e-5 in "
-                   "about 6 minutes on two cores; a table solved to 1e-6 is proven faster with "
-                   "'--certify-gap 1e-5' than below its own 1e-6.")
+@click.option("--proof/--no-proof", "proof", default=None,
+              help="Prove an interval around every value and keep it in the table (analyze and best-move "
+                   "show it). Default: prove when the proof fits this machine's memory (checked before the "
+                   "solve starts), else solve without it and say so; --no-proof gives a table whose values "
+                   "are labelled unproven, with the residual of its last sweep.")
+@click.option("--width", type=float, default=None,
+              help=f"The widest proven interval to aim for (default {DEFAULT_WIDTH:g}). Four pieces: solved "
+                   "and proven to 1e-5 in minutes on two cores (docs/ur.md).")
+@click.option("--certify", "certified", is_flag=True, hidden=True)  # the older name of --proof
+@click.option("--certify-gap", type=float, default=None, hidden=True)  # the older name of --width
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (the progress log stays on stderr).")
 @_rules_option
 def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: str | None, cache: str | None,
               tolerance: float | None, threads: int | None, method: str, policy_place: str, graph: str,
-              backend: str, address: str | None, workers: int | None, certified: bool,
-              certify_gap: float | None, as_json: bool, rules_name: str) -> None:
-    """Solve every state by value iteration and write the table (resumes a stopped run)."""
+              backend: str, address: str | None, workers: int | None, proof: bool | None, width: float | None,
+              certified: bool, certify_gap: float | None, as_json: bool, rules_name: str) -> None:
+    """Solve every state by value iteration, prove an interval around every value where the proof
+    fits, and write the table (resumes a stopped run)."""
     if threads is not None and threads < 1:
         raise InputError("--threads must be at least 1")
     _check_backend(backend, address, workers, method)
     if policy_place != "auto" and (method != "walk" or backend != "cpu"):
         raise InputError("--walk-policy applies to the walk (--method walk) on --backend cpu; the GPU and Ray "
                          "engines keep the policy where they sweep")
-    if certify_gap is not None and not certified:
-        raise InputError("--certify-gap applies with --certify; add --certify, or drop --certify-gap")
-    if certify_gap is not None and not 0 < certify_gap < 1:
-        raise InputError(f"--certify-gap must be between 0 and 1; got {certify_gap:g}")
+    if certified:
+        if proof is False:
+            raise InputError("--certify asks for the proof and --no-proof refuses it; give one")
+        proof = True
+    if certify_gap is not None:
+        if width is not None:
+            raise InputError("--certify-gap is the older name of --width; give one")
+        width = certify_gap
+    if width is not None and proof is False:
+        raise InputError("--width is the proof's aim; drop --width, or drop --no-proof")
+    if width is not None and not 0 < width < 1:
+        raise InputError(f"--width must be between 0 and 1; got {width:g}")
     rules = _royal(rules_name, pieces)
     if rules is not None:
         from gamesolver.games.ur import royal_cli
@@ -429,9 +480,9 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
             raise InputError(f"{' and '.join(given)} appl{'y' if len(given) > 1 else 'ies'} to the fort rules; "
                              "RoyalUr's rule sets are solved by plain "
                              "float64 sweeps, tier group after tier group")
-        if certified:
-            raise InputError("--certify applies to the fort rules; RoyalUr's rule sets are solved tier by tier, "
-                             "where play never returns")
+        if proof or width is not None:
+            raise InputError("--proof and --width apply to the fort rules; RoyalUr's rule sets are solved tier by "
+                             "tier in float64, where play never returns (docs/royalur.md says what their residual means)")
         return royal_cli.solve_cmd(rules, out, tolerance, threads, graph, as_json)
     options = _opts(pieces, board_file, dice_file)
     tolerance = DEFAULT_TOLERANCE if tolerance is None else tolerance
@@ -439,6 +490,13 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
         raise InputError("--out and --cache both say where the table goes; give one of them")
     if out is None and cache is not None:
         out = str(default_table_dir(options, cache))
+    if proof is None:  # prove where it fits; otherwise say so once, before the solve
+        why = proof_refused(options)
+        proof = why is None
+        if why is not None:
+            _log(f"{why}: solving without it, so the values will be labelled unproven (--no-proof says so "
+                 "without this note)")
+    certified, certify_gap = proof, (DEFAULT_WIDTH if width is None else width) if proof else None
     if backend == "gpu":
         with gpu_engine(options, policy=method != "sweeps", log=_log, graph=graph) as engine:
             table = solve(options, out, tolerance=tolerance, method=method, log=_log, engine=engine,
@@ -452,29 +510,32 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
                       certified=certified, certify_gap=certify_gap, policy_place=policy_place)
     start = state_value(options, table, frozenset(), frozenset())
     m = table.meta
+    prov = of_table(table)
+    start_fields = prov.fields(start, state_interval(options, table, frozenset(), frozenset()))
     if as_json:
-        keys = ("sweeps", "method", "residual", "tolerance", "policy_products", "policy_sweeps", "endless_check",
+        keys = ("sweeps", "method", "residual", "policy_products", "policy_sweeps", "endless_check",
                 "endless_repairs", "graph", "policy_place", "bytes_per_state", "solve_seconds_this_run",
                 "certified")
         click.echo(json.dumps({"pieces": pieces, "states": table.state_count, "table": str(table.path),
-                               "start_value": start, **{k: m[k] for k in keys if k in m}}, default=str))
+                               "start_value": start, "start": start_fields, "proven": prov.proven,
+                               "stop_residual": m.get("tolerance"), **{k: m[k] for k in keys if k in m}},
+                              default=str))
         return
     products = f" and {m['policy_products']:,} policy products" if m.get("policy_products") else ""
     products += f" and {m['policy_sweeps']:,} policy sweeps" if m.get("policy_sweeps") else ""
     click.echo(f"solved pieces={pieces}: {table.state_count:,} states, {m['sweeps']} sweeps{products} "
-               f"({m['method']}), residual {m['residual']:.2g} < tolerance {m['tolerance']:g}")
+               f"({m['method']}), stopped at residual {m['residual']:.2g} (below {m['tolerance']:g})")
     check = m["endless_check"]
     repaired = f" after {m['endless_repairs']} discounted repair" if m.get("endless_repairs") else ""
     click.echo(f"endless check (eps {check['eps']:g}): "
                + ("passed" if check["flagged"] == 0 else f"FAILED in {check['flagged']:,} states") + repaired)
     cert = m.get("certified", {})
-    bound = cert.get("bound")
     click.echo(f"value of start for the first player: {start:+.6f}"
-               + (f" ± {bound:.2g} (proven)" if bound is not None else ""))
+               + (proven_text(start_fields) or f", {prov.text()}"))
     if cert:
         passes = cert.get("passes", 1)
-        click.echo(f"certified: every interval at most {cert['gap']:.2g} wide ({passes} pass{'es' if passes > 1 else ''}, "
-                   f"method {cert['method']}, {cert['seconds']:.0f} s)")
+        click.echo(f"proof: every interval at most {cert['gap']:.2g} wide, aimed at {cert.get('aimed_at', 0):.2g} "
+                   f"({passes} pass{'es' if passes > 1 else ''}, method {cert['method']}, {cert['seconds']:.0f} s)")
     click.echo(f"table: {table.path}")
 
 
@@ -677,16 +738,14 @@ def best_move(position: str, roll: str, pieces: int, board_file: str | None, dic
                    f"action{'s' if len(ranked) != 1 else ''}, all worth the same ({best.value:g})")
         click.echo(draw)
         return
+    answer = best_move_answer(options, pos, r, ranked, table)
     if as_json:
-        answer = best_move_answer(options, pos, r, ranked)
-        if book is not None:
-            answer["source"] = book.source(opening_file is None)
+        answer["source"] = book.source(opening_file is None) if book is not None else table_source(table)
         click.echo(json.dumps(answer))
         return
     click.echo(f"{pos.to_move} to move, roll {options.dice.rolls[r].name}: {best.action.describe(board)}")
-    click.echo(f"value for {pos.to_move}: {best.value:+.6f}  (P(win) - P(loss))")
-    if book is not None:
-        click.echo(f"({book.describe(opening_file is None)})")
+    click.echo(f"value for {pos.to_move}: {best.value:+.6f}{proven_text(answer)}  (P(win) - P(loss))")
+    click.echo(source_line(table, book, opening_file))
 
 
 @ur.command(epilog=example('solver ur analyze "X:A1,B4 O:C7 X" --pieces 3'))
@@ -716,8 +775,7 @@ def analyze(position: str, pieces: int, board_file: str | None, dice_file: str |
         answer = analyze_answer(options, table, pos)
     except OutsideOpening:
         return _outside_opening(options, book, cache, as_json)
-    if book is not None:
-        answer["source"] = book.source(opening_file is None)
+    answer["source"] = book.source(opening_file is None) if book is not None else table_source(table)
     if answer.get("winnable") is False and not as_json:
         click.echo(f"{answer['position']}: a draw whatever is rolled or played (value {answer['value']:g})")
         click.echo(answer["note"])
@@ -725,15 +783,11 @@ def analyze(position: str, pieces: int, board_file: str | None, dice_file: str |
     if as_json:
         click.echo(json.dumps(answer))
         return
-    proven = f" ± {answer['bound']:.2g} (proven)" if "bound" in answer else ""
-    if "interval" in answer:
-        lo, hi = answer["interval"]
-        proven = f" (proven between {lo:+.7f} and {hi:+.7f})"
-    click.echo(f"{answer['position']}: value for {pos.to_move} before rolling {answer['value']:+.6f}{proven}")
+    click.echo(f"{answer['position']}: value for {pos.to_move} before rolling {answer['value']:+.6f}"
+               f"{proven_text(answer)}")
     for row in answer["rolls"]:
         click.echo(f"  {row['roll']:<14} p={row['probability']:<7g} {row['value']:+.6f}  {row['best']}")
-    if book is not None:
-        click.echo(f"({book.describe(opening_file is None)})")
+    click.echo(source_line(table, book, opening_file))
 
 
 def show_answer(options: UrOptions, pos: Position) -> dict[str, Any]:
@@ -877,5 +931,4 @@ def opening_info(file: str, pieces: int, board_file: str | None, dice_file: str 
                f"dice {h['options']['dice_sha256'][:16]}")
     click.echo(f"  {h['positions_answered']:,} positions within {h['turns']} turns of the start answered, "
                f"{h['positions_stored']:,} values stored")
-    click.echo(f"  from table {t['values_sha256']} ({t['state_count']:,} states, tolerance {t.get('tolerance')}"
-               + (f", proven within {t['bound']:.2g}" if t.get("bound") is not None else "") + ")")
+    click.echo(f"  from table {t['values_sha256']} ({t['state_count']:,} states; {book.provenance.text()})")

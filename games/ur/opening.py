@@ -142,7 +142,7 @@ class OpeningFile:
     def meta(self) -> dict[str, Any]:
         """The solved table's figures, as a table's ``meta`` gives them."""
         t = self.header["table"]
-        return {"tolerance": t.get("tolerance"),
+        return {"tolerance": t.get("tolerance"), **({"residual": t["residual"]} if t.get("residual") is not None else {}),
                 **({"certified": {"bound": t["bound"]}} if t.get("bound") is not None else {})}
 
     def _row(self, mine: int, theirs: int) -> int:
@@ -168,17 +168,22 @@ class OpeningFile:
         """Where the answer came from, in one line."""
         t = self.header["table"]
         which = "the shipped opening file" if shipped else f"the opening file {self.path}"
-        bound = f", proven within {t['bound']:.2g}" if t.get("bound") is not None else ""
         return (f"from {which} (positions within {self.turns} turns of the start), built from table "
-                f"{t['values_sha256'][:16]} (pieces={self.header['options']['pieces']}, tolerance "
-                f"{t.get('tolerance')}{bound})")
+                f"{t['values_sha256'][:16]} (pieces={self.header['options']['pieces']}; "
+                f"{self.provenance.text()})")
+
+    @property
+    def provenance(self) -> Any:
+        """Whether the values are proven (``games.ur.provenance``), as the table they came from was."""
+        from gamesolver.games.ur.provenance import of_table
+
+        return of_table(self)
 
     def source(self, shipped: bool) -> dict[str, Any]:
         """The same as JSON fields."""
         t = self.header["table"]
         return {"kind": "opening-file", "shipped": shipped, "file": str(self.path), "turns": self.turns,
-                "table_values_sha256": t["values_sha256"], "tolerance": t.get("tolerance"),
-                **({"bound": t["bound"]} if t.get("bound") is not None else {})}
+                "table_values_sha256": t["values_sha256"], **self.provenance.table_fields()}
 
 
 def build(options: UrOptions, table: Any, turns: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
@@ -209,6 +214,7 @@ def build(options: UrOptions, table: Any, turns: int) -> tuple[dict[str, np.ndar
             "values_sha256": values_sha256(table["value"]),
             "state_count": int(table.state_count),
             "tolerance": meta.get("tolerance"),
+            "residual": meta.get("residual"),
             "bound": (meta.get("certified") or {}).get("bound"),
             "created": table.header.get("created", {}).get("at"),
         },

@@ -37,6 +37,7 @@ from gamesolver.solver.stochastic.iteration import (  # noqa: F401  (re-exported
 from gamesolver.solver.tables.table import VERIFY_ONCE, Table, open_or_build, open_table, write_table
 
 GAME = "ur"
+DEFAULT_WIDTH = 1e-5  # the widest proven interval a solve aims for unless told
 RULE = "fort"
 ENCODING = "ur-mover-relative-placement-tiers"
 ENCODING_VERSION = 2  # 2: one state of each mirrored pair (header option "mirror")
@@ -141,6 +142,16 @@ def solve(
         seconds=solved.seconds,
     )
     return open_table(table, verify=VERIFY_ONCE)  # checked now, so the first query need not
+
+
+def proof_refused(options: UrOptions) -> str | None:
+    """Why the proof of these options' values does not fit this machine (one line), or None."""
+    game = kernel(options)
+    try:
+        check_certify_fits(game.state_count, game.roll_count)
+    except InputError as exc:
+        return str(exc).split(";")[0]
+    return None
 
 
 def kept_proof(cert: Any, values: np.ndarray, gap: float) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, Any]]:
@@ -307,10 +318,12 @@ def load_table(
     expect = {"game": GAME, "rule": RULE, "encoding": ENCODING, "encoding_version": ENCODING_VERSION,
               "options": options.header()}
 
-    def make() -> None:
+    def make() -> None:  # a first use: one line, the progress bar, and the proof where it fits
+        prove = proof_refused(options) is None
         if log:
-            log(f"no table at {root}; solving pieces={options.pieces} first")
-        solve(options, root, show_progress=None, log=log)
+            log(f"solving Ur (fort rules) with {options.pieces} piece{'s' if options.pieces > 1 else ''}"
+                f"{' and proving it' if prove else ''} (first use; cached in {root})")
+        solve(options, root, show_progress=None, certified=prove, certify_gap=DEFAULT_WIDTH if prove else None)
 
     table = open_or_build(root, expect, make if build else None, verify=verify)
     if scattered:
@@ -353,6 +366,18 @@ def state_interval(options: UrOptions, table: Any, mine: frozenset[int],
         return table.stored_interval(b.mask(mine), b.mask(theirs))
     r = kernel(options).rank([b.mask(mine)], [b.mask(theirs)])[0]
     return float(table["lower"][r]) + 0.0, float(table["upper"][r]) + 0.0
+
+
+def choice_interval(options: UrOptions, table: Any, choice: Choice) -> tuple[float, float] | None:
+    """The proven interval of an action's value (from its successor's, as ``choices`` takes its
+    value), or None where the table stores no intervals."""
+    act = choice.action
+    if act.win:
+        return 1.0, 1.0
+    if act.extra_turn:
+        return state_interval(options, table, act.mine, act.theirs)
+    iv = state_interval(options, table, act.theirs, act.mine)
+    return None if iv is None else (-iv[1] + 0.0, -iv[0] + 0.0)
 
 
 def choices(options: UrOptions, table: Any, pos: Position, roll: int) -> list[Choice]:

@@ -190,13 +190,16 @@ class Server:
                 "paths": {"L": list(rules.path), "D": list(rules.dark_path)}}
 
     def solved_fort_pieces(self) -> list[int]:
-        """Piece counts whose fort-rules table is in the cache (or open)."""
+        """Piece counts the fort rules answer at once: a table in the cache (or open), or an opening
+        file shipped with the program (the tab opens at the largest)."""
+        from gamesolver.games.ur import opening
         from gamesolver.games.ur.rules import MAX_PIECES, UrOptions
         from gamesolver.games.ur.solve import default_table_dir
 
         return [k for k in range(1, MAX_PIECES + 1)
                 if self.tables.is_open(f"ur-fort-k{k}")
-                or (default_table_dir(UrOptions(pieces=k), self.cache) / "header.json").is_file()]
+                or (default_table_dir(UrOptions(pieces=k), self.cache) / "header.json").is_file()
+                or opening.shipped_path(UrOptions(pieces=k)).is_file()]
 
     def ur(self, request: Request, what: str) -> dict[str, Any]:
         from gamesolver.games.ur.rules import UrOptions
@@ -218,9 +221,13 @@ class Server:
         return shipped_fallback(options, self.cache)
 
     @staticmethod
-    def opening_source(book: Any) -> dict[str, Any]:
-        """The answer's ``source`` when it came from a shipped opening file, as the CLI's --json."""
-        return {} if book is None else {"source": book.source(True)}
+    def opening_source(book: Any, table: Any = None) -> dict[str, Any]:
+        """The answer's ``source``, as the CLI's --json: a shipped opening file, or the table."""
+        if book is not None:
+            return {"source": book.source(True)}
+        from gamesolver.games.ur.cli import table_source
+
+        return {} if table is None else {"source": table_source(table)}
 
     def fort(self, options: Any, what: str, p: dict[str, Any]) -> dict[str, Any]:
         from gamesolver.games.ur import cli as C
@@ -242,11 +249,11 @@ class Server:
         table = book if book is not None else self.tables.get(self.ur_source(options))
         try:
             if r is None:
-                return {**C.analyze_answer(options, table, pos), "view": view, **self.opening_source(book)}
+                return {**C.analyze_answer(options, table, pos), "view": view, **self.opening_source(book, table)}
             ranked = choices(options, table, pos, r)
         except OutsideOpening:
             raise TooLarge(C.outside_opening_message(options, book, self.cache)[0]) from None
-        answer = {**C.best_move_answer(options, pos, r, ranked), **self.opening_source(book)}
+        answer = {**C.best_move_answer(options, pos, r, ranked, table), **self.opening_source(book, table)}
         other = "O" if pos.to_move == "X" else "X"
         top = ranked[0].value
         for row, c in zip(answer["actions"], ranked):

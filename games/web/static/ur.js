@@ -29,8 +29,9 @@ const Ur = {
     return { rules: this.board.rules, pieces: this.board.pieces, ...extra };
   },
 
-  // a rule set and piece count; at first the fort rules with the most pieces already solved (else
-  // 3, which solves in seconds), then the piece count stays as chosen when the rules change
+  // a rule set and piece count; at first the fort rules with the most pieces answered at once (a
+  // cached table or a shipped opening file; else 3, which solves in seconds), then the piece count
+  // stays as chosen when the rules change
   async load(pieces) {
     const rules = document.getElementById("ur-rules").value;
     const gen = ++this.gen;
@@ -127,7 +128,8 @@ const Ur = {
     document.getElementById("ur-gauge-fill").style.width = `${(100 * p).toFixed(2)}%`;
     document.getElementById("ur-gauge-note").textContent = this.fort
       ? "P(win) + ½ P(endless play) for the side to move, before rolling" + (this.board.pieces < 4 ? "; with fewer than 4 pieces nobody can hold four forts, so every value is 0" : "")
-        + (analysis.source ? `; answered from the opening file shipped with the program (the positions within ${analysis.source.turns} turns of the start; no table for ${this.board.pieces} pieces here)` : "")
+        + (analysis.source && analysis.source.kind === "opening-file" ? `; answered from the opening file shipped with the program (the positions within ${analysis.source.turns} turns of the start; no table for ${this.board.pieces} pieces here)` : "")
+        + "; " + proofText(analysis)
       : "P(win) for the side to move, before rolling";
   },
 
@@ -186,3 +188,13 @@ const Ur = {
 };
 
 Tabs.boards.ur = Ur;
+
+// whether a fort-rules value is proven: its interval, or "unproven" with the residual of the solve
+function proofText(answer) {
+  const sign = (x) => (x >= 0 ? "+" : "") + x.toFixed(7);
+  if (answer.proven && answer.lower !== undefined)
+    return answer.lower === answer.upper ? "proven exactly" : `proven between ${sign(answer.lower)} and ${sign(answer.upper)}`;
+  if (answer.residual !== undefined) return `unproven (residual ${answer.residual.toPrecision(2)})`;
+  if (answer.residual_below !== undefined) return `unproven (residual below ${answer.residual_below})`;
+  return answer.proven ? "proven" : "unproven";
+}
