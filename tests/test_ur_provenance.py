@@ -93,3 +93,12 @@ def test_verify_settles_the_first_players_advantage_from_the_shipped_proven_file
     assert result.figures["4"]["source"] == "shipped opening file" and result.figures["4"]["proven"] is True
     assert result.figures["5"]["proven"] is False  # the five- and six-piece files are not proven
     assert not any(tmp_path.iterdir())  # nothing solved
+
+
+def test_royalur_answers_say_they_are_unproven_with_their_residual() -> None:
+    doc = json.loads(run("analyze", "start", "--rules", "finkel", "--pieces", "2", "--json").stdout)
+    assert doc["proven"] is False and 0 <= doc["residual"] < 1e-11 and "lower" not in doc
+    doc = json.loads(run("best-move", "start", "--rules", "finkel", "--pieces", "2", "--roll", "2", "--json").stdout)
+    assert doc["proven"] is False and "residual" in doc
+    text = run("analyze", "start", "--rules", "finkel", "--pieces", "2").output
+    assert text.count("unproven (residual ") == 1

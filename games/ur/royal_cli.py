@@ -13,6 +13,7 @@ from typing import Any, Callable
 import click
 import numpy as np
 
+from gamesolver.games.ur.provenance import Provenance, of_table
 from gamesolver.games.ur import rgu, royal
 from gamesolver.games.ur.royal_table import (
     DEFAULT_TOLERANCE,
@@ -37,13 +38,14 @@ def _log(text: str) -> None:
     click.echo(text, err=True)
 
 
-def lookup(rules: royal.RuleSet, table: str | None) -> tuple[Callable[[royal.State], float], str]:
-    """A function from a state to the mover's chance of winning, and where it reads: an ``.rgu``
-    file (``--table FILE.rgu``), a table directory, or the cache (small tables built on demand)."""
+def lookup(rules: royal.RuleSet, table: str | None) -> tuple[Callable[[royal.State], float], str, Provenance]:
+    """A function from a state to the mover's chance of winning, where it reads (an ``.rgu`` file
+    (``--table FILE.rgu``), a table directory, or the cache: small tables built on demand), and
+    whether its values are proven (RoyalUr's rule sets are not: a table says its residual)."""
     if table is not None and Path(table).is_file():
         t = rgu.read_rgu(table)
         t.expect(rules)  # an .rgu for other settings is one line, not wrong answers
-        return (lambda s: t.win_probability(s, rules)), str(table)
+        return (lambda s: t.win_probability(s, rules)), str(table), Provenance(False)
     if table is not None and table.endswith(".rgu"):
         raise InputError(f"no .rgu file at {table}")
     where = Path(table) if table is not None else default_table_dir(rules)
@@ -52,7 +54,7 @@ def lookup(rules: royal.RuleSet, table: str | None) -> tuple[Callable[[royal.Sta
         solved = load_royal_table(rules, where, build=build, log=_log)
     except MissingTableError:
         raise MissingTableError(missing_table_message(rules, where, table)) from None
-    return table_lookup(rules, solved), str(solved.path)
+    return table_lookup(rules, solved), str(solved.path), of_table(solved)
 
 
 def missing_table_message(rules: royal.RuleSet, where: Path, given: str | None = None) -> str:
@@ -103,8 +105,8 @@ def solve_cmd(rules: royal.RuleSet, out: str | None, tolerance: float | None, th
                                **{k: m[k] for k in keys if k in m}}, default=str))
         return
     click.echo(f"solved {rules.name}, pieces={rules.pieces}: {table.state_count:,} states, {m['tiers']} tier "
-               f"groups, {m['sweeps']} sweeps (float64), residual {m['residual']:.2g} < tolerance "
-               f"{m['tolerance']:g}, {m['solve_seconds_this_run']:.1f} s")
+               f"groups, {m['sweeps']} sweeps (float64), stopped at residual {m['residual']:.2g} (below "
+               f"{m['tolerance']:g}), {m['solve_seconds_this_run']:.1f} s; unproven (docs/royalur.md)")
     check = m["endless_check"]
     click.echo(f"endless check (eps {check['eps']:g}): "
                + ("passed" if check["flagged"] == 0 else f"FAILED in {check['flagged']:,} states"))
@@ -135,11 +137,11 @@ def show_cmd(rules: royal.RuleSet, position: str) -> None:
 def best_move_cmd(rules: royal.RuleSet, position: str, roll: str, table: str | None, as_json: bool) -> None:
     pos = royal.parse(position, rules)
     r = parse_roll(rules, roll)
-    look, _ = lookup(rules, table)
+    look, source, prov = lookup(rules, table)
     ranked = royal_choices(rules, look, pos.state(), r)
     who = royal.SIDE_NAMES[pos.to_move]
     if as_json:
-        click.echo(json.dumps(best_move_answer(rules, pos, r, ranked)))
+        click.echo(json.dumps({**best_move_answer(rules, pos, r, ranked, prov), "table": source}))
         return
     if not ranked:
         click.echo(f"{who} to move, roll {r}: no legal move, the turn passes")
@@ -149,18 +151,22 @@ def best_move_cmd(rules: royal.RuleSet, position: str, roll: str, table: str | N
                f"(wins {100 * best.win_probability:.4f} %)")
     for c in ranked[1:]:
         click.echo(f"  also {describe(c.move, rules, pos.to_move)}: {100 * c.win_probability:.4f} %")
+    click.echo(f"(from {source}; {prov.text()})")
 
 
-def best_move_answer(rules: royal.RuleSet, pos: royal.Position, roll: int, ranked: list[Any]) -> dict[str, Any]:
-    """``best-move --json`` from the ranked ``royal_choices`` (the server answers the same)."""
-    return {"position": royal.format_position(pos, rules), "roll": roll,
+def best_move_answer(rules: royal.RuleSet, pos: royal.Position, roll: int, ranked: list[Any],
+                     prov: Provenance) -> dict[str, Any]:
+    """``best-move --json`` from the ranked ``royal_choices`` (the server answers the same), with
+    whether the values are proven (``proven: false`` and the table's residual)."""
+    return {"position": royal.format_position(pos, rules), "roll": roll, **prov.fields(0.0),
             "moves": [{"move": describe(c.move, rules, pos.to_move), "win_probability": c.win_probability}
                       for c in ranked]}
 
 
 def analyze_answer(rules: royal.RuleSet, pos: royal.Position, look: Callable[[royal.State], float],
-                   source: str) -> dict[str, Any]:
-    """``analyze --json``: the mover's chance before rolling and each roll's best move."""
+                   source: str, prov: Provenance) -> dict[str, Any]:
+    """``analyze --json``: the mover's chance before rolling and each roll's best move, with
+    whether the values are proven (``proven: false`` and the table's residual)."""
     state = pos.state()
     rows: list[dict[str, Any]] = []
     for roll, prob in rules.roll_probabilities:
@@ -172,13 +178,13 @@ def analyze_answer(rules: royal.RuleSet, pos: royal.Position, look: Callable[[ro
             rows.append({"roll": roll, "probability": float(prob), "best": "pass",
                          "win_probability": 1.0 - look(state.swapped())})
     return {"position": royal.format_position(pos, rules), "to_move": pos.to_move,
-            "win_probability": look(state), "rolls": rows, "table": source}
+            "win_probability": look(state), **prov.fields(0.0), "rolls": rows, "table": source}
 
 
 def analyze_cmd(rules: royal.RuleSet, position: str, table: str | None, as_json: bool) -> None:
     pos = royal.parse(position, rules)
-    look, source = lookup(rules, table)
-    answer = analyze_answer(rules, pos, look, source)
+    look, source, prov = lookup(rules, table)
+    answer = analyze_answer(rules, pos, look, source, prov)
     who = royal.SIDE_NAMES[pos.to_move]
     if as_json:
         click.echo(json.dumps(answer))
@@ -188,6 +194,7 @@ def analyze_cmd(rules: royal.RuleSet, position: str, table: str | None, as_json:
     for row in answer["rolls"]:
         click.echo(f"  roll {row['roll']} p={row['probability']:<7g} {100 * row['win_probability']:8.4f} %  "
                    f"{row['best']}")
+    click.echo(f"(from {source}; {prov.text()})")
 
 
 def export_cmd(rules: royal.RuleSet, fmt: str, table: str | None, out: str, value_type: str) -> None:

@@ -279,11 +279,13 @@ class Server:
             return {"position": royal.format_position(pos, rules), "to_move": pos.to_move, "view": view}
         r = royal_cli.parse_roll(rules, p["roll"]) if what == "best-move" else None
         solved = self.tables.get(self.ur_source(rules))
-        look = royal_cli.table_lookup(rules, solved)
+        from gamesolver.games.ur.provenance import of_table
+
+        look, prov = royal_cli.table_lookup(rules, solved), of_table(solved)
         if r is None:
-            return {**royal_cli.analyze_answer(rules, pos, look, str(solved.path)), "view": view}
+            return {**royal_cli.analyze_answer(rules, pos, look, str(solved.path), prov), "view": view}
         ranked = royal_choices(rules, look, pos.state(), r)
-        answer = royal_cli.best_move_answer(rules, pos, r, ranked)
+        answer = {**royal_cli.best_move_answer(rules, pos, r, ranked, prov), "table": str(solved.path)}
         other = "D" if pos.to_move == "L" else "L"
         top = ranked[0].win_probability if ranked else None
         for row, c in zip(answer["moves"], ranked):
