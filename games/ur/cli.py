@@ -891,17 +891,29 @@ def opening_group() -> None:
 @click.option("--table", "table_dir", type=click.Path(file_okay=False), help="Table directory (default: the cache).")
 @_cache_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: the file written and its counts.")
+@_rules_option
 def opening_build(pieces: int, board_file: str | None, dice_file: str | None, turns: int, out: str,
-                  table_dir: str | None, cache: str | None, as_json: bool) -> None:
-    """Write the opening file of a solved table (written whole or not at all)."""
+                  table_dir: str | None, cache: str | None, as_json: bool, rules_name: str) -> None:
+    """Write the opening file of a solved table (written whole or not at all). With a RoyalUr rule
+    set a turn is one move (a roll and what is done with it)."""
     from gamesolver.games.ur import opening
 
     if not 1 <= turns <= opening.MAX_TURNS:
         raise InputError(f"--turns must be from 1 to {opening.MAX_TURNS}; got {turns}")
-    options = _opts(pieces, board_file, dice_file)
-    table = _table(options, table_dir, cache, as_json)
-    arrays, header = opening.build(options, table, turns)
-    opening.write(out, arrays, header)
+    rules = _royal(rules_name, pieces)
+    if rules is not None:
+        from gamesolver.games.ur import royal_opening
+        from gamesolver.games.ur.royal_table import load_royal_table
+
+        _fort_only(rules, board=board_file, dice=dice_file, cache=cache)
+        table = load_royal_table(rules, table_dir, build=False)
+        arrays, header = royal_opening.build(rules, table, turns)
+        royal_opening.write(out, arrays, header)
+    else:
+        options = _opts(pieces, board_file, dice_file)
+        table = _table(options, table_dir, cache, as_json)
+        arrays, header = opening.build(options, table, turns)
+        opening.write(out, arrays, header)
     size = Path(out).stat().st_size
     if as_json:
         click.echo(json.dumps({"out": out, "bytes": size, "turns": turns,

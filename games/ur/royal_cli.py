@@ -50,6 +50,12 @@ def lookup(rules: royal.RuleSet, table: str | None) -> tuple[Callable[[royal.Sta
         raise InputError(f"no .rgu file at {table}")
     where = Path(table) if table is not None else default_table_dir(rules)
     build = table is None and rules.pieces <= AUTO_BUILD_MAX_PIECES
+    if table is None and not build and not (where / "header.json").is_file():
+        from gamesolver.games.ur import royal_opening
+
+        book = royal_opening.shipped(rules)
+        if book is not None:  # the opening, answered at once from the file shipped with the program
+            return book.lookup(), book.describe(True), book.provenance
     try:
         solved = load_royal_table(rules, where, build=build, log=_log)
     except MissingTableError:
@@ -134,11 +140,22 @@ def show_cmd(rules: royal.RuleSet, position: str) -> None:
     click.echo(royal.diagram(royal.parse(position, rules), rules))
 
 
+def outside_opening(rules: royal.RuleSet) -> MissingTableError:
+    """A position beyond the shipped opening file: what it holds and the command that solves the rest."""
+    return MissingTableError(f"the opening file shipped for {rules.name} holds only the positions near the start, "
+                             f"not this one; {missing_table_message(rules, default_table_dir(rules))}")
+
+
 def best_move_cmd(rules: royal.RuleSet, position: str, roll: str, table: str | None, as_json: bool) -> None:
+    from gamesolver.games.ur.opening import OutsideOpening
+
     pos = royal.parse(position, rules)
     r = parse_roll(rules, roll)
     look, source, prov = lookup(rules, table)
-    ranked = royal_choices(rules, look, pos.state(), r)
+    try:
+        ranked = royal_choices(rules, look, pos.state(), r)
+    except OutsideOpening:
+        raise outside_opening(rules) from None
     who = royal.SIDE_NAMES[pos.to_move]
     if as_json:
         click.echo(json.dumps({**best_move_answer(rules, pos, r, ranked, prov), "table": source}))
@@ -183,8 +200,13 @@ def analyze_answer(rules: royal.RuleSet, pos: royal.Position, look: Callable[[ro
 
 def analyze_cmd(rules: royal.RuleSet, position: str, table: str | None, as_json: bool) -> None:
     pos = royal.parse(position, rules)
+    from gamesolver.games.ur.opening import OutsideOpening
+
     look, source, prov = lookup(rules, table)
-    answer = analyze_answer(rules, pos, look, source, prov)
+    try:
+        answer = analyze_answer(rules, pos, look, source, prov)
+    except OutsideOpening:
+        raise outside_opening(rules) from None
     who = royal.SIDE_NAMES[pos.to_move]
     if as_json:
         click.echo(json.dumps(answer))

@@ -1,0 +1,187 @@
+"""Opening files for RoyalUr's rule sets: the solved values of the positions near the start, small
+enough to ship, so that ``best-move`` and ``analyze`` answer the opening of Finkel, Blitz and
+Masters without their tables (1.1 GB to 4 GB, minutes to an hour to solve).
+
+A file holds every state reachable from the start within T moves (a move: one roll and what the
+player does with it, a pass included; an extra roll is a move of its own) plus one, so that every
+value a query reads for a position within T moves (its own and each successor's) is there. It is
+an ``.npz`` (no pickled objects): ``keys`` (int64, sorted: the state's rank in the rule set's
+encoding, ``royal_table.state_rank``), ``values`` (float64, the table's V = P(win) - P(loss) for
+the side to move, as stored), ``depth`` (uint8, the fewest moves from the start) and ``header``
+(JSON as bytes: the rule set in RoyalUr's words, T, and the SHA-256 of the table's values with
+its residual).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+import zipfile
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from gamesolver import data
+from gamesolver.games.ur import royal
+from gamesolver.games.ur.opening import OutsideOpening, values_sha256
+from gamesolver.solver.errors import CorruptTableError, InputError, TableMismatchError
+
+FORMAT_NAME = "gamesolver-royalur-opening"
+FORMAT_VERSION = 1
+MAX_TURNS = 8
+SHIPPED = ("ur_opening",)  # package data, beside the fort rules' files
+
+
+def settings_digest(rules: royal.RuleSet) -> str:
+    return hashlib.sha256(json.dumps(rules.settings_json(), sort_keys=True).encode()).hexdigest()
+
+
+def reachable(rules: royal.RuleSet, moves: int) -> dict[royal.State, int]:
+    """Every state reachable from the start within ``moves`` moves, with the fewest moves to it
+    (breadth first; a pass is a move to the swapped state, a won game is not a state)."""
+    start = royal.start(rules).state()
+    depth = {start: 0}
+    frontier = [start]
+    for d in range(1, moves + 1):
+        nxt = []
+        for state in frontier:
+            for roll, _ in rules.roll_probabilities:
+                legal = royal.moves(state, roll, rules)
+                for after in [m.after for m in legal if not m.win] if legal else [state.swapped()]:
+                    if after not in depth:
+                        depth[after] = d
+                        nxt.append(after)
+        frontier = nxt
+    return depth
+
+
+def build(rules: royal.RuleSet, table: Any, turns: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The arrays and header of an opening file of ``turns`` moves from the rule set's solved table."""
+    from gamesolver.games.ur.royal_table import state_rank
+
+    if not 1 <= turns <= MAX_TURNS:
+        raise InputError(f"turns must be from 1 to {MAX_TURNS}, not {turns}")
+    depth = reachable(rules, turns + 1)
+    ranks = np.array([state_rank(rules, s) for s in depth], dtype=np.int64)
+    d = np.array(list(depth.values()), dtype=np.uint8)
+    order = np.argsort(ranks)
+    keys, d = ranks[order], d[order]
+    values = np.asarray(table["value"], dtype=np.float64)[keys]
+    meta = table.meta
+    from gamesolver.solver import __version__
+
+    header = {
+        "format": FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "game": "ur",
+        "rules": rules.name,
+        "pieces": rules.pieces,
+        "settings": rules.settings_json(),
+        "settings_sha256": settings_digest(rules),
+        "turns": turns,
+        "positions_answered": int(np.count_nonzero(d <= turns)),
+        "positions_stored": int(keys.size),
+        "table": {
+            "values_sha256": values_sha256(table["value"]),
+            "state_count": int(table.state_count),
+            "residual": meta.get("residual"),
+            "tolerance": meta.get("tolerance"),
+            "created": table.header.get("created", {}).get("at"),
+        },
+        "created": {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "by": f"gamesolver {__version__}"},
+    }
+    return {"keys": keys, "values": values, "depth": d}, header
+
+
+def write(path: str | os.PathLike[str], arrays: dict[str, np.ndarray], header: dict[str, Any]) -> Path:
+    """Write the file whole or not at all."""
+    from gamesolver.solver.tables.atomic import atomic_path
+
+    raw = np.frombuffer(json.dumps(header, sort_keys=True).encode("utf-8"), dtype=np.uint8)
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+        np.savez_compressed(f, header=raw, **arrays)
+    return Path(path)
+
+
+class RoyalOpening:
+    """An opened opening file of a RoyalUr rule set: the mover's chance of winning for the states
+    it holds (``win_probability``), OutsideOpening for the others."""
+
+    def __init__(self, path: Path, header: dict[str, Any], keys: np.ndarray, values: np.ndarray,
+                 depth: np.ndarray, rules: royal.RuleSet) -> None:
+        self.path, self.header, self.keys, self.values, self.depth = path, header, keys, values, depth
+        self.rules = rules
+
+    @property
+    def turns(self) -> int:
+        return int(self.header["turns"])
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        return dict(self.header["table"])
+
+    @property
+    def provenance(self) -> Any:
+        from gamesolver.games.ur.provenance import Provenance
+
+        return Provenance.of_meta(self.header["table"], False)
+
+    def win_probability(self, state: royal.State) -> float:
+        from gamesolver.games.ur.royal_table import state_rank
+
+        key = state_rank(self.rules, state)
+        i = int(np.searchsorted(self.keys, key))
+        if i >= self.keys.size or self.keys[i] != key:
+            raise OutsideOpening(f"the opening file {self.path} does not hold this position")
+        return float((1.0 + float(self.values[i])) / 2.0)
+
+    def lookup(self) -> Callable[[royal.State], float]:
+        return self.win_probability
+
+    def describe(self, shipped: bool) -> str:
+        t = self.header["table"]
+        which = "the shipped opening file" if shipped else f"the opening file {self.path}"
+        return (f"{which} (positions within {self.turns} moves of the start), built from table "
+                f"{t['values_sha256'][:16]} ({self.rules.name}, pieces={self.rules.pieces})")
+
+
+def load(path: str | os.PathLike[str], rules: royal.RuleSet) -> RoyalOpening:
+    """Open a RoyalUr opening file made for ``rules``; a broken one is a CorruptTableError, one for
+    other rules a TableMismatchError (both one line)."""
+    where = Path(path)
+    if not where.is_file():
+        raise InputError(f"no opening file at {where}")
+    try:
+        with np.load(where, allow_pickle=False) as z:
+            header = json.loads(bytes(z["header"]).decode("utf-8"))
+            keys, values, depth = z["keys"], z["values"], z["depth"]
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
+        raise CorruptTableError(f"opening file {where} is unreadable ({exc}); build it again with "
+                                f"'solver ur opening build --rules {rules.name}'") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
+        raise CorruptTableError(f"opening file {where}: not a {FORMAT_NAME} file")
+    if header.get("format_version") != FORMAT_VERSION:
+        raise TableMismatchError(f"opening file {where}: format version {header.get('format_version')}, this "
+                                 f"program reads {FORMAT_VERSION}")
+    n = keys.shape[0] if keys.ndim == 1 else -1
+    if (keys.dtype != np.int64 or values.dtype != np.float64 or depth.dtype != np.uint8 or n < 1
+            or values.shape != (n,) or depth.shape != (n,) or n != header.get("positions_stored")
+            or not bool(np.all(keys[1:] > keys[:-1]))):
+        raise CorruptTableError(f"opening file {where}: its arrays do not fit its header; build it again")
+    for key, want in (("rules", rules.name), ("pieces", rules.pieces), ("settings_sha256", settings_digest(rules))):
+        if header.get(key) != want:
+            raise TableMismatchError(f"opening file {where} was built with {key}={header.get(key)!r}, "
+                                     f"wanted {key}={want!r}")
+    return RoyalOpening(where, header, keys, values, depth, rules)
+
+
+def shipped_name(rules: royal.RuleSet) -> str:
+    return f"{rules.name}-k{rules.pieces}-{settings_digest(rules)[:10]}.npz"
+
+
+def shipped(rules: royal.RuleSet) -> RoyalOpening | None:
+    """The opening file shipped for this rule set and piece count, or None."""
+    file = data.path(*SHIPPED, shipped_name(rules))
+    return load(file, rules) if file.is_file() else None
