@@ -233,29 +233,48 @@ def write(path: str | os.PathLike[str], arrays: dict[str, np.ndarray], header: d
     return Path(path)
 
 
-def load(path: str | os.PathLike[str], options: UrOptions) -> OpeningFile:
-    """Open an opening file and check that it was made for ``options``; a broken file is a
-    CorruptTableError, one made for other rules a TableMismatchError (both one line)."""
-    where = Path(path)
+def read_file(where: Path, format_name: str, version: int, rebuild: str) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """An opening file's header and arrays, read whole (no pickles); a missing file is an
+    InputError, an unreadable or foreign one a CorruptTableError, another format version a
+    TableMismatchError (each one line; ``rebuild``: the command that makes the file again)."""
     if not where.is_file():
         raise InputError(f"no opening file at {where}")
     try:
         with np.load(where, allow_pickle=False) as z:
             header = json.loads(bytes(z["header"]).decode("utf-8"))
-            keys, values, depth = z["keys"], z["values"], z["depth"]
-            intervals = (z["lower"], z["upper"]) if "lower" in z.files else None
+            arrays = {name: z[name] for name in z.files if name != "header"}
     except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
         raise CorruptTableError(f"opening file {where} is unreadable ({exc}); build it again with "
-                                f"'solver ur opening build'") from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
-        raise CorruptTableError(f"opening file {where}: not a {FORMAT_NAME} file")
-    if header.get("format_version") != FORMAT_VERSION:
+                                f"'{rebuild}'") from None
+    if not isinstance(header, dict) or header.get("format") != format_name:
+        raise CorruptTableError(f"opening file {where}: not a {format_name} file")
+    if header.get("format_version") != version:
         raise TableMismatchError(f"opening file {where}: format version {header.get('format_version')}, this "
-                                 f"program reads {FORMAT_VERSION}")
+                                 f"program reads {version}")
+    if not all(name in arrays for name in ("keys", "values", "depth")):
+        raise CorruptTableError(f"opening file {where}: its arrays do not fit its header; build it again")
+    return header, arrays
+
+
+def arrays_fit(header: dict[str, Any], keys: np.ndarray, values: np.ndarray, depth: np.ndarray,
+               key_type: Any, value_type: Any) -> bool:
+    """Whether an opening file's three arrays have the types and length its header says, keys
+    strictly increasing."""
     n = keys.shape[0] if keys.ndim == 1 else -1
-    if (keys.dtype != np.uint64 or values.dtype != np.float32 or depth.dtype != np.uint8 or n < 1
-            or values.shape != (n,) or depth.shape != (n,) or n != header.get("positions_stored")
-            or not bool(np.all(keys[1:] > keys[:-1]))
+    return (keys.dtype == key_type and values.dtype == value_type and depth.dtype == np.uint8 and n >= 1
+            and values.shape == (n,) and depth.shape == (n,) and n == header.get("positions_stored")
+            and bool(np.all(keys[1:] > keys[:-1])))
+
+
+def load(path: str | os.PathLike[str], options: UrOptions) -> OpeningFile:
+    """Open an opening file and check that it was made for ``options``; a broken file is a
+    CorruptTableError, one made for other rules a TableMismatchError (both one line)."""
+    where = Path(path)
+    header, arrays = read_file(where, FORMAT_NAME, FORMAT_VERSION, "solver ur opening build")
+    keys, values, depth = arrays["keys"], arrays["values"], arrays["depth"]
+    intervals = (arrays["lower"], arrays["upper"]) if "lower" in arrays else None
+    n = keys.shape[0] if keys.ndim == 1 else -1
+    if (not arrays_fit(header, keys, values, depth, np.uint64, np.float32)
             or bool(header.get("intervals")) != (intervals is not None)
             or (intervals is not None and not (all(a.dtype == np.float32 and a.shape == (n,) for a in intervals)
                                                and bool(np.all(intervals[0] <= intervals[1]))))):

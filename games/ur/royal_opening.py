@@ -17,7 +17,6 @@ import hashlib
 import json
 import os
 import time
-import zipfile
 from pathlib import Path
 from typing import Any, Callable
 
@@ -25,7 +24,7 @@ import numpy as np
 
 from gamesolver import data
 from gamesolver.games.ur import royal
-from gamesolver.games.ur.opening import OutsideOpening, values_sha256
+from gamesolver.games.ur.opening import OutsideOpening, arrays_fit, read_file, values_sha256
 from gamesolver.solver.errors import CorruptTableError, InputError, TableMismatchError
 
 FORMAT_NAME = "gamesolver-royalur-opening"
@@ -151,24 +150,9 @@ def load(path: str | os.PathLike[str], rules: royal.RuleSet) -> RoyalOpening:
     """Open a RoyalUr opening file made for ``rules``; a broken one is a CorruptTableError, one for
     other rules a TableMismatchError (both one line)."""
     where = Path(path)
-    if not where.is_file():
-        raise InputError(f"no opening file at {where}")
-    try:
-        with np.load(where, allow_pickle=False) as z:
-            header = json.loads(bytes(z["header"]).decode("utf-8"))
-            keys, values, depth = z["keys"], z["values"], z["depth"]
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
-        raise CorruptTableError(f"opening file {where} is unreadable ({exc}); build it again with "
-                                f"'solver ur opening build --rules {rules.name}'") from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT_NAME:
-        raise CorruptTableError(f"opening file {where}: not a {FORMAT_NAME} file")
-    if header.get("format_version") != FORMAT_VERSION:
-        raise TableMismatchError(f"opening file {where}: format version {header.get('format_version')}, this "
-                                 f"program reads {FORMAT_VERSION}")
-    n = keys.shape[0] if keys.ndim == 1 else -1
-    if (keys.dtype != np.int64 or values.dtype != np.float64 or depth.dtype != np.uint8 or n < 1
-            or values.shape != (n,) or depth.shape != (n,) or n != header.get("positions_stored")
-            or not bool(np.all(keys[1:] > keys[:-1]))):
+    header, arrays = read_file(where, FORMAT_NAME, FORMAT_VERSION, f"solver ur opening build --rules {rules.name}")
+    keys, values, depth = arrays["keys"], arrays["values"], arrays["depth"]
+    if not arrays_fit(header, keys, values, depth, np.int64, np.float64):
         raise CorruptTableError(f"opening file {where}: its arrays do not fit its header; build it again")
     for key, want in (("rules", rules.name), ("pieces", rules.pieces), ("settings_sha256", settings_digest(rules))):
         if header.get(key) != want:
