@@ -340,6 +340,26 @@ def test_the_ur_tab_opens_where_answers_come_at_once_and_says_what_is_proven(tmp
     assert "function proofText" in client.get("/static/ur.js").text  # the page words both cases
 
 
+@web
+def test_royalur_openings_are_answered_from_the_shipped_files(tmp_path):
+    from gamesolver.games.ur import royal, royal_opening
+
+    rules = royal.load_ruleset("blitz")
+    if royal_opening.shipped(rules) is None:
+        pytest.skip("no opening file is shipped for blitz")
+    client = TestClient(create_app(tmp_path))  # an empty cache
+    r = client.get(url("/api/ur/analyze", position="start", rules="blitz"))
+    assert r.status_code == 200, r.text
+    cli = cli_json("ur", "analyze", "start", "--rules", "blitz")
+    assert r.json()["win_probability"] == cli["win_probability"] and r.json()["proven"] is False
+    assert "shipped opening file" in r.json()["table"]
+    far = royal.format_position(royal.Position.of(max(royal_opening.reachable(rules, 10).items(),
+                                                      key=lambda kv: kv[1])[0], "L"), rules)
+    r = client.get(url("/api/ur/analyze", position=far, rules="blitz"))
+    assert r.status_code == 404 and "solver ur solve --rules blitz" in r.json()["error"]
+    assert not any(tmp_path.iterdir())
+
+
 # ------------------------------------------------------------------ tables: built when small, else refused
 
 

@@ -278,14 +278,28 @@ class Server:
         if what == "show":
             return {"position": royal.format_position(pos, rules), "to_move": pos.to_move, "view": view}
         r = royal_cli.parse_roll(rules, p["roll"]) if what == "best-move" else None
-        solved = self.tables.get(self.ur_source(rules))
+        from gamesolver.games.ur.opening import OutsideOpening
         from gamesolver.games.ur.provenance import of_table
+        from gamesolver.games.ur.royal_table import default_table_dir
 
-        look, prov = royal_cli.table_lookup(rules, solved), of_table(solved)
-        if r is None:
-            return {**royal_cli.analyze_answer(rules, pos, look, str(solved.path), prov), "view": view}
-        ranked = royal_choices(rules, look, pos.state(), r)
-        answer = {**royal_cli.best_move_answer(rules, pos, r, ranked, prov), "table": str(solved.path)}
+        book = None
+        if (rules.pieces > royal_cli.AUTO_BUILD_MAX_PIECES and not self.tables.is_open(self.ur_source(rules).key)
+                and not (default_table_dir(rules, self.cache) / "header.json").is_file()):
+            from gamesolver.games.ur import royal_opening
+
+            book = royal_opening.shipped(rules)  # the opening answered at once, as the CLI does
+        if book is not None:
+            look, prov, source = book.lookup(), book.provenance, book.describe(True)
+        else:
+            solved = self.tables.get(self.ur_source(rules))
+            look, prov, source = royal_cli.table_lookup(rules, solved), of_table(solved), str(solved.path)
+        try:
+            if r is None:
+                return {**royal_cli.analyze_answer(rules, pos, look, source, prov), "view": view}
+            ranked = royal_choices(rules, look, pos.state(), r)
+        except OutsideOpening:
+            raise TooLarge(str(royal_cli.outside_opening(rules))) from None
+        answer = {**royal_cli.best_move_answer(rules, pos, r, ranked, prov), "table": source}
         other = "D" if pos.to_move == "L" else "L"
         top = ranked[0].win_probability if ranked else None
         for row, c in zip(answer["moves"], ranked):
