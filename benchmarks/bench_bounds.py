@@ -1,4 +1,4 @@
-"""Certified bounds (``solver.stochastic.bounds.certify``): the strategy against its best answer (today's
+"""Certified bounds (``solver.stochastic.bounds.certify``): the strategy against its best answer (the
 default) against loosening from the values (the way before it), in the same run on the same table.
 
 Run with ``nice -n 19 python benchmarks/bench_bounds.py`` (the 8-tile test board, four pieces,

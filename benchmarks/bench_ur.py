@@ -8,7 +8,7 @@ the policy method's cheap parts against a full sweep, and counts the outcomes a 
 per roll (the size of the two-step part that the issue's intermediate-value hint would shrink),
 times one pass of the endless check against a sweep, and times the stored graph (build, bytes a
 state, a sweep and a check pass over it) against the kernel's sweep that regenerates every action.
-``--solve-k4`` also solves k = 4 twice in the same run, with today's default walk (three discount
+``--solve-k4`` also solves k = 4 twice in the same run, with the default walk (three discount
 stages, hot-set rounds) and with the walk as it was before them (five stages, 30 policy sweeps of
 every state a round), and prints the work in full-sweep equivalents and the time of each (about
 half an hour on two cores).
@@ -213,7 +213,7 @@ def mirror_vs_plain(k: int, threads: int, stored: bool) -> dict[str, float]:
 
 
 def walk_work(k: int, threads: int) -> dict:
-    """The walk solved twice in this run over the stored graph: today's default ("hot": three
+    """The walk solved twice in this run over the stored graph: the default ("hot": three
     discount stages, hot-set rounds) and the walk before them ("plain": the five stages 1e-2 ...
     1e-6, ``WALK_HOT_SWEEPS = 0``, so 30 policy sweeps of every state a round): the work counted in
     full-sweep equivalents (a policy sweep weighted by its time against a full sweep's, measured
@@ -365,7 +365,7 @@ def main() -> None:
                       f"{'passed' if m['endless_check']['flagged'] == 0 else 'FAILED'}")
     if args.solve_k4:
         w = walk_work(4, args.threads)
-        for name, how in (("plain", "before: 5 stages, plain rounds"), ("hot", "today: 3 stages, hot-set rounds")):
+        for name, how in (("plain", "before: 5 stages, plain rounds"), ("hot", "default: 3 stages, hot-set rounds")):
             r = w[name]
             print(f"solve k=4 (walk, {how}): {r['seconds']:,.0f} s "
                   f"with {args.threads} threads; {r['sweeps']} full sweeps + {r['policy']:,.1f} policy-sweep "
@@ -373,7 +373,7 @@ def main() -> None:
                   f"{w['policy_cost']:.3f} of a full one over the stored graph); start {r['start']:+.6f}; "
                   f"endless check {'passed' if r['flagged'] == 0 else 'FAILED'}")
         ratio = w["plain"]["equivalents"] / w["hot"]["equivalents"]
-        print(f"  today's walk against the one before: {ratio:.2f}x fewer "
+        print(f"  the default walk against the plain one: {ratio:.2f}x fewer "
               f"full-sweep equivalents, {w['plain']['seconds'] / w['hot']['seconds']:.2f}x less time; the tables "
               f"differ by at most {w['largest_difference']:.1e} (mean {w['mean_difference']:.1e})")
     print("memory: sweeps: 4 bytes per state (one float32 value) and the stored graph when it fits in half "

@@ -1,4 +1,4 @@
-"""Ur (fort rules): opening a table and answering best-move / analyze, today's path against the
+"""Ur (fort rules): opening a table and answering best-move / analyze, the current path against the
 stored mirror index and the checksum checked once.
 
 Run with ``nice -n 19 python benchmarks/bench_ur_open.py --pieces 4 [--pieces 7]``. For each K it
@@ -59,7 +59,7 @@ def child(mode: str, table: str, pieces: int) -> dict:
         t = open_table(table, expect=expect, verify=True)
         out["open_s"] = time.perf_counter() - t0
         t1 = time.perf_counter()
-        kernel(options).rank([0], [0])  # today's first rank builds the index
+        kernel(options).rank([0], [0])  # the first rank builds the index
         out["index_s"] = time.perf_counter() - t1
     else:
         t = load_table(options, table, build=False, scattered=True)  # as best-move and analyze open it

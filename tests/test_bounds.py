@@ -940,7 +940,7 @@ def check_the_strategys_ranking(mini4, seed: int, eps: float, stored: bool, thre
 
 
 def test_the_wider_ranking_counterexample_that_ci_found(mini4) -> None:
-    """Found by hypothesis in a fresh CI run (issue 13's eleventh session): seed 4227, eps 0.25,
+    """Found by hypothesis in a fresh CI run: seed 4227, eps 0.25,
     the wider stage at slack 2.5. The ranking removed the certified side's node at state 863
     though no action on some roll leads on: "no such action" was a sentinel of -3.0, and with a
     slack of 2.5 below a best of -0.5 it counted as near-best. The strategy then found nothing to

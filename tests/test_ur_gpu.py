@@ -419,7 +419,7 @@ def test_gpu_solve_equals_the_cpu_solve(tmp_path, k) -> None:
         assert np.abs(dev.values - one.values).max() <= 10 * tol
     else:
         # A stop at "no change above 1e-5" leaves errors far above 1e-5 where play mixes slowly: a CPU
-        # K = 4 table solved so differs from the certified one by up to 1.6e-3. On an H200 (2026-11-26,
+        # K = 4 table solved so differs from the certified one by up to 1.6e-3. On an H200 (
         # through the CLI) the two solves differed by at most 2.4e-4 (1,638 states above 1e-4) and their
         # start values by 2.4e-7; a wrong kernel moves values by hundredths.
         assert np.abs(dev.values - one.values).max() <= 2e-3

@@ -30,7 +30,7 @@ def stages(lines: list[str]) -> dict[str, list[float]]:
 def test_early_stages_end_at_the_early_aim_and_the_last_at_a_tenth_of_the_tolerance(tmp_path, monkeypatch,
                                                                                      engine) -> None:
     """On the CPU engine and on the GPU engine's logic (numba's CPU target, which finds its own hot
-    sets); from 2026-11-27 to 28 the early aim applied only to the second."""
+    sets); an earlier version had the early aim applied only to the second."""
     o = mini_options(tmp_path, 4)
     game = kernel(o)
     aim = iteration.WALK_EARLY_AIM

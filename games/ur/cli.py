@@ -250,7 +250,7 @@ def analyze_answer(options: UrOptions, table: Any, pos: Position) -> dict[str, A
 
 CLUSTER_CORES = 64  # the cluster the missing-table message prices a solve on (e.g. 4 nodes of 16)
 # One NVIDIA H200's round of the walk, seconds a stored state, measured on one: seven pieces' first
-# 10 rounds of a regenerating solve (2026-11-27, the walk with its early aim and the hot sets found
+# 10 rounds of a regenerating solve (the walk with its early aim and the hot sets found
 # on the device): a full sweep of K = 7's 639,358,121 states 12.2 s, with the round's policy
 # sweeps 12.5 to 13.4 s a round (the day before, a benchmark's full sweep took 12.71 s and the
 # policy sweeps were reckoned at up to 3 s more a round)
@@ -258,15 +258,15 @@ GPU_MEASURED_ON = "NVIDIA H200"
 GPU_SECONDS_PER_STATE = (12.5 / 639_358_121, 13.4 / 639_358_121)
 # Where the stored graph fits in that GPU's memory beside the rest of the solve, the device sweeps
 # from it: a whole round (a stored full sweep and the walk's policy sweeps, the endless check and
-# its repairs included) a stored state, from the two solves run so with today's walk (2026-11-27,
-# docs/ur.md "Fewer rounds on the GPU"): six pieces 142 rounds in 174.6 s (4.8 ns a state a round),
+# its repairs included) a stored state, from the two solves run so with the walk as it is
+# (docs/design): six pieces 142 rounds in 174.6 s (4.8 ns a state a round),
 # five 105 rounds in 44.1 s (6.8 ns); with the walk before, 197 in 297 s and 169 in 75 s
 GPU_STORED_SECONDS_PER_STATE = (174.6 / 142 / 254_927_401, 44.1 / 105 / 61_877_337)
 GPU_MEMORY_BYTES = 150_109_880_320  # that H200's memory as CUDA reports it
 GPU_MEMORY_USABLE = 0.9  # the share of it the message counts on (the engine asks for the free memory)
 # A stored state of the mirrored generator costs more to sweep than a state of the plain one (each
 # successor is brought to its canonical twin and numbered from the mirror's index): one thread,
-# idle, three samples each (2026-11-27, with the index prefetch), K = 5 1.41-1.56 against
+# idle, three samples each (with the index prefetch), K = 5 1.41-1.56 against
 # 1.05-1.15 us, K = 6 1.94-2.21 against 1.31-1.42, K = 7 2.06-2.37 against 1.46-1.68. Up to
 # MIRROR_TIMED_MAX placements (K = 5: 123,479,901) the message times the mirrored generator itself
 # (its index takes 2 s for K = 5); above, the plain one (the mirrored one's index takes 10 s for

@@ -52,7 +52,7 @@ WALK_POLISH_SWEEPS = 5  # the same in the walk's last, undiscounted stage
 WALK_STAGE_FACTOR = 10  # a discounted stage of the walk ends at a change of tolerance / this
 # ... except the stages before the last discounted one, which end at a change of this (when larger):
 # the next stage's first sweeps move values by 1e-3 to 0.2 anyway (0: every stage to tolerance / 10).
-# From 2026-11-27 to 28 only on engines that find their own hot sets (a GPU's): a CPU solve to 3e-7
+# Once tried only on engines that find their own hot sets (a GPU's): a CPU solve to 3e-7
 # with it had hung in its undiscounted stage, on a value flipping sign (damped since: _Flip)
 WALK_EARLY_AIM = 1e-4
 WALK_PROGRESS = 0.5  # ... or once 30 rounds have not halved its smallest change (see _Stall)
@@ -310,7 +310,7 @@ def solve_values(
     return Solved(values, meta, spent + built, engine if tiers is None and getattr(engine, "stored", False) else None)
 
 
-# full sweeps (each with its policy sweeps) the walk takes on the fort rules: today's walk 72-87 on
+# full sweeps (each with its policy sweeps) the walk takes on the fort rules: the walk 72-87 on
 # K = 4, the walk before its longer hot sets 150 on K = 5 and 247 on its first, partly older, run
 TYPICAL_SWEEPS = (100, 250)
 # The walk's policy sweeps between two full sweeps (its hot sets included), in thread-seconds a
@@ -318,9 +318,9 @@ TYPICAL_SWEEPS = (100, 250)
 # regenerate or read a stored graph, and they wait on memory, not on the move generator. Measured
 # from the solve's round log (docs/ur.md, "Solving K = 6 and K = 7"), two threads, a state and
 # thread a round: K = 4, stored graph, 68-81 s over 69-72 rounds (about 250 ns); K = 5, stored
-# graph, issue 13's tenth session, 2,510 s over 122 rounds (about 660 ns, on a slower machine and
+# graph, 2,510 s over 122 rounds (about 660 ns, on a slower machine and
 # partly beside test runs); K = 6's first stage, regenerating, 12-14 s a round (about 100 ns).
-# Until that session this was a quarter of a regenerating full sweep, which fits K = 4 but priced
+# Before that this was a quarter of a regenerating full sweep, which fits K = 4 but priced
 # the K = 6 run's rounds' policy sweeps at five times what they took.
 POLICY_ROUND_SECONDS = 4.5e-7
 # A full sweep over the stored graph against a regenerating one, two threads, K = 4 on this
@@ -1130,8 +1130,8 @@ _FIRST_WALK_DISCOUNTS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)  # the walk's stages befo
 
 
 def _walk_stage(info: dict[str, Any]) -> int:
-    """A walk checkpoint's stage in today's schedule (WALK_DISCOUNTS): where the schedule it was
-    written under differs, the first of today's stages that discounts no more than its stage did,
+    """A walk checkpoint's stage in the current schedule (WALK_DISCOUNTS): where the schedule it was
+    written under differs, the first of the current stages that discounts no more than its stage did,
     so a resumed walk never goes back to a stronger discount."""
     stage = int(info.get("stage", 0))
     then = tuple(float(d) for d in info.get("discounts", _FIRST_WALK_DISCOUNTS))
