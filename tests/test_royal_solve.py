@@ -119,3 +119,17 @@ def test_values_satisfy_the_bellman_equation():
 def test_dice_probabilities_sum_to_one():
     for name in royal.ruleset_names():
         assert sum(p for _, p in royal.load_ruleset(name).roll_probabilities) == Fraction(1)
+
+
+def test_a_solve_that_cannot_fit_is_refused_before_it_starts(monkeypatch, tmp_path) -> None:
+    from gamesolver.games.ur import royal
+    from gamesolver.games.ur.royal_table import check_memory, royal_solve
+    from gamesolver.solver.errors import InputError
+    from gamesolver.solver.stochastic import outcomes
+
+    masters = royal.load_ruleset("masters")
+    assert 12 * 2**30 < check_memory(masters) < 16 * 2**30  # values 3.7 GiB, its largest group 118.5 million states
+    monkeypatch.setattr(outcomes, "memory_bytes", lambda: 2 * 2**30)
+    with pytest.raises(InputError, match="its values alone need 3.7 GiB, more than this machine's 2.0 GiB"):
+        royal_solve(masters, tmp_path / "t")
+    assert not (tmp_path / "t").exists()

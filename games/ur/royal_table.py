@@ -74,6 +74,29 @@ def state_rank(rules: royal.RuleSet, state: royal.State) -> int:
                                       mask(state.theirs.path), state.theirs.scored))
 
 
+# The solve's peak: the float64 values of every state, and for the tier group being solved its ranked
+# outcomes with their index and the solve's scratch, per state of the largest group; measured
+# (benchmarks/bench_royal.py, peak resident memory less the values): Blitz 88, Finkel 89 bytes
+VALUE_BYTES = 8
+GROUP_BYTES = 90
+
+
+def check_memory(rules: royal.RuleSet) -> int:
+    """The memory the solve needs at its peak, or an InputError (before anything is written) where
+    even the values alone would not fit in this machine's memory."""
+    from gamesolver.solver.errors import InputError
+    from gamesolver.solver.stochastic.outcomes import memory_bytes
+
+    n = royal_game(rules).state_count
+    largest = max(b - a for a, b in tier_ranges(rules))
+    need = VALUE_BYTES * n + GROUP_BYTES * largest
+    memory = memory_bytes()
+    if memory and VALUE_BYTES * n > 0.9 * memory:
+        raise InputError(f"{rules.name} with {rules.pieces} pieces has {n:,} states: its values alone need "
+                         f"{VALUE_BYTES * n / 2**30:.1f} GiB, more than this machine's {memory / 2**30:.1f} GiB")
+    return need
+
+
 def royal_solve(
     rules: royal.RuleSet,
     out: str | os.PathLike[str] | None = None,
@@ -88,6 +111,10 @@ def royal_solve(
     resumes at the tier group it was in. Values are float64."""
     root = Path(out) if out is not None else default_table_dir(rules)
     game = royal_game(rules)
+    need = check_memory(rules)
+    if log:
+        log(f"{rules.name}, {rules.pieces} pieces: about {need / 2**30:.1f} GiB at the peak (float64 values and the "
+            f"largest tier group's stored outcomes)")
     solved = solve_values(game, root, header(rules), tolerance=tolerance, threads=threads, method="sweeps",
                           graph=graph, show_progress=show_progress, log=log, dtype="float64",
                           tiers=tier_ranges(rules))

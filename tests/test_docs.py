@@ -1,0 +1,56 @@
+"""The project's text stays honest: the examples marked in README.md and docs/ print what they say
+(tests/doc_examples.py; `python -m tests.doc_examples --write` refreshes them), links stay inside
+the repository, and no text dates itself by work items or by when it was written."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests import doc_examples
+
+ROOT = doc_examples.ROOT
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+# words that tie a text to when or in which piece of work it was written, not to the project as it is
+DATED = re.compile(r"\b(issue|issues) \d+|\b(this|that|last|earlier|previous|next|first|second|third|\w+th) "
+                   r"sessions?\b|\bover \w+ sessions\b|\btoday('s)?\b|\byesterday\b|\bthis week\b|"
+                   r"\b20\d\d-\d\d-\d\d\b", re.I)
+# the places where a date is data, not a date of work (tables written by a tool record when)
+DATES_ALLOWED = re.compile(r'"(at|created)": "20\d\d-\d\d-\d\d')
+
+
+def texts() -> list[Path]:
+    """README, every doc, and the source files' docstrings and comments (the code's own words)."""
+    code = [p for top in ("solver", "games", "benchmarks", "tests") for p in (ROOT / top).rglob("*")
+            if p.suffix in (".py", ".pyx", ".pxd", ".sh") and "__pycache__" not in p.parts]
+    return doc_examples.documents() + sorted(code)
+
+
+@pytest.mark.parametrize("path", texts(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_text_dates_itself(path: Path) -> None:
+    hits = [f"{i}: {line.strip()}" for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            if DATED.search(line) and not DATES_ALLOWED.search(line) and "DATED" not in line]
+    assert not hits, "\n".join(hits[:10])
+
+
+@pytest.mark.parametrize("path", doc_examples.documents(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_links_stay_inside_the_repository(path: Path) -> None:
+    for target in LINK.findall(path.read_text(encoding="utf-8")):
+        assert "://" not in target and not target.startswith("mailto:"), f"{path.name} links outside: {target}"
+        file = target.split("#")[0]
+        if file:
+            assert (path.parent / file).resolve().exists(), f"{path.name} links to a missing file: {target}"
+
+
+def test_readme_and_the_ur_guide_stay_short() -> None:
+    assert len((ROOT / "README.md").read_text(encoding="utf-8").splitlines()) <= 260
+    assert len((ROOT / "docs" / "ur.md").read_text(encoding="utf-8").splitlines()) <= 410
+
+
+def test_the_marked_examples_print_what_the_docs_say() -> None:
+    found = [ex for path in doc_examples.documents() for ex in doc_examples.examples(path)]
+    assert len(found) >= 6  # the marker is in use: the check means something
+    wrong = doc_examples.check()
+    assert not wrong, "\n\n".join(f"{ex.path.name}: $ {ex.command}\n{got}" for ex, got in wrong) + \
+        "\n(refresh with: python -m tests.doc_examples --write)"
