@@ -4,7 +4,7 @@ the start value against RoyalUr's published figure, and the core-seconds against
 published solve times where they exist (Finkel: 200.5 s on 16 cores with their Rust re-solver,
 3,208 core-seconds; Blitz: 31.5 s on 16 cores, 504 core-seconds).
 
-    python benchmarks/bench_royal.py --out tables/royal [--rules blitz finkel masters] [--ship]
+    python benchmarks/bench_royal.py --out tables/royal [--rules blitz finkel masters] [--ship] [--graph store]
 
 ``--ship`` also writes each rule set's opening file (8 moves) into data/ur_opening/, the files the
 package ships. The machine's load average before and after each solve is printed, so a figure taken
@@ -41,6 +41,8 @@ def main() -> None:
     ap.add_argument("--rules", nargs="+", default=["blitz", "finkel", "masters"])
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--pieces", type=int, default=None, help="a smaller game than the rule set's own (a trial run)")
+    ap.add_argument("--graph", default="auto", help="the solve's --graph (store: Masters' tier groups kept even where "
+                                                    "auto would regenerate them)")
     ap.add_argument("--ship", action="store_true", help="write the opening files into data/ur_opening/")
     args = ap.parse_args()
     rows = []
@@ -48,7 +50,7 @@ def main() -> None:
         where = args.out / name
         before = os.getloadavg()[0]
         code, wall, cpu, peak, out = timed([sys.executable, "-m", "gamesolver.solver", "ur", "solve", "--rules", name,
-                                            "--threads", str(args.threads), "--out", str(where), "--json",
+                                            "--threads", str(args.threads), "--out", str(where), "--json", "--graph", args.graph,
                                             *(["--pieces", str(args.pieces)] if args.pieces else [])])
         after = os.getloadavg()[0]
         if code != 0:
