@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gamesolver.games.ur import rgu, royal
 from gamesolver.solver.errors import (
@@ -204,3 +206,24 @@ def test_keys_match_the_lane_by_lane_finkel_formula():
     for _ in range(200):
         pos = random_position(rules, rng)
         assert ke.key(pos.light, pos.dark) == _finkel_key_by_lanes(pos.light, pos.dark)
+
+
+@settings(max_examples=30, deadline=None)
+@given(name=st.sampled_from(["finkel", "blitz", "masters"]), pieces=st.integers(1, 7), seed=st.integers(0, 2**32 - 1))
+def test_the_numpy_keys_equal_the_slow_key_of_each_state(name: str, pieces: int, seed: int) -> None:
+    from gamesolver.games.ur.royal_table import royal_game
+
+    rules = royal.load_ruleset(name, pieces)
+    enc, ke, game = royal.encoding(rules), rgu.key_encoding(rules), royal_game(rules)
+    ranks = np.random.default_rng(seed).integers(0, enc.size, 300)
+    assert list(ke.keys_of(*game.unrank_many(ranks))) == [ke.state_key(enc.unrank(int(r))) for r in ranks]
+
+
+def test_reading_a_table_back_in_numpy_gives_the_values_written(tmp_path) -> None:
+    from gamesolver.games.ur.royal_table import royal_game
+
+    rules = royal.load_ruleset("blitz", 2)
+    values = np.random.default_rng(3).random(royal_game(rules).state_count)
+    rgu.write_values(tmp_path / "b.rgu", rules, values, "f64")
+    back = rgu.values_from_table(rgu.read_rgu(tmp_path / "b.rgu"), rules)
+    assert np.allclose(back, values, rtol=0, atol=1e-15)

@@ -157,32 +157,101 @@ class KeyEncoding:
         """The key of a mover-relative state: the mover plays light (the colours are symmetric)."""
         return self.key(state.mine, state.theirs)
 
+    def keys_of(self, mine: np.ndarray, mine_scored: np.ndarray, theirs: np.ndarray,
+                theirs_scored: np.ndarray) -> np.ndarray:
+        """``state_key`` for arrays of mover-relative states given as path masks (bit i: a piece
+        at path index i) and scores, in numpy: the mover plays light. Each byte of a mask is read
+        through a table of what it adds to the private bits and to the shared tiles' base-4 digits
+        (tiles are disjoint, so the parts add up); each run of shared digits is then compressed."""
+        u = np.uint64
+        private, digits = self._byte_tables()
+        mine, theirs = np.asarray(mine).astype(np.int64), np.asarray(theirs).astype(np.int64)
+        light_bits, dark_bits = np.zeros(mine.shape, u), np.zeros(mine.shape, u)
+        shared = np.zeros(mine.shape, u)
+        for side, masks, bits in ((0, mine, light_bits), (1, theirs, dark_bits)):
+            for b in range(private.shape[1]):
+                byte = (masks >> (8 * b)) & 0xFF
+                bits |= private[side, b][byte]
+                shared += digits[side, b][byte]
+        war = np.zeros(mine.shape, u)
+        compress = self.compress.astype(u)
+        n = len(self.shared_tiles)
+        mask = u((1 << (2 * self.run)) - 1)
+        for start in range(0, n, self.run):
+            width = min(self.run, n - start)
+            state = (shared >> u(2 * (n - start - width))) & (mask >> u(2 * (self.run - width)))
+            war = (war << u(self.run_bits)) | compress[state.astype(np.int64)]
+        board = dark_bits | (war << u(self.safe_bits)) | (light_bits << u(self.safe_bits + self.runs * self.run_bits))
+        pieces = self.rules.pieces
+        light_hand = (pieces - np.bitwise_count(mine) - np.asarray(mine_scored)).astype(u)
+        dark_hand = (pieces - np.bitwise_count(theirs) - np.asarray(theirs_scored)).astype(u)
+        return board | (dark_hand << u(self.board_bits)) | (light_hand << u(self.board_bits + 3))
+
+    def _byte_tables(self) -> tuple[np.ndarray, np.ndarray]:
+        """For each side (light = the mover, dark), each byte of its path mask and each value of
+        that byte: the private bits it sets, and what it adds to the shared tiles read as one
+        base-4 number (the first shared tile the highest digit; light 2, dark 1)."""
+        if getattr(self, "_tables", None) is None:
+            nbytes = -(-self.rules.length // 8)
+            n = len(self.shared_tiles)
+            private = np.zeros((2, nbytes, 256), np.uint64)
+            digits = np.zeros((2, nbytes, 256), np.uint64)
+            for side, (places, colour) in enumerate(((self.light_place, 2), (self.dark_place, 1))):
+                for i, (kind, k) in enumerate(places):
+                    b, bit = divmod(i, 8)
+                    held = (np.arange(256) >> bit) & 1
+                    if kind == "S":
+                        digits[side, b] += (held * colour).astype(np.uint64) << np.uint64(2 * (n - 1 - k))
+                    else:
+                        private[side, b] |= held.astype(np.uint64) << np.uint64(k)
+            self._tables = (private, digits)
+        return self._tables
 
 @lru_cache(maxsize=8)
 def key_encoding(rules: royal.RuleSet) -> KeyEncoding:
     return KeyEncoding(rules)
 
 
+CHUNK = 1 << 20  # states whose keys are computed at once (about 100 MB of scratch)
+
+
+def all_state_keys(rules: royal.RuleSet, chunk: int = CHUNK) -> np.ndarray:
+    """RoyalUr's key of every state of our encoding, indexed by rank (uint64), in chunks."""
+    from gamesolver.games.ur.royal_table import royal_game
+
+    game, ke = royal_game(rules), key_encoding(rules)
+    out = np.empty(game.state_count, dtype=np.uint64)
+    for a in range(0, game.state_count, chunk):
+        ranks = np.arange(a, min(a + chunk, game.state_count), dtype=np.int64)
+        ms, ss, os_, ts = game.unrank_many(ranks)
+        out[a:a + ranks.size] = ke.keys_of(ms, ss, os_, ts)
+    return out
+
+
+def won_keys(rules: royal.RuleSet) -> np.ndarray:
+    """The keys of the positions light has just won (dark to move in them never comes: RoyalUr's
+    tables hold them at 100 %)."""
+    ke = key_encoding(rules)
+    n = rules.pieces
+    won = royal.Side(0, frozenset(), n)
+    return np.array([ke.key(won, royal.Side(n - so - on_board, frozenset(tiles), so))
+                     for so in range(n) for on_board in range(n - so + 1)
+                     for tiles in combinations(range(rules.length), on_board)], dtype=np.uint64)
+
+
 def table_from_values(rules: royal.RuleSet, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(keys, light's win percent) of every position RoyalUr's table holds, from our values (the
     mover's chance of winning, indexed by rank). Positions light has already won are added at
-    100 %; positions dark has won are not in RoyalUr's tables. Pure Python: small tables only."""
+    100 %; positions dark has won are not in RoyalUr's tables."""
     enc = royal.encoding(rules)
     if values.shape != (enc.size,):
         raise InputError(
             f"values hold {values.shape} entries; expected {enc.size} for {rules.name} with {rules.pieces} pieces"
         )
-    ke = key_encoding(rules)
-    n = rules.pieces
-    keys = [ke.state_key(enc.unrank(r)) for r in range(enc.size)]
-    percent = list(np.asarray(values, dtype=np.float64) * 100.0)
-    won = royal.Side(0, frozenset(), n)
-    for so in range(n):
-        for on_board in range(n - so + 1):
-            for tiles in combinations(range(rules.length), on_board):
-                keys.append(ke.key(won, royal.Side(n - so - on_board, frozenset(tiles), so)))
-                percent.append(100.0)
-    return np.array(keys, dtype=np.uint64), np.array(percent, dtype=np.float64)
+    won = won_keys(rules)
+    keys = np.concatenate([all_state_keys(rules), won])
+    percent = np.concatenate([np.asarray(values, dtype=np.float64) * 100.0, np.full(won.size, 100.0)])
+    return keys, percent
 
 
 # ---------------------------------------------------------------------------------------------
@@ -218,6 +287,24 @@ class RguTable:
             raise PositionNotCoveredError(f"key {key:#x} is not in {self.path}")
         v = self.values[upper][i]
         return float(decode_percent16(v)) if self.value_type == "percent16" else float(v)
+
+    def percent_many(self, keys: np.ndarray) -> np.ndarray:
+        """``percent_at`` for an array of keys; PositionNotCoveredError names the first missing."""
+        keys = np.asarray(keys, dtype=np.uint64)
+        upper = (keys >> np.uint64(32)).astype(np.int64)
+        lower = (keys & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+        out = np.empty(keys.size, dtype=np.float64)
+        for m in np.unique(upper):
+            at = np.flatnonzero(upper == m)
+            ks = self.keys[m] if m < len(self.keys) else np.zeros(0, ">u4")
+            i = np.searchsorted(ks, lower[at])
+            found = i < len(ks)
+            found[found] = ks[i[found]] == lower[at][found]
+            if not found.all():
+                raise PositionNotCoveredError(f"key {int(keys[at[~found][0]]):#x} is not in {self.path}")
+            v = np.asarray(self.values[m][i])
+            out[at] = decode_percent16(v) if self.value_type == "percent16" else v
+        return out
 
     def all_keys(self) -> np.ndarray:
         parts = [(np.uint64(u) << np.uint64(32)) | k.astype(np.uint64) for u, k in enumerate(self.keys)]
@@ -362,15 +449,22 @@ def write_values(
     value_type: str = "percent16",
     notes: dict | None = None,
 ) -> None:
-    """Write our solution (the mover's chance of winning per rank) as RoyalUr's table."""
+    """Write our solution (the mover's chance of winning per rank) as RoyalUr's table (keys in
+    numpy, ``all_state_keys``)."""
     keys, percent = table_from_values(rules, values)
     write_rgu(path, rules, keys, percent, value_type, notes)
 
 
 def values_from_table(table: RguTable, rules: royal.RuleSet, ranks: Iterable[int] | None = None) -> np.ndarray:
-    """The mover's chance of winning per rank of our encoding, read from a RoyalUr table."""
+    """The mover's chance of winning per rank of our encoding, read from a RoyalUr table (keys
+    computed in chunks, each looked up in its map of the memory-mapped file)."""
+    from gamesolver.games.ur.royal_table import royal_game
+
     table.expect(rules)
-    enc = royal.encoding(rules)
-    ke = key_encoding(rules)
-    rs = range(enc.size) if ranks is None else list(ranks)
-    return np.array([table.percent_at(ke.state_key(enc.unrank(r))) / 100.0 for r in rs])
+    game, ke = royal_game(rules), key_encoding(rules)
+    rs = np.arange(game.state_count, dtype=np.int64) if ranks is None else np.asarray(list(ranks), dtype=np.int64)
+    out = np.empty(rs.size, dtype=np.float64)
+    for a in range(0, rs.size, CHUNK):
+        part = rs[a:a + CHUNK]
+        out[a:a + part.size] = table.percent_many(ke.keys_of(*game.unrank_many(part))) / 100.0
+    return out
