@@ -117,8 +117,8 @@ def solve(
     header = options.header()
     if certified:  # refused now rather than after a long solve
         need = check_certify_fits(game.state_count, game.roll_count)
-        if log:
-            log(f"the proof (--certify) will need about {need / 2**30:.1f} GiB at its peak")
+        if log and need >= 2**30:  # worth a line where it is a share of the machine
+            log(f"the proof will need about {need / 2**30:.1f} GiB at its peak")
     solved = solve_values(game, root, header, tolerance=tolerance, threads=threads, max_sweeps=max_sweeps,
                           method=method, graph=graph, show_progress=show_progress, log=log, engine=engine,
                           policy_place=policy_place)
