@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-FENCE = re.compile(r"^```console\n(.*?)^```\n", re.M | re.S)
+FENCE = re.compile(r"^```console\n(.*?)^```\n", re.MULTILINE | re.DOTALL)
 CACHE_SHOWN = "~/.cache/gamesolver"
 
 
@@ -59,7 +59,6 @@ def normalise(text: str, cache: str) -> str:
 def run(command: str, cache: str) -> str:
     """The command's output (stdout, then stderr) as a user sees it, exit code aside."""
     from click.testing import CliRunner
-
     from gamesolver.solver.cli import cli
 
     words = shlex.split(command)
