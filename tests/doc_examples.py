@@ -1,8 +1,11 @@
 """The examples in README.md and docs/*.md that are checked: fenced blocks marked ``console`` hold
-commands (lines starting with ``$ solver ``) each followed by the output it prints. Every such
-command is run (with an empty table cache, so only what ships with the package and what solves
-in seconds is used) and its output compared with the block, after timings and the cache folder
-are normalised.
+commands (lines starting with ``$ solver ``) each followed by the output it prints; a command may
+end in ``| head -N`` or ``| tail -N`` to show part of its output. Every such command is run, in
+the order the documents list them (README.md, then docs/ by name), with one table cache that
+starts empty, so only what ships with the package and what solves in seconds is used; its output
+is compared with the block after timings ("(0.5 s)", "in 2.48 s") and the cache folder are
+normalised. Blocks that are not marked ``console`` (long solves, commands that write files,
+outputs shortened with "...") are not run.
 
     python -m tests.doc_examples          # say which examples differ (exit 1 if any)
     python -m tests.doc_examples --write  # rewrite the blocks with what the commands print now
@@ -50,10 +53,15 @@ def examples(path: Path) -> list[Example]:
     return out
 
 
-def normalise(text: str, cache: str) -> str:
+def shown(text: str, cache: str) -> str:
+    """The output as a document shows it: the cache folder as the default one, no trailing blanks."""
     text = text.replace(cache, CACHE_SHOWN)
-    text = re.sub(r"\(\d+(\.\d+)? s\)", "(N s)", text)  # how long it took
     return "\n".join(line.rstrip() for line in text.strip("\n").splitlines())
+
+
+def normalise(text: str, cache: str) -> str:
+    """What is compared: ``shown``, with how long things took left out."""
+    return re.sub(r"(?<=\()\d+(\.\d+)? s\b|(?<=\bin )\d+(\.\d+)? s\b", "N s", shown(text, cache))
 
 
 def run(command: str, cache: str) -> str:
@@ -61,15 +69,24 @@ def run(command: str, cache: str) -> str:
     from click.testing import CliRunner
     from gamesolver.solver.cli import cli
 
+    command, _, part = command.partition(" | ")
     words = shlex.split(command)
     if words[0] != "solver":
         raise ValueError(f"an example must run 'solver ...', not {command!r}")
     result = CliRunner().invoke(cli, words[1:], env={"SOLVER_CACHE_DIR": cache, "COLUMNS": "100"})
-    return normalise(result.output, cache)  # stdout and stderr interleaved, as a terminal shows them
+    lines = result.output.strip("\n").splitlines()  # stdout and stderr interleaved, as a terminal shows them
+    if part:
+        m = re.fullmatch(r"(head|tail) -(\d+)", part.strip())
+        if m is None:
+            raise ValueError(f"an example may end in '| head -N' or '| tail -N', not '| {part}'")
+        n = int(m.group(2))
+        lines = lines[:n] if m.group(1) == "head" else lines[-n:]
+    return shown("\n".join(lines), cache)
 
 
 def check(write: bool = False) -> list[tuple[Example, str]]:
-    """Run every example; return those whose output differs (after rewriting them with ``write``)."""
+    """Run every example; return those whose output differs, each with what it printed (and with
+    ``write``, put that in the document, timings as they came out this time)."""
     wrong = []
     with tempfile.TemporaryDirectory() as cache:
         os.environ["SOLVER_CACHE_DIR"] = cache
@@ -78,7 +95,7 @@ def check(write: bool = False) -> list[tuple[Example, str]]:
             found = examples(path)
             for ex in found:
                 got = run(ex.command, cache)
-                if got != normalise(ex.expected, cache):
+                if normalise(got, cache) != normalise(ex.expected, cache):
                     wrong.append((ex, got))
                     if write:
                         old = f"$ {ex.command}\n{ex.expected}".rstrip("\n")
