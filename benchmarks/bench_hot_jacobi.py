@@ -12,7 +12,7 @@ the engine's hot-set sweep:
 ``gs``: the engine's own sweep; ``jacobi``: one Jacobi step over the whole hot set; ``chunkN``: the
 hot set cut into N pieces in rank order, a Jacobi step each, each seeing the pieces before it (what
 the GPU engine does since, with N = SUBSET_PIECES). Four pieces: about 10-20 minutes a mode on two
-cores. Measured (docs/ur.md, "Solving K = 6 and K = 7"): 76, 109 and 85 full sweeps.
+cores. Measured (docs/design/backends.md, "Six and seven pieces"): 76, 109 and 85 full sweeps.
 """
 from __future__ import annotations
 

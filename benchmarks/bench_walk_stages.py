@@ -4,14 +4,14 @@ tolerance / 10, the walk before it had an early aim), one solve each, one after 
 (``--backend gpu``, its stored graph where it fits; ``--target cpu``: its logic on numba's CPU JIT)
 or the CPU engine (stored graph, two threads). The early aim applies on every engine (for one
 session it applied only on the GPU's, until a value flipping sign in the undiscounted stage was
-found and damped: docs/ur.md, "A value that flips sign every sweep").
+found and damped: docs/design/walk.md, "A value that flips sign every sweep").
 
     python benchmarks/bench_walk_stages.py --pieces 4 --aims 0 1e-4
     python benchmarks/bench_walk_stages.py --pieces 5 --aims 0/host 1e-4/device --backend gpu --json
     python benchmarks/bench_walk_stages.py --pieces 5 --aims 1e-4 --flip-rounds 3 0 --backend gpu
 
 ``--flip-rounds``: each aim is solved once for each value of ``iteration.WALK_FLIP_ROUNDS`` given (0:
-no damped sweeps; see ``_Flip`` in solver/stochastic/iteration.py and docs/ur.md, "A value that flips sign
+no damped sweeps; see ``_Flip`` in solver/stochastic/iteration.py and docs/design/walk.md, "A value that flips sign
 every sweep").
 
 On the GPU an aim may name where the walk's hot sets are found: ``/device`` (``GpuEngine.hot_set``,
@@ -21,7 +21,7 @@ One line per solve: full sweeps in each stage (by its 1 - discount), policy swee
 states, seconds, the start's value, the largest difference from the first solve's values, and the
 ratio of full sweeps and of seconds to the first solve's. The largest change's tail in a GPU's first
 stage fell by 0.932 a round (0.99 ** 7: a full sweep and six policy sweeps, the discount's own
-rate) for 40 rounds after the CPU would have stopped (docs/ur.md, "Fewer rounds on the GPU").
+rate) for 40 rounds after the CPU would have stopped (docs/design/walk.md, "Fewer rounds on the GPU: the early aim").
 """
 from __future__ import annotations
 

@@ -141,7 +141,7 @@ want k4 && stage k4 120 "$OUT/k4.json" bash -c k4
 # same machine one after the other (benchmarks/bench_walk_stages.py)
 want walk && stage walk 240 "$OUT/walk.jsonl" $PY benchmarks/bench_walk_stages.py --pieces "${WALK_PIECES:-5}" \
     --aims 0/host 1e-4/device --backend gpu --json
-# the walk with and without its damped sweeps (a value that flips sign: docs/ur.md, "A value that
+# the walk with and without its damped sweeps (a value that flips sign: docs/design/walk.md, "A value that
 # flips sign every sweep"), one after the other: whether a GPU launch's all-at-once updates make
 # such flips, and what damping them saves there
 want flip && stage flip 240 "$OUT/flip.jsonl" $PY benchmarks/bench_walk_stages.py --pieces "${WALK_PIECES:-5}" \

@@ -4,6 +4,7 @@ independent slow value iteration's values; endless play is what the margin is ab
 from __future__ import annotations
 
 import dataclasses
+import json
 from fractions import Fraction
 
 import numpy as np
@@ -170,8 +171,8 @@ def test_check_bounds_from_the_command_line(tmp_path) -> None:
     assert res.exit_code == 0, res.output
     got = json.loads(res.stdout)
     lo, hi = got["bounds"]["start"]
-    assert lo <= 0.0 <= hi and got["bounds"]["bound"] <= got["tolerance"]
-    assert got["bounds"]["aimed_at"] == got["tolerance"]
+    assert lo <= 0.0 <= hi and got["bounds"]["bound"] <= got["stop_residual"]
+    assert got["bounds"]["aimed_at"] == got["stop_residual"]
     res = runner.invoke(cli, ["ur", "check", "--pieces", "2", "--table", str(out), "--bounds", "--gap", "1e-3"])
     assert res.exit_code == 0 and "aimed at 0.001" in res.output, res.output
     for bad, why in ((["--gap", "1e-3"], "--gap applies with --bounds"),
@@ -727,10 +728,14 @@ def test_a_proof_that_cannot_fit_is_refused_before_anything_is_solved(tmp_path, 
     assert res.exit_code == 2 and not (tmp_path / "u").exists()
     line = res.output.strip()
     assert "\n" not in line and "Traceback" not in line
-    assert f"needs about {need / 2**30:.1f} GiB" in line and "solve without --certify" in line
+    assert f"needs about {need / 2**30:.1f} GiB" in line and "solve with --no-proof" in line
+    # without --proof (or --certify) the solve goes on unproven and says so in one line first
+    res = CliRunner().invoke(cli, [*common, "--out", str(tmp_path / "v"), "--json"])
+    assert res.exit_code == 0 and "solving without it, so the values will be labelled unproven" in res.stderr
+    assert json.loads(res.stdout)["proven"] is False
     res = CliRunner().invoke(cli, ["ur", "check", "--pieces", "4", "--board", o.board_file, "--table",
                                    str(tmp_path / "t"), "--bounds"])
-    assert res.exit_code == 2 and "the proof (--certify)" in res.output
+    assert res.exit_code == 2 and "the proof of" in res.output
     with pytest.raises(InputError, match="needs about"):
         certify(game, np.zeros(game.state_count, dtype=np.float32), 1e-5)
     monkeypatch.setattr(bounds, "memory_bytes", lambda: need)

@@ -65,7 +65,7 @@ def test_stored_outcomes_are_the_reference_outcomes(boards, which: str, pick: in
 
 
 def test_hand_worked_position_groups(boards) -> None:
-    """X on Ishtar, O on the entry and a fort (the recapture cycle of docs/ur.md): the entry spawn
+    """X on Ishtar, O on the entry and a fort (the recapture cycle of docs/design/proof.md): the entry spawn
     captures O's piece and passes the turn; the move groups hold no outcome twice."""
     opts, K, g = boards["mini4"]
     b = opts.board

@@ -246,7 +246,7 @@ def test_python_api_answers_from_an_opening_file(tables, tmp_path) -> None:
 
 
 # Each file shipped for the real board: its positions within T turns, and where its start lies
-# (docs/ur.md): four pieces proven (every interval below 7e-6; proofs of several tables put the
+# (docs/ur.md, docs/design/proof.md): four pieces proven (every interval below 7e-6; proofs of several tables put the
 # start between +0.0604603 and +0.0604615, its own interval is 1e-6 wide); five pieces solved to 1e-5, not
 # proven (a proof of an earlier five-piece table put the game's start in [+0.1460985, +0.1460991],
 # and that table's own start lay 2.6e-5 below it: a residual of 1e-5 allows that much and more); six

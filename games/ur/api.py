@@ -169,7 +169,7 @@ def solve_table(pieces: int | None = None, *, options: UrOptions | None = None, 
     """Solve (or resume solving) and write the table, then open it; ``settings`` go to the solver
     (``tolerance``, ``threads``, ``method``, ``graph``, ``policy_place``). Not named ``solve``: that
     name is the package's ``solve`` module, which replaces a function of that name once it is
-    imported. Four pieces take about 5 minutes on two cores (4.6-4.8 min measured in docs/ur.md);
+    imported. Four pieces take about 7 minutes on two cores (7 min 24 s with the proof, docs/ur.md);
     up to three take seconds."""
     from gamesolver.games.ur.solve import default_table_dir
     from gamesolver.games.ur.solve import solve as _solve

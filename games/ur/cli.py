@@ -415,7 +415,7 @@ _solve_graph_option = click.option(
               help="walk: full sweeps, each followed by cheap sweeps of the greedy policy, while a "
                    "discount walks up to 1 (fewest sweeps; 24 bytes a state more); sweeps: plain value "
                    "iteration from zero; policy (experimental): Krylov evaluations of the greedy policy. "
-                   "Every method ends with the endless check and its repair (see docs/ur.md).")
+                   "Every method ends with the endless check and its repair (docs/design/walk.md).")
 @click.option("--walk-policy", "policy_place", type=click.Choice(POLICY_PLACES), default="auto",
               show_default=True,
               help="Where the walk keeps its policy (24 bytes a state): memory; disk, a file in the table's "
@@ -657,15 +657,16 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
         examples.append({"position": format_position(Position.from_relative(mine, theirs, "X"), options.board),
                          "value": float(values[r])})
     if as_json:
-        click.echo(json.dumps({"table": str(table.path), "states": table.state_count, "tolerance": tolerance,
+        click.echo(json.dumps({"table": str(table.path), "states": table.state_count, "stop_residual": tolerance,
                                "residual": residual, "eps": eps, "passes": result.passes,
                                "flagged": result.flagged, "examples": examples, "mirror_index": index,
                                "passed": ok,
                                **({"bounds": bounds} if bounds else {})}))
     else:
-        click.echo(f"table {table.path}: {table.state_count:,} states, tolerance {tolerance:g}")
+        click.echo(f"table {table.path}: {table.state_count:,} states, solved until the residual fell below "
+                   f"{tolerance:g}; {of_table(table).text()}")
         click.echo(f"  Bellman residual {residual:.2g} ({'below' if residual < tolerance else 'NOT below'} "
-                   f"the tolerance)")
+                   f"that target)")
         if result.passed:
             click.echo(f"  endless play: from every state where a side is ahead by more than {eps:g}, its best "
                        f"actions can end the game ({result.passes} passes)")

@@ -160,51 +160,65 @@ class KeyEncoding:
     def keys_of(self, mine: np.ndarray, mine_scored: np.ndarray, theirs: np.ndarray,
                 theirs_scored: np.ndarray) -> np.ndarray:
         """``state_key`` for arrays of mover-relative states given as path masks (bit i: a piece
-        at path index i) and scores, in numpy: the mover plays light. Each byte of a mask is read
-        through a table of what it adds to the private bits and to the shared tiles' base-4 digits
-        (tiles are disjoint, so the parts add up); each run of shared digits is then compressed."""
-        u = np.uint64
-        private, digits = self._byte_tables()
-        mine, theirs = np.asarray(mine).astype(np.int64), np.asarray(theirs).astype(np.int64)
-        light_bits, dark_bits = np.zeros(mine.shape, u), np.zeros(mine.shape, u)
-        shared = np.zeros(mine.shape, u)
-        for side, masks, bits in ((0, mine, light_bits), (1, theirs, dark_bits)):
-            for b in range(private.shape[1]):
-                byte = (masks >> (8 * b)) & 0xFF
-                bits |= private[side, b][byte]
-                shared += digits[side, b][byte]
-        war = np.zeros(mine.shape, u)
-        compress = self.compress.astype(u)
+        at path index i) and scores, in numpy: the mover plays light. Each 16-bit part of a mask is
+        read through two tables: what it adds to the key outside the shared tiles (its private
+        bits in place, less its pieces on the board in the hand field) and what it adds to the
+        shared tiles read as one base-4 number (tiles are disjoint, so the parts add up); each run
+        of shared digits is then compressed. int64 throughout: every key is below 2**63."""
+        fixed, digits = self._mask_tables()
+        i64 = np.int64
+        mine, theirs = np.asarray(mine).astype(i64), np.asarray(theirs).astype(i64)
+        pieces = self.rules.pieces
+        hand = self.board_bits
+        key = (pieces - np.asarray(mine_scored).astype(i64)) << (hand + 3)
+        key += (pieces - np.asarray(theirs_scored).astype(i64)) << hand
+        shared = None
+        for side, masks in ((0, mine), (1, theirs)):
+            for part in range(fixed.shape[1]):
+                m = masks if fixed.shape[1] == 1 else (masks >> (16 * part)) & 0xFFFF
+                key += fixed[side, part][m]
+                d = digits[side, part][m]
+                shared = d if shared is None else shared + d
         n = len(self.shared_tiles)
-        mask = u((1 << (2 * self.run)) - 1)
+        compress = self._compress64()
+        war = None
         for start in range(0, n, self.run):
             width = min(self.run, n - start)
-            state = (shared >> u(2 * (n - start - width))) & (mask >> u(2 * (self.run - width)))
-            war = (war << u(self.run_bits)) | compress[state.astype(np.int64)]
-        board = dark_bits | (war << u(self.safe_bits)) | (light_bits << u(self.safe_bits + self.runs * self.run_bits))
-        pieces = self.rules.pieces
-        light_hand = (pieces - np.bitwise_count(mine) - np.asarray(mine_scored)).astype(u)
-        dark_hand = (pieces - np.bitwise_count(theirs) - np.asarray(theirs_scored)).astype(u)
-        return board | (dark_hand << u(self.board_bits)) | (light_hand << u(self.board_bits + 3))
+            state = (shared >> (2 * (n - start - width))) & ((1 << (2 * width)) - 1) if n > width else shared
+            war = compress[state] if war is None else (war << self.run_bits) | compress[state]
+        if war is not None:
+            key += war << self.safe_bits
+        return key.view(np.uint64)
 
-    def _byte_tables(self) -> tuple[np.ndarray, np.ndarray]:
-        """For each side (light = the mover, dark), each byte of its path mask and each value of
-        that byte: the private bits it sets, and what it adds to the shared tiles read as one
-        base-4 number (the first shared tile the highest digit; light 2, dark 1)."""
+    def _compress64(self) -> np.ndarray:
+        if getattr(self, "_compress_i64", None) is None:
+            self._compress_i64 = self.compress.astype(np.int64)
+        return self._compress_i64
+
+    def _mask_tables(self) -> tuple[np.ndarray, np.ndarray]:
+        """For each side (light = the mover, dark), each 16-bit part of its path mask and each
+        value of that part: what it adds to the key outside the shared tiles (private bits in
+        place, minus one in the side's hand field per piece), and what it adds to the shared tiles
+        read as one base-4 number (the first shared tile the highest digit; light 2, dark 1)."""
         if getattr(self, "_tables", None) is None:
-            nbytes = -(-self.rules.length // 8)
+            width = min(16, self.rules.length)
+            parts = -(-self.rules.length // 16)
             n = len(self.shared_tiles)
-            private = np.zeros((2, nbytes, 256), np.uint64)
-            digits = np.zeros((2, nbytes, 256), np.uint64)
-            for side, (places, colour) in enumerate(((self.light_place, 2), (self.dark_place, 1))):
+            fixed = np.zeros((2, parts, 1 << width), np.int64)
+            digits = np.zeros((2, parts, 1 << width), np.int64)
+            values = np.arange(1 << width, dtype=np.int64)
+            light_at = self.safe_bits + self.runs * self.run_bits
+            for side, (places, colour, private_at, hand_at) in enumerate(
+                    ((self.light_place, 2, light_at, self.board_bits + 3), (self.dark_place, 1, 0, self.board_bits))):
                 for i, (kind, k) in enumerate(places):
-                    b, bit = divmod(i, 8)
-                    held = (np.arange(256) >> bit) & 1
+                    part, bit = divmod(i, 16)
+                    held = (values >> bit) & 1
+                    fixed[side, part] -= held << hand_at
                     if kind == "S":
-                        digits[side, b] += (held * colour).astype(np.uint64) << np.uint64(2 * (n - 1 - k))
+                        digits[side, part] += (held * colour) << (2 * (n - 1 - k))
                     else:
-                        private[side, b] |= held.astype(np.uint64) << np.uint64(k)
-            self._tables = (private, digits)
+                        fixed[side, part] += held << (private_at + k)
+            self._tables = (fixed, digits)
         return self._tables
 
 @lru_cache(maxsize=8)

@@ -2,7 +2,7 @@
 
 The table holds V = P(win) - P(loss) for the side to move, before the roll, for every
 mover-relative state, solved by ``solver.stochastic`` over the fort rules' move generator
-(``games.ur._fort``). docs/ur.md explains the method and why values that pass the endless check
+(``games.ur._fort``). docs/design/walk.md explains the method and why values that pass the endless check
 are the game's values.
 """
 from __future__ import annotations
@@ -111,7 +111,7 @@ def solve(
     record its figures in the header's ``certified``;
     ``certify_gap``: the widest interval it aims for, and how near the best by the values an
     action of the proven strategy must be (default: ``tolerance``; a solve to 1e-6 proven to
-    1e-5 is cheaper than a solve to 1e-5 proven to 1e-5, see docs/ur.md)."""
+    1e-5 is cheaper than a solve to 1e-5 proven to 1e-5, see docs/design/proof.md)."""
     root = Path(out) if out is not None else default_table_dir(options)
     game = kernel(options)
     header = options.header()

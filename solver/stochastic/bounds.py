@@ -365,9 +365,9 @@ def check_certify_fits(n: int, rolls: int) -> int:
     out-of-memory killer after a long solve."""
     need, memory = certify_bytes(n, rolls), memory_bytes()
     if memory and need > memory:
-        raise InputError(f"the proof (--certify) of {n:,} states needs about {need / 2**30:.1f} GiB, more than "
-                         f"this machine's {memory / 2**30:.1f} GiB; solve without --certify here, and prove the "
-                         "table on a machine with more memory")
+        raise InputError(f"the proof of {n:,} states needs about {need / 2**30:.1f} GiB, more than this "
+                         f"machine's {memory / 2**30:.1f} GiB; solve with --no-proof here, and prove the table on a "
+                         "machine with more memory (solver ur check --bounds --record)")
     return need
 
 

@@ -60,7 +60,7 @@ WALK_NEAR = 2.0  # ... or once WALK_NEAR_ROUNDS rounds in a row changed nothing 
 WALK_NEAR_ROUNDS = 5  # (0: never; on K = 4 the last stage's tail near the aim had taken 20-30 rounds)
 # walk: sweeps of the greedy policy over the hot set a round (0: none; see _hot_round); with the
 # budget below, K = 4 took 79-87 full sweeps against 106-109 with 200 and 5.0, for as many policy
-# sweeps (docs/ur.md, "Longer hot sets")
+# sweeps (docs/design/walk.md, "Longer hot sets, and a stage's tail cut")
 WALK_HOT_SWEEPS = 800
 WALK_HOT_FULL = 5  # ... after this many policy sweeps of every state, the last of which picks the hot set
 WALK_HOT_SHARE = 10  # ... the states that sweep changed by more than its largest change / this
@@ -87,7 +87,7 @@ LOCAL_REPAIR_SHARE = 100  # a repair of the flagged states alone while they are 
 DISCOUNTS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)  # 1 - discount, stage by stage
 # the walk's discounted stages (a checkpoint names them): on K = 4 of the fort rules, 1e-2, 1e-4,
 # 1e-6 took 111-117 full sweeps against 205 for every power of ten, to the same values within
-# 2.2e-4; ending at 1e-5 instead left values up to 4.4e-3 away (docs/ur.md, "Three discount stages")
+# 2.2e-4; ending at 1e-5 instead left values up to 4.4e-3 away (docs/design/walk.md, "Three discount stages")
 WALK_DISCOUNTS = (1e-2, 1e-4, 1e-6)
 CHECKPOINT_SHARE = 0.05  # the walk checkpoints every round unless that takes more than this share of the run
 _STAGE_TOLERANCE = 1e-8
@@ -316,7 +316,7 @@ TYPICAL_SWEEPS = (100, 250)
 # The walk's policy sweeps between two full sweeps (its hot sets included), in thread-seconds a
 # state: they read only the policy and the values, so they cost the same whether full sweeps
 # regenerate or read a stored graph, and they wait on memory, not on the move generator. Measured
-# from the solve's round log (docs/ur.md, "Solving K = 6 and K = 7"), two threads, a state and
+# from the solve's round log (docs/design/backends.md, "Six and seven pieces"), two threads, a state and
 # thread a round: K = 4, stored graph, 68-81 s over 69-72 rounds (about 250 ns); K = 5, stored
 # graph, 2,510 s over 122 rounds (about 660 ns, on a slower machine and
 # partly beside test runs); K = 6's first stage, regenerating, 12-14 s a round (about 100 ns).
@@ -324,7 +324,7 @@ TYPICAL_SWEEPS = (100, 250)
 # the K = 6 run's rounds' policy sweeps at five times what they took.
 POLICY_ROUND_SECONDS = 4.5e-7
 # A full sweep over the stored graph against a regenerating one, two threads, K = 4 on this
-# project's 2-core machine (docs/ur.md: 0.43-0.48 s against 3.78-4.81 s, ten runs)
+# project's 2-core machine (docs/design/walk.md: 0.43-0.48 s against 3.78-4.81 s, ten runs)
 STORED_SWEEP_SPEEDUP = 9.0
 _SAMPLE_RUNS = 48
 _SAMPLE_RUN = 1024
@@ -725,7 +725,7 @@ class _Stall:
     near-ties flipping the greedy policy keep the change from falling more than about 1% a round.
     It also passes ``near``, twice its aim, for WALK_NEAR_ROUNDS rounds: a stage whose change has
     stayed that close to its aim for five rounds has nothing left that another 20-30 rounds of
-    full sweeps would buy (measured on K = 4: docs/ur.md, "Longer hot sets").
+    full sweeps would buy (measured on K = 4: docs/design/walk.md, "Longer hot sets, and a stage's tail cut").
     """
 
     def __init__(self, progress: float = 1.0, near: float = 0.0, rounds: int = 0) -> None:
@@ -1052,7 +1052,7 @@ def endless_check(K: Any, values: np.ndarray, eps: float, threads: int = 1,
     actions (within ``eps``), the side behind any action. The value of a state that stays
     unmarked while a side is ahead by more than ``eps`` is wrong: that side's best play lets the
     game run for ever, which is worth 0, not the advantage it claims. Values that pass, and
-    solve the Bellman equations, are the game's values (docs/ur.md explains why).
+    solve the Bellman equations, are the game's values (docs/design/walk.md explains why).
     """
     n = values.shape[0]
     good = np.zeros(n, dtype=np.uint8)

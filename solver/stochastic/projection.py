@@ -1,5 +1,5 @@
 """How long a solve would take, and its memory, projected from a sweep rate measured here: for
-the message a query gives when its table is missing, and for docs/ur.md. These are projections:
+the message a query gives when its table is missing, and for docs/design/backends.md. These are projections:
 one measured rate times the sweep counts that the solves we ran needed, nothing more.
 """
 from __future__ import annotations

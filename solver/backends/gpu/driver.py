@@ -48,7 +48,7 @@ LAUNCH_STATES = 1 << 21  # ranks per kernel launch: launches run in order, so la
 # at once (a Jacobi step) where the CPU goes state after state (Gauss-Seidel). Swept instead in at
 # least this many launches in rank order, each seeing the ones before: the four-piece walk with
 # its hot sets swept the Jacobi way took 109 full sweeps, in 8 pieces 85, state after state 76-87
-# (a CPU stand-in of the device's step; docs/ur.md, "Solving K = 6 and K = 7")
+# (a CPU stand-in of the device's step; docs/design/backends.md, "Six and seven pieces")
 SUBSET_PIECES = 8
 HOT_CHUNK = 1024  # ranks a thread scans when the hot set is gathered on the device (``GpuEngine.hot_set``)
 # Where the whole stored graph does not fit (seven pieces: about 204 GiB), ``graph="auto"`` stores it
