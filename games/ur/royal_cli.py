@@ -50,17 +50,24 @@ def lookup(rules: royal.RuleSet, table: str | None) -> tuple[Callable[[royal.Sta
         raise InputError(f"no .rgu file at {table}")
     where = Path(table) if table is not None else default_table_dir(rules)
     build = table is None and rules.pieces <= AUTO_BUILD_MAX_PIECES
-    if table is None and not build and not (where / "header.json").is_file():
-        from gamesolver.games.ur import royal_opening
-
-        book = royal_opening.shipped(rules)
-        if book is not None:  # the opening, answered at once from the file shipped with the program
-            return book.lookup(), book.describe(True), book.provenance
+    book = shipped_fallback(rules) if table is None else None
+    if book is not None:  # the opening, answered at once from the file shipped with the program
+        return book.lookup(), book.describe(True), book.provenance
     try:
         solved = load_royal_table(rules, where, build=build, log=_log)
     except MissingTableError:
         raise MissingTableError(missing_table_message(rules, where, table)) from None
     return table_lookup(rules, solved), str(solved.path), of_table(solved)
+
+
+def shipped_fallback(rules: royal.RuleSet, cache: str | Path | None = None) -> Any:
+    """The opening file shipped for the rule set, where a query answers from it: the table is too
+    large to build on a query and not in the cache (else None; the server asks too)."""
+    if rules.pieces <= AUTO_BUILD_MAX_PIECES or (default_table_dir(rules, cache) / "header.json").is_file():
+        return None
+    from gamesolver.games.ur import royal_opening
+
+    return royal_opening.shipped(rules)
 
 
 def missing_table_message(rules: royal.RuleSet, where: Path, given: str | None = None) -> str:

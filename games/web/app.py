@@ -280,18 +280,13 @@ class Server:
         r = royal_cli.parse_roll(rules, p["roll"]) if what == "best-move" else None
         from gamesolver.games.ur.opening import OutsideOpening
         from gamesolver.games.ur.provenance import of_table
-        from gamesolver.games.ur.royal_table import default_table_dir
-
-        book = None
-        if (rules.pieces > royal_cli.AUTO_BUILD_MAX_PIECES and not self.tables.is_open(self.ur_source(rules).key)
-                and not (default_table_dir(rules, self.cache) / "header.json").is_file()):
-            from gamesolver.games.ur import royal_opening
-
-            book = royal_opening.shipped(rules)  # the opening answered at once, as the CLI does
+        where = self.ur_source(rules)
+        # the opening answered at once from the shipped file where the CLI would (unless the table is open)
+        book = None if self.tables.is_open(where.key) else royal_cli.shipped_fallback(rules, self.cache)
         if book is not None:
             look, prov, source = book.lookup(), book.provenance, book.describe(True)
         else:
-            solved = self.tables.get(self.ur_source(rules))
+            solved = self.tables.get(where)
             look, prov, source = royal_cli.table_lookup(rules, solved), of_table(solved), str(solved.path)
         try:
             if r is None:
