@@ -76,6 +76,23 @@ def test_a_stopped_walk_leaves_no_policy_file_and_resumes(tmp_path, monkeypatch)
     assert not (root / iteration.POLICY_FILE).exists()
 
 
+def test_a_stop_while_the_policy_file_is_mapped_stops_cleanly(tmp_path, monkeypatch) -> None:
+    # a stop (Ctrl-C, a scheduler's SIGTERM) can land while the policy file is still being made:
+    # the run stops as interrupted, not with an error of its own, and leaves no policy file
+    o = mini_options(tmp_path, 3)
+    root = tmp_path / "t"
+    real = np.lib.format.open_memmap
+
+    def stopped(path, *args, **kw):
+        real(path, *args, **kw)  # the file exists, as a stop half way through would leave it
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(np.lib.format, "open_memmap", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        _solve(o, root, "disk")
+    assert not (root / iteration.POLICY_FILE).exists()
+
+
 @pytest.mark.parametrize("place", ["disk", "memory"])
 def test_a_disk_without_room_is_refused_before_anything_is_written(tmp_path, monkeypatch, place) -> None:
     o = mini_options(tmp_path, 4)

@@ -194,6 +194,7 @@ def solve_values(
         log(line)
     values, sweeps, started, products, stage, cheap, tier, hot = _resume(
         root, header, n, method, log, dtype, tiers is not None)
+    policy = None  # mapped inside the try below when on disk, so a stop while it is made still cleans up
     if not on_disk:
         policy = np.empty((n if engine is None else 0, nrolls), dtype=np.int32) if method in ("policy", "walk") \
             else None
