@@ -171,8 +171,10 @@ def _exact_zero(note: str) -> dict[str, Any]:
     return {"proven": True, "lower": 0.0, "upper": 0.0, "why": note}
 
 
-def table_source(table: Any) -> dict[str, Any]:
-    """An answer's ``source`` when it came from a solved table (an opening file has its own)."""
+def answer_source(table: Any, book: Any, opening_file: str | None) -> dict[str, Any]:
+    """An answer's ``source`` in --json: the opening file it came from, or the solved table."""
+    if book is not None:
+        return book.source(opening_file is None)
     return {"kind": "table", "path": str(table.path), **of_table(table).table_fields()}
 
 
@@ -193,7 +195,7 @@ def proven_text(answer: dict[str, Any]) -> str:
 
 
 def best_move_answer(options: UrOptions, pos: Position, roll: int, ranked: list[Any],
-                     table: Any = None) -> dict[str, Any]:
+                     table: Any) -> dict[str, Any]:
     """``best-move --json`` from the ranked ``choices`` for ``roll`` (the server answers the same):
     the best action's value with its proven interval, or ``proven: false`` and the residual."""
     board = options.board
@@ -206,9 +208,8 @@ def best_move_answer(options: UrOptions, pos: Position, roll: int, ranked: list[
     prov = of_table(table)
 
     def action(c: Any) -> dict[str, Any]:
-        iv = prov.interval(c.value, choice_interval(options, table, c))
         return {"action": c.action.describe(board), "value": c.value,
-                **({"lower": iv[0], "upper": iv[1]} if iv is not None else {})}
+                **prov.interval_fields(c.value, choice_interval(options, table, c))}
 
     return {
         "position": format_position(pos, board),
@@ -238,10 +239,9 @@ def analyze_answer(options: UrOptions, table: Any, pos: Position) -> dict[str, A
     rows = []
     for i, roll in enumerate(options.dice.rolls):
         best = choices(options, table, pos, i)[0]
-        iv = prov.interval(best.value, choice_interval(options, table, best))
         rows.append({"roll": roll.name, "probability": roll.probability,
                      "best": best.action.describe(options.board), "value": best.value,
-                     **({"lower": iv[0], "upper": iv[1]} if iv is not None else {})})
+                     **prov.interval_fields(best.value, choice_interval(options, table, best))})
     value = state_value(options, table, mine, theirs)
     return {"position": format_position(pos, options.board), "to_move": pos.to_move,
             "value": value, **prov.fields(value, state_interval(options, table, mine, theirs)),
@@ -741,7 +741,7 @@ def best_move(position: str, roll: str, pieces: int, board_file: str | None, dic
         return
     answer = best_move_answer(options, pos, r, ranked, table)
     if as_json:
-        answer["source"] = book.source(opening_file is None) if book is not None else table_source(table)
+        answer["source"] = answer_source(table, book, opening_file)
         click.echo(json.dumps(answer))
         return
     click.echo(f"{pos.to_move} to move, roll {options.dice.rolls[r].name}: {best.action.describe(board)}")
@@ -776,7 +776,7 @@ def analyze(position: str, pieces: int, board_file: str | None, dice_file: str |
         answer = analyze_answer(options, table, pos)
     except OutsideOpening:
         return _outside_opening(options, book, cache, as_json)
-    answer["source"] = book.source(opening_file is None) if book is not None else table_source(table)
+    answer["source"] = answer_source(table, book, opening_file)
     if answer.get("winnable") is False and not as_json:
         click.echo(f"{answer['position']}: a draw whatever is rolled or played (value {answer['value']:g})")
         click.echo(answer["note"])

@@ -59,6 +59,12 @@ class Provenance:
             out["residual_below"] = self.residual_below
         return out
 
+    def interval_fields(self, value: float, stored: tuple[float, float] | None) -> dict[str, Any]:
+        """``lower`` and ``upper`` beside a value where it is proven (an action's, a roll's), else
+        nothing: the answer's own ``proven`` says the rest once."""
+        iv = self.interval(value, stored)
+        return {} if iv is None else {"lower": iv[0], "upper": iv[1]}
+
     def table_fields(self) -> dict[str, Any]:
         """The table-level fields (for a source or a header): proven, and the bound or the residual."""
         if self.proven:

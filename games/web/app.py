@@ -220,15 +220,6 @@ class Server:
             return None
         return shipped_fallback(options, self.cache)
 
-    @staticmethod
-    def opening_source(book: Any, table: Any = None) -> dict[str, Any]:
-        """The answer's ``source``, as the CLI's --json: a shipped opening file, or the table."""
-        if book is not None:
-            return {"source": book.source(True)}
-        from gamesolver.games.ur.cli import table_source
-
-        return {} if table is None else {"source": table_source(table)}
-
     def fort(self, options: Any, what: str, p: dict[str, Any]) -> dict[str, Any]:
         from gamesolver.games.ur import cli as C
         from gamesolver.games.ur.opening import OutsideOpening
@@ -249,11 +240,12 @@ class Server:
         table = book if book is not None else self.tables.get(self.ur_source(options))
         try:
             if r is None:
-                return {**C.analyze_answer(options, table, pos), "view": view, **self.opening_source(book, table)}
+                return {**C.analyze_answer(options, table, pos), "view": view,
+                        "source": C.answer_source(table, book, None)}
             ranked = choices(options, table, pos, r)
         except OutsideOpening:
             raise TooLarge(C.outside_opening_message(options, book, self.cache)[0]) from None
-        answer = {**C.best_move_answer(options, pos, r, ranked, table), **self.opening_source(book, table)}
+        answer = {**C.best_move_answer(options, pos, r, ranked, table), "source": C.answer_source(table, book, None)}
         other = "O" if pos.to_move == "X" else "X"
         top = ranked[0].value
         for row, c in zip(answer["actions"], ranked):
