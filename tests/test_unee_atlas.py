@@ -269,6 +269,18 @@ def test_summary_table_and_picture(small_atlas, tmp_path):
     assert "2 x 3 (skip, capture both)" in result.output
 
 
+def test_the_rows_of_docs_variants_match_a_fresh_solve(small_atlas):
+    # docs/variants.md is written from a long atlas run; its small rows are solved again here
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "variants.md").read_text(encoding="utf-8")
+    for options in SMALL_VARIANTS:
+        row = A.markdown_table([_result(small_atlas, options)], sowing=False).splitlines()[-1]
+        heading = "### " + A.SOWING_TITLES[(options.skip_origin, options.capture_rows)][:1].upper()
+        section = doc[doc.index(heading + A.SOWING_TITLES[(options.skip_origin, options.capture_rows)][1:]):]
+        assert row in section.split("\n### ")[0], (A.variant_key(options), row)
+
+
 def test_the_plan_sizes_every_variant_exactly_before_any_work(tmp_path):
     for o in [UneeOptions(3, 2, True, "both"), UneeOptions(2, 4), UneeOptions(4, 1, False, "both")]:
         g = build_graph(o)

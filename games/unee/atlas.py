@@ -582,19 +582,20 @@ def text_lines(results: Sequence[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def markdown_table(results: Sequence[dict[str, Any]]) -> str:
-    """The atlas as a Markdown table (docs/variants.md)."""
-    head = ("| holes x balls | sowing | boards | moves | reachable | cycle comps (largest) | uncounted | "
-            "best play (uncounted) | draw | split |")
-    lines = [head, "|" + "---|" * 10]
+def markdown_table(results: Sequence[dict[str, Any]], sowing: bool = True) -> str:
+    """The atlas as a Markdown table (docs/variants.md); ``sowing=False`` leaves out the sowing
+    column, for a table under a heading that names the sowing rule."""
+    head = ("| holes x balls |" + (" sowing |" if sowing else "") + " boards | moves | reachable | "
+            "cycle comps (largest) | uncounted | best play (uncounted) | draw | split |")
+    lines = [head, "|" + "---|" * (10 if sowing else 9)]
     for r in results:
         o = UneeOptions(**r["options"])
-        sowing = ("skip" if o.skip_origin else "no skip") + ", " + ("both rows" if o.capture_rows == "both" else "own row")
+        how = ("skip" if o.skip_origin else "no skip") + ", " + ("both rows" if o.capture_rows == "both" else "own row")
         s = r["start"]
         u, d = s["uncounted"], s["draw"]
         comps = r["components"]["reachable"]
         lines.append(
-            f"| {o.holes_per_row} x {o.balls_per_hole} | {sowing} | {r['boards']:,} | {r['moves']:,} | "
+            f"| {o.holes_per_row} x {o.balls_per_hole} |" + (f" {how} |" if sowing else "") + f" {r['boards']:,} | {r['moves']:,} | "
             f"{r['reachable']['positions']:,} | {comps['components']:,} ({comps['largest']:,}) | "
             f"{value_text(u['value'])} | {end_text(u)} | {outcome_text(d['outcome'])} | {split_text(s['split'])} |"
         )
