@@ -49,10 +49,10 @@ def test_the_cli_labels_a_proven_and_an_unproven_answer(tmp_path) -> None:
     doc = json.loads(run("analyze", "start", "--pieces", "4", "--json", "--cache", str(tmp_path)).stdout)
     assert doc["proven"] is True and doc["lower"] <= doc["value"] <= doc["upper"] and "tolerance" not in json.dumps(doc)
     assert doc["source"]["proven"] is True and all(r["lower"] <= r["value"] <= r["upper"] for r in doc["rolls"])
-    doc = json.loads(run("analyze", "start", "--pieces", "5", "--json", "--cache", str(tmp_path)).stdout)
+    doc = json.loads(run("analyze", "start", "--pieces", "6", "--json", "--cache", str(tmp_path)).stdout)
     assert doc["proven"] is False and doc["residual_below"] == 1e-5 and "lower" not in doc
     assert "tolerance" not in json.dumps(doc)
-    text = run("analyze", "start", "--pieces", "5", "--cache", str(tmp_path)).output
+    text = run("analyze", "start", "--pieces", "6", "--cache", str(tmp_path)).output
     assert text.count("unproven (residual below 1e-05)") == 1 and "tolerance" not in text and "proven between" not in text
     text = run("best-move", "start", "--roll", "gold+gold", "--pieces", "4", "--cache", str(tmp_path)).output
     assert "(proven between" in text and "unproven" not in text
@@ -64,7 +64,7 @@ def test_the_cli_labels_a_proven_and_an_unproven_answer(tmp_path) -> None:
 def test_the_api_carries_the_interval_or_the_residual() -> None:
     proven = ur.open_opening(pieces=4).evaluate("start")
     assert proven.proven and proven.lower <= proven.value <= proven.upper and proven.upper - proven.lower < 1e-5
-    unproven = ur.open_opening(pieces=5).evaluate("start")
+    unproven = ur.open_opening(pieces=6).evaluate("start")
     assert not unproven.proven and unproven.lower is None and unproven.residual == 1e-5
     assert unproven.as_dict() == {"value": unproven.value, "proven": False, "residual": 1e-5}
 
