@@ -76,6 +76,21 @@ def test_the_cli_answers_the_opening_from_the_shipped_file(small, monkeypatch, t
     assert not any(tmp_path.iterdir())  # nothing solved
 
 
+def test_opening_info_reads_a_royalur_file_with_its_rules(small) -> None:
+    rules, table, book, out = small
+    run = CliRunner()
+    r = run.invoke(cli, ["ur", "opening", "info", str(out), "--rules", rules.name, "--pieces", "2"])
+    assert r.exit_code == 0, r.output
+    assert f"RoyalUr {rules.name}, pieces=2" in r.output and f"{book.header['positions_answered']:,} positions" in r.output
+    assert book.header["table"]["values_sha256"] in r.output and "unproven (residual" in r.output
+    doc = json.loads(run.invoke(cli, ["ur", "opening", "info", str(out), "--rules", rules.name, "--pieces", "2",
+                                      "--json"]).stdout)
+    assert doc == book.header
+    other = "masters" if rules.name != "masters" else "finkel"
+    r = run.invoke(cli, ["ur", "opening", "info", str(out), "--rules", other, "--pieces", "2"])
+    assert r.exit_code == 1 and "wanted rules=" in r.output and "Traceback" not in r.output
+
+
 @pytest.mark.parametrize("name", sorted(PUBLISHED))
 def test_shipped_files_hold_royalurs_published_start(name: str) -> None:
     rules = royal.load_ruleset(name)

@@ -931,15 +931,30 @@ def opening_build(pieces: int, board_file: str | None, dice_file: str | None, tu
 @click.argument("file", type=click.Path(dir_okay=False))
 @_options_decorator()
 @click.option("--json", "as_json", is_flag=True, help="Print the file's header as JSON.")
-def opening_info(file: str, pieces: int, board_file: str | None, dice_file: str | None, as_json: bool) -> None:
+@_rules_option
+def opening_info(file: str, pieces: int, board_file: str | None, dice_file: str | None, as_json: bool,
+                 rules_name: str) -> None:
     """What an opening file holds and which table it was built from (checked against the options)."""
     from gamesolver.games.ur import opening
 
-    book = opening.load(file, _opts(pieces, board_file, dice_file))
+    rules = _royal(rules_name, pieces)
+    if rules is not None:
+        from gamesolver.games.ur import royal_opening
+
+        _fort_only(rules, board=board_file, dice=dice_file)
+        book = royal_opening.load(file, rules)
+    else:
+        book = opening.load(file, _opts(pieces, board_file, dice_file))
     if as_json:
         click.echo(json.dumps(book.header))
         return
     h, t = book.header, book.header["table"]
+    if rules is not None:
+        click.echo(f"{file}: RoyalUr {rules.name}, pieces={rules.pieces}, settings {h['settings_sha256'][:16]}")
+        click.echo(f"  {h['positions_answered']:,} positions within {h['turns']} moves of the start answered, "
+                   f"{h['positions_stored']:,} values stored")
+        click.echo(f"  from table {t['values_sha256']} ({book.provenance.text()})")
+        return
     click.echo(f"{file}: Ur (fort rules), pieces={h['options']['pieces']}, board {h['options']['board_sha256'][:16]}, "
                f"dice {h['options']['dice_sha256'][:16]}")
     click.echo(f"  {h['positions_answered']:,} positions within {h['turns']} turns of the start answered, "
