@@ -89,6 +89,8 @@ def test_opening_info_reads_a_royalur_file_with_its_rules(small) -> None:
     other = "masters" if rules.name != "masters" else "finkel"
     r = run.invoke(cli, ["ur", "opening", "info", str(out), "--rules", other, "--pieces", "2"])
     assert r.exit_code == 1 and "wanted rules=" in r.output and "Traceback" not in r.output
+    r = run.invoke(cli, ["ur", "opening", "info", str(out), "--pieces", "2"])  # read as the fort rules'
+    assert r.exit_code == 1 and f"it is RoyalUr's {rules.name}: give --rules {rules.name}" in r.output
 
 
 @pytest.mark.parametrize("name", sorted(PUBLISHED))

@@ -247,7 +247,10 @@ def read_file(where: Path, format_name: str, version: int, rebuild: str) -> tupl
         raise CorruptTableError(f"opening file {where} is unreadable ({exc}); build it again with "
                                 f"'{rebuild}'") from None
     if not isinstance(header, dict) or header.get("format") != format_name:
-        raise CorruptTableError(f"opening file {where}: not a {format_name} file")
+        found = header if isinstance(header, dict) else {}
+        hint = {"gamesolver-royalur-opening": f"; it is RoyalUr's {found.get('rules')}: give --rules {found.get('rules')}",
+                "gamesolver-ur-opening": "; it is the fort rules': leave out --rules"}.get(found.get("format"), "")
+        raise CorruptTableError(f"opening file {where}: not a {format_name} file{hint}")
     if header.get("format_version") != version:
         raise TableMismatchError(f"opening file {where}: format version {header.get('format_version')}, this "
                                  f"program reads {version}")
