@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sys
 import time
@@ -13,6 +12,7 @@ import click
 
 from gamesolver.games.claims import Claim, ClaimResult, RegistryError, check_registry, find_claim, load_claims
 from gamesolver.solver.errors import InputError
+from gamesolver.solver.tables.atomic import writable_folder
 
 MARK = {"verified": "VERIFIED", "refuted": "REFUTED", "undetermined": "UNDETERMINED"}
 
@@ -69,13 +69,7 @@ def verify(names: tuple[str, ...], games: tuple[str, ...], details: bool, plots:
         raise click.ClickException("no claim matches both --claim and --game")
     plots_dir = None
     if plots is not None:
-        plots_dir = Path(plots)
-        try:
-            plots_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise InputError(f"cannot create the plots directory {plots}: {exc.strerror}") from None
-        if not os.access(plots_dir, os.W_OK):
-            raise InputError(f"cannot write into the plots directory {plots}")
+        plots_dir = writable_folder(plots, "--plots: the plots directory")
     show = show_progress()
     report = []
     t_all = time.perf_counter()

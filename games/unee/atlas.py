@@ -412,16 +412,9 @@ def write_result(out: str | os.PathLike[str], result: dict[str, Any]) -> Path:
 
 def prepare_out(out: str | os.PathLike[str]) -> Path:
     """The output folder, made if missing; a one-line error if it is a file or cannot be written."""
-    path = Path(out)
-    if path.exists() and not path.is_dir():
-        raise InputError(f"--out {out}: it is a file; give a folder for the atlas")
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"--out {out}: cannot make the folder ({exc.strerror or exc})") from None
-    if not os.access(path, os.W_OK):
-        raise InputError(f"--out {out}: the folder cannot be written")
-    return path
+    from gamesolver.solver.tables.atomic import writable_folder
+
+    return writable_folder(out, "--out")
 
 
 def all_results(out: str | os.PathLike[str]) -> list[dict[str, Any]]:

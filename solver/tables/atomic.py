@@ -19,6 +19,22 @@ def check_writable(path: str | os.PathLike[str]) -> Path:
     return out
 
 
+def writable_folder(path: str | os.PathLike[str], what: str) -> Path:
+    """The folder at ``path``, made if missing (its parents too); a one-line InputError that
+    starts with ``what`` (the option or the folder's role) if it is a file, cannot be made or
+    cannot be written."""
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"{what}: {folder} is a file; give a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"{what}: cannot make the folder {folder} ({exc.strerror or exc})") from None
+    if not os.access(folder, os.W_OK):
+        raise InputError(f"{what}: the folder {folder} cannot be written")
+    return folder
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[str]:
     """Yield a temporary file name beside ``path``; on success it replaces ``path`` (readable by
