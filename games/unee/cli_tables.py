@@ -36,32 +36,49 @@ from gamesolver.solver.progress import progress
               help=RULE_HELP + " 'all' solves the three.")
 @click.option("--out", "out", type=click.Path(file_okay=False), default=None, help="Write the table here (one rule).")
 @cache_option
+@click.option("--backend", type=click.Choice(["cpu", "layers", "ray"]), default="cpu", show_default=True,
+              help="cpu: build the whole state graph and solve it here; layers: build and solve one layer "
+                   "(balls on the board) at a time here, so only the largest layer's moves must fit in memory; "
+                   "ray: the layers as tasks on a Ray cluster, the four chains of layers (balls mod 4) at "
+                   "once (pip install \"gamesolver[ray]\"). The tables are the same.")
+@click.option("--address", default=None,
+              help="With --backend ray: the cluster to join (e.g. 10.0.0.1:6379, or 'auto' for the one "
+                   "'ray start' began here); default: a local Ray on this machine.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="With --backend ray: layers solved at once (default: one a CPU of the cluster).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @variant_options
-def solve(options: UneeOptions, rule: str, out: str | None, cache: str | None, as_json: bool) -> None:
+def solve(options: UneeOptions, rule: str, out: str | None, cache: str | None, backend: str, address: str | None,
+          workers: int | None, as_json: bool) -> None:
     """Solve the whole state space and write the table(s)."""
-    from gamesolver.games.unee.notation import start_position
-    from gamesolver.games.unee.solution import build_table, open_table, progress_steps
+    import contextlib
+
+    from gamesolver.games.unee.solution import build_table, progress_steps
     from gamesolver.solver.encoding import _boards
     from gamesolver.solver.errors import InputError
 
     rules = ["uncounted", "draw", "split"] if rule == "all" else [rule]
     if out is not None and len(rules) > 1:
         raise InputError("--out takes one rule; with --rule all the tables go to the cache (or use --cache DIR)")
+    if backend != "ray":
+        for name, value in (("address", address), ("workers", workers)):
+            if value is not None:
+                raise InputError(f"--{name} applies to --backend ray")
     n = _boards.board_count(options.holes, options.max_balls)
     report = []
-    for r in rules:
-        t0 = time.perf_counter()
-        with progress(n * progress_steps(r), f"solve {r}") as bar:
-            path = build_table(options, r, out=out, cache=cache, progress=bar.update)
-        seconds = time.perf_counter() - t0
-        table = open_table(path, options, r)
-        start = start_position(options)
-        info = describe_value(table, start, 0)
-        row = {"rule": r, "path": str(path), "seconds": round(seconds, 3), "states": n, "start": info}
-        if r == "split":
-            row["exact_share"] = table.table.meta.get("exact_share")
-        report.append(row)
+    with contextlib.ExitStack() as stack:
+        engine = None
+        if backend == "ray":
+            from gamesolver.solver.backends.ray_tiers import TierEngine
+
+            engine = stack.enter_context(TierEngine(address=address, workers=workers))
+        for r in rules:
+            t0 = time.perf_counter()
+            with progress(n * progress_steps(r, backend), f"solve {r}") as bar:
+                path = build_table(options, r, out=out, cache=cache, progress=bar.update, backend=backend,
+                                   engine=engine)
+            seconds = time.perf_counter() - t0
+            report.append(_solved_row(options, r, path, seconds, n))
     if as_json:
         emit_json(report)
         return
@@ -70,6 +87,19 @@ def solve(options: UneeOptions, rule: str, out: str | None, cache: str | None, a
         if row["rule"] == "split":
             click.echo(f"           exact (lower = upper) for {row['exact_share']:.2%} of the boards")
         click.echo(f"           start: {row['start']['meaning']}")
+
+
+def _solved_row(options: UneeOptions, r: str, path: object, seconds: float, n: int) -> dict[str, object]:
+    """One rule's line of the solve report: where the table went, how long, the start's value."""
+    from gamesolver.games.unee.notation import start_position
+    from gamesolver.games.unee.solution import open_table
+
+    table = open_table(path, options, r)
+    row: dict[str, object] = {"rule": r, "path": str(path), "seconds": round(seconds, 3), "states": n,
+                              "start": describe_value(table, start_position(options), 0)}
+    if r == "split":
+        row["exact_share"] = table.table.meta.get("exact_share")
+    return row
 
 
 @unee.command("best-move", epilog=example('solver unee best-move "3 0 1 / 2 0 6 S" --captured 12-8'))

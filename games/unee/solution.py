@@ -73,9 +73,10 @@ def solve_arrays(
     return {"lower": lower, "upper": upper}
 
 
-def progress_steps(rule: str) -> int:
-    """How many tier passes ``solve_arrays`` reports (for sizing a progress bar)."""
-    return {"uncounted": 2, "draw": 1, "split": 2}[rule]
+def progress_steps(rule: str, backend: str = "cpu") -> int:
+    """How many tier passes ``solve_arrays`` reports (for sizing a progress bar); solved by layers,
+    each layer is reported once, when all of it is done."""
+    return 1 if backend != "cpu" else {"uncounted": 2, "draw": 1, "split": 2}[rule]
 
 
 # ------------------------------------------------------------------ tables
@@ -111,9 +112,15 @@ def build_table(
     out: str | os.PathLike[str] | None = None,
     cache: str | os.PathLike[str] | None = None,
     progress: Callable[[int], None] | None = None,
+    backend: str = "cpu",
+    engine: Any = None,
 ) -> Path:
-    """Solve and write a table; returns its path (``out`` or the cache location)."""
-    return _build_table(options, check_rule(rule), out, cache, progress)
+    """Solve and write a table; returns its path (``out`` or the cache location).
+
+    ``backend``: ``cpu`` builds the whole graph; ``layers`` solves one layer (balls on the board)
+    at a time, each layer's moves built alone, in this process, or on a Ray cluster when
+    ``engine`` (a ``solver.backends.ray_tiers.TierEngine``) is given. The arrays are the same."""
+    return _build_table(options, check_rule(rule), out, cache, progress, backend, engine)
 
 
 def _build_table(
@@ -122,25 +129,34 @@ def _build_table(
     out: str | os.PathLike[str] | None,
     cache: str | os.PathLike[str] | None,
     progress: Callable[[int], None] | None,
+    backend: str = "cpu",
+    engine: Any = None,
 ) -> Path:
     # the rule was checked where it entered (build_table or solve)
     path = Path(out) if out is not None else table_path(options, rule, cache)
     t0 = time.perf_counter()
-    graph = build_graph(options)
-    arrays = solve_arrays(graph, rule, progress)
+    if backend == "cpu" and engine is None:
+        arrays = solve_arrays(build_graph(options), rule, progress)
+    else:
+        from gamesolver.games.unee.layers import solve_arrays_by_layers
+
+        arrays = solve_arrays_by_layers(options, rule, progress, engine)
     seconds = time.perf_counter() - t0
     head = expected_header(options, rule)
-    meta: dict[str, Any] = {"tiers": "balls on the board", "values": "future capture difference for the mover"}
+    n_states = int(head["state_count"])
+    meta: dict[str, Any] = {"tiers": "balls on the board", "values": "future capture difference for the mover",
+                            "solved": "by layers" + (" on Ray" if engine is not None else "")
+                            if backend != "cpu" or engine is not None else "whole graph"}
     if rule == "split":
         exact = int(np.count_nonzero(arrays["lower"] == arrays["upper"]))
         meta["exact_states"] = exact
-        meta["exact_share"] = exact / graph.n_states
+        meta["exact_share"] = exact / n_states
     return write_table(
         path,
         game="unee",
         encoding=ENCODING,
         encoding_version=ENCODING_VERSION,
-        state_count=graph.n_states,
+        state_count=n_states,
         arrays=arrays,
         options=head["options"],
         rule=rule,

@@ -62,6 +62,19 @@ def reachable(address: str | None, timeout: float = 5.0) -> None:
                          "'ray start --head' there, or give its HOST:PORT") from None
 
 
+def start_ray(ray: Any, address: str | None, init_options: dict[str, Any] | None = None) -> bool:
+    """Join the cluster at ``address`` (or start a local Ray) unless this process is in one
+    already; True when it started or joined one here (the caller shuts it down)."""
+    if ray.is_initialized():
+        return False
+    reachable(address)
+    try:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, **(init_options or {}))
+    except ConnectionError as exc:
+        raise InputError(f"cannot reach the Ray cluster at {address!r}: {exc}") from None
+    return True
+
+
 def split_ranges(game: Any, workers: int, sample: int = _COST_SAMPLE) -> list[tuple[int, int]]:
     """``workers`` rank ranges covering the state space in order, balanced by the distinct
     outcomes of evenly spaced sample states (a sweep's cost grows with them: the tiers with many
@@ -174,14 +187,7 @@ class RayEngine:
         self.ray = ray
         self.log = log
         self.factory = factory
-        self.started_ray = False
-        if not ray.is_initialized():
-            reachable(address)
-            try:
-                ray.init(address=address, include_dashboard=False, log_to_driver=False, **(init_options or {}))
-            except ConnectionError as exc:
-                raise InputError(f"cannot reach the Ray cluster at {address!r}: {exc}") from None
-            self.started_ray = True
+        self.started_ray = start_ray(ray, address, init_options)
         cpus = [int(node["Resources"].get("CPU", 0)) for node in ray.nodes() if node.get("Alive")]
         cpus = [c for c in cpus if c > 0] or [1]
         if threads is None:  # one worker a node by default: each holds a whole copy of the values

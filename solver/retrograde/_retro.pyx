@@ -145,9 +145,17 @@ cdef void largest_tier(const int64_t[::1] indptr, const int64_t[::1] tiers, int6
         maxe[0] = max(maxe[0], indptr[tiers[t + 1]] - indptr[tiers[t]])
 
 
+cdef cnp.ndarray given(object array, int64_t n):
+    """A caller's int8 result array of ``n`` entries, checked (it is filled in place)."""
+    if not isinstance(array, np.ndarray) or array.dtype != np.int8 or array.ndim != 1 or array.shape[0] != n \
+            or not array.flags.c_contiguous or not array.flags.writeable:
+        raise ValueError(f"a result array must be a writable contiguous int8 array of {n} entries")
+    return array
+
+
 def solve_tiers(const int64_t[::1] indptr, const int32_t[::1] succ, const int8_t[::1] reward,
                 const int64_t[::1] rindptr, const int32_t[::1] pred,
-                const int64_t[::1] tiers, const int8_t[::1] terminal, str mode, progress=None):
+                const int64_t[::1] tiers, const int8_t[::1] terminal, str mode, progress=None, out=None):
     """Solve every tier bottom-up.
 
     ``mode='value'``: endless play is worth 0 to both; returns ``value`` int8 (best future score
@@ -156,6 +164,8 @@ def solve_tiers(const int64_t[::1] indptr, const int32_t[::1] succ, const int8_t
     the game to end with a future difference >= u, and ``b[x]`` the highest u such that the
     opponent can force it to end with the mover's future difference <= -u (-128: never).
     ``progress``, if given, is called with the number of states finished after each tier.
+    ``out``, if given, is the result to fill in place (``value``, or ``(a, b)``), its entries for the
+    states below the first tier already solved: a layer solved alone reads its exits from there.
     """
     cdef bint value_mode
     if mode == "value":
@@ -166,9 +176,20 @@ def solve_tiers(const int64_t[::1] indptr, const int32_t[::1] succ, const int8_t
         raise ValueError("mode must be 'value' or 'termination'")
     cdef int64_t n = indptr.shape[0] - 1, t, lo, hi, x, k, y, nb, i
     cdef int64_t ntiers = tiers.shape[0] - 1
-    cdef cnp.ndarray[int8_t, ndim=1] out_v = np.zeros(n, dtype=np.int8)
-    cdef cnp.ndarray[int8_t, ndim=1] out_a = np.full(n, NONE8, dtype=np.int8)
-    cdef cnp.ndarray[int8_t, ndim=1] out_b = np.full(n, NONE8, dtype=np.int8)
+    cdef cnp.ndarray[int8_t, ndim=1] out_v
+    cdef cnp.ndarray[int8_t, ndim=1] out_a
+    cdef cnp.ndarray[int8_t, ndim=1] out_b
+    if out is None:
+        out_v = np.zeros(n, dtype=np.int8)
+        out_a = np.full(n, NONE8, dtype=np.int8)
+        out_b = np.full(n, NONE8, dtype=np.int8)
+    elif value_mode:
+        out_v = given(out, n)
+        out_a = out_b = out_v
+    else:
+        out_a = given(out[0], n)
+        out_b = given(out[1], n)
+        out_v = out_a
     cdef int8_t[::1] V = out_v
     cdef int8_t[::1] A = out_a
     cdef int8_t[::1] B = out_b
@@ -297,7 +318,7 @@ cdef inline int64_t heap_pop(int64_t* heap, int64_t* size) noexcept nogil:
 
 def remoteness_tiers(const int64_t[::1] indptr, const int32_t[::1] succ, const int8_t[::1] reward,
                      const int64_t[::1] rindptr, const int32_t[::1] pred, const int64_t[::1] pedge,
-                     const int64_t[::1] tiers, const int8_t[::1] value, progress=None):
+                     const int64_t[::1] tiers, const int8_t[::1] value, progress=None, out=None):
     """Plies to the end of the game under optimal play, for a ``value``-mode solution.
 
     Only value-preserving moves are played. A mover with a positive value ends the game as fast
@@ -307,11 +328,22 @@ def remoteness_tiers(const int64_t[::1] indptr, const int32_t[::1] succ, const i
     move) repeats. Returns ``(remoteness int32, cycling uint8, choice int8)``: for cycling
     states the remoteness counts the plies until the repeated position appears, and ``choice``
     is the move followed (index into the state's edge list; -1 for a state without moves).
+    ``out``, if given, is ``(remoteness, cycling, choice)`` to fill in place, with the entries of
+    the states below the first tier already solved.
     """
     cdef int64_t n = indptr.shape[0] - 1, ntiers = tiers.shape[0] - 1
-    cdef cnp.ndarray[int32_t, ndim=1] out_r = np.full(n, -1, dtype=np.int32)
-    cdef cnp.ndarray[uint8_t, ndim=1] out_c = np.zeros(n, dtype=np.uint8)
-    cdef cnp.ndarray[int8_t, ndim=1] out_k = np.full(n, -1, dtype=np.int8)
+    cdef cnp.ndarray[int32_t, ndim=1] out_r
+    cdef cnp.ndarray[uint8_t, ndim=1] out_c
+    cdef cnp.ndarray[int8_t, ndim=1] out_k
+    if out is None:
+        out_r = np.full(n, -1, dtype=np.int32)
+        out_c = np.zeros(n, dtype=np.uint8)
+        out_k = np.full(n, -1, dtype=np.int8)
+    else:
+        out_r, out_c, out_k = out
+        given(out_k, n)
+        if out_r.shape[0] != n or out_c.shape[0] != n:
+            raise ValueError(f"the result arrays must have {n} entries")
     cdef int32_t[::1] R = out_r
     cdef uint8_t[::1] C = out_c
     cdef int8_t[::1] K = out_k

@@ -181,11 +181,20 @@ cdef void solve_threshold(TierData* d, int u) noexcept nogil:
 def split_tiers(const int64_t[::1] indptr, const int32_t[::1] succ, const int8_t[::1] reward,
                 const int64_t[::1] rindptr, const int32_t[::1] pred,
                 const int64_t[::1] tiers, const int8_t[::1] terminal, const int8_t[::1] delta,
-                const int8_t[::1] bound, progress=None):
-    """Lower and upper bounds (int8) of every state's value; ``bound[t]`` caps |value| in tier t."""
+                const int8_t[::1] bound, progress=None, out=None):
+    """Lower and upper bounds (int8) of every state's value; ``bound[t]`` caps |value| in tier t.
+    ``out``, if given, is ``(lower, upper)`` to fill in place, with the entries of the states below
+    the first tier already solved."""
     cdef int64_t n = indptr.shape[0] - 1, ntiers = tiers.shape[0] - 1, t, lo, hi, x, k, y, i, m
-    cdef cnp.ndarray[int8_t, ndim=1] out_l = np.zeros(n, dtype=np.int8)
-    cdef cnp.ndarray[int8_t, ndim=1] out_u = np.zeros(n, dtype=np.int8)
+    cdef cnp.ndarray[int8_t, ndim=1] out_l
+    cdef cnp.ndarray[int8_t, ndim=1] out_u
+    if out is None:
+        out_l = np.zeros(n, dtype=np.int8)
+        out_u = np.zeros(n, dtype=np.int8)
+    else:
+        out_l, out_u = out
+        if out_l.shape[0] != n or out_u.shape[0] != n:
+            raise ValueError(f"the result arrays must have {n} entries")
     cdef int8_t[::1] L = out_l
     cdef int8_t[::1] U = out_u
     cdef int64_t maxn = 1

@@ -1,0 +1,105 @@
+"""Ünee as a game of tiers: one tier per number of balls on the board.
+
+A capture takes ``CAPTURE_COUNT`` balls off the board and nothing puts balls back, so a move
+either stays in its layer or lands exactly four balls lower: the layers fall into four chains
+(balls mod 4) that never meet, and each layer needs only the one below it in its chain. The
+generic driver (``solver.retrograde.layers``) solves them one at a time, here or on a Ray cluster,
+with each layer's moves built alone (``_sow.build_layer_graph``), so the largest layer, not the
+whole game, has to fit one machine.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from gamesolver.games.unee import _sow
+from gamesolver.games.unee.rules import CAPTURE_COUNT, UneeOptions
+from gamesolver.solver.encoding import _boards
+from gamesolver.solver.retrograde.layers import MODES, TierGraph, solve_by_tiers
+
+# the kernel mode each repetition rule is solved in
+RULE_MODE = {"uncounted": "value", "draw": "termination", "split": "split"}
+
+
+@dataclass(frozen=True)
+class UneeLayers:
+    """The tier game of one variant (picklable: a Ray worker rebuilds each layer from it)."""
+
+    options: UneeOptions
+
+    def tiers(self) -> list[int]:
+        return list(range(self.options.max_balls + 1))
+
+    def depends(self, tier: int) -> list[int]:
+        return [tier - CAPTURE_COUNT] if tier >= CAPTURE_COUNT else []
+
+    def tier_size(self, tier: int) -> int:
+        return int(layer_sizes(self.options)[tier])
+
+    def tier_graph(self, tier: int) -> TierGraph:
+        o = self.options
+        indptr, succ, hole, captured = _sow.build_layer_graph(
+            o.holes_per_row, tier, 0, -1, o.skip_origin, o.capture_both, CAPTURE_COUNT
+        )
+        return TierGraph(indptr, succ, captured, hole, tier - captured.astype(np.int16))
+
+    def terminal(self, tier: int) -> int:
+        return -tier  # the mover cannot move: every ball on the board goes to the opponent
+
+    def delta(self, tier: int) -> np.ndarray:
+        o = self.options
+        n = o.holes_per_row
+        first = int(_boards.layer_offsets(o.holes, tier)[tier])
+        out = np.empty(self.tier_size(tier), dtype=np.int8)
+        step = 1 << 20
+        for lo in range(0, out.shape[0], step):
+            hi = min(out.shape[0], lo + step)
+            boards = _boards.unrank_boards(np.arange(first + lo, first + hi), o.holes, tier).astype(np.int16)
+            out[lo:hi] = boards[:, :n].sum(axis=1) - boards[:, n:].sum(axis=1)
+        return out
+
+    def bound(self, tier: int) -> int:
+        return tier  # |value| never exceeds the balls on the board
+
+
+def layer_sizes(options: UneeOptions) -> np.ndarray:
+    return np.diff(_boards.layer_offsets(options.holes, options.max_balls))
+
+
+def assemble(options: UneeOptions, rule: str) -> tuple[dict[str, np.ndarray], Callable[[int, dict[str, np.ndarray]], None]]:
+    """Whole-space result arrays and the callback that writes one finished layer into them."""
+    offsets = _boards.layer_offsets(options.holes, options.max_balls)
+    n = int(offsets[-1])
+    from gamesolver.solver.retrograde.layers import empty_result
+
+    arrays = empty_result(RULE_MODE[rule], n)
+
+    def done(tier: int, part: dict[str, np.ndarray]) -> None:
+        lo, hi = int(offsets[tier]), int(offsets[tier + 1])
+        for key, array in part.items():
+            arrays[key][lo:hi] = array
+
+    return arrays, done
+
+
+def solve_arrays_by_layers(
+    options: UneeOptions, rule: str, progress: Callable[[int], None] | None = None, engine: Any = None
+) -> dict[str, np.ndarray]:
+    """The same table arrays as ``solution.solve_arrays``, solved layer by layer, in this process
+    (``engine=None``) or on a Ray cluster (``engine``: a ``solver.backends.ray_tiers.TierEngine``)."""
+    game = UneeLayers(options)
+    mode = RULE_MODE[rule]
+    arrays, write = assemble(options, rule)
+
+    def done(tier: int, part: dict[str, np.ndarray]) -> None:
+        write(tier, part)
+        if progress is not None:
+            progress(part[MODES[mode][0]].shape[0])
+
+    if engine is None:
+        solve_by_tiers(game, mode, done)
+    else:
+        engine.solve(game, mode, done)
+    return arrays

@@ -1,0 +1,166 @@
+"""Retrograde analysis one tier at a time, each tier's graph built alone.
+
+The whole-graph drivers (``_retro.solve_tiers``, ``_split.split_tiers``) hold every state's moves
+at once. A game whose tiers are only ever left for tiers below (Ünee: a capture takes balls off
+the board for good) can instead be solved tier by tier: build one tier's moves, read the values of
+the states its exits reach from the tiers already solved, solve it with the same kernels, keep
+its results and drop its graph. The peak memory is then one tier's graph, not the whole game's,
+and tiers that do not depend on each other can be solved at the same time, on other machines
+(``solver.backends.ray_tiers``).
+
+A game gives a ``TierGame`` (picklable, so that a worker can rebuild it): its tiers in an order
+where each comes after the tiers it ``depends`` on, each tier's successor CSR with the
+successor's index *inside its own tier*, the tier each move lands in, and the payoff of a state
+without moves. The kernels see a small stand-in problem for one tier: first one state without
+moves for each distinct exit target ("stubs", their results copied from the lower tier), then
+the tier's own states; only the tier is solved (``tiers = [m, m + n]``), and the kernels read
+the stubs as they would read the solved tiers below in the whole graph. Results are therefore
+identical to the whole-graph solve, state for state (tests/test_unee_layers.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable, Protocol
+
+import numpy as np
+
+from gamesolver.solver.retrograde import _graph, _retro, _split
+
+NONE8 = -128
+
+# what each mode solves and the arrays it returns for every state of a tier
+MODES: dict[str, tuple[str, ...]] = {
+    "value": ("value", "remoteness", "cycling", "follow"),
+    "termination": ("a", "b"),
+    "split": ("lower", "upper"),
+}
+# the entries of a state no kernel wrote (a tier's stubs always have theirs copied in)
+_FILL = {"value": 0, "remoteness": -1, "cycling": 0, "follow": -1, "a": NONE8, "b": NONE8, "lower": 0, "upper": 0}
+_DTYPE = {"remoteness": np.int32, "cycling": np.uint8}
+
+
+@dataclass(frozen=True)
+class TierGraph:
+    """One tier's moves: CSR over the tier's states (index = rank inside the tier)."""
+
+    indptr: np.ndarray  # int64[n + 1]
+    succ: np.ndarray  # int32[E]: the successor's index inside its own tier
+    reward: np.ndarray  # int8[E]: what the move earns the mover (0 for a move inside the tier)
+    label: np.ndarray  # int8[E]: the move as the game names it (``follow`` reports it)
+    target: np.ndarray  # int[E]: the tier of the successor
+
+    @property
+    def n_states(self) -> int:
+        return int(self.indptr.shape[0] - 1)
+
+
+class TierGame(Protocol):
+    """What the tier-by-tier driver needs of a game (a picklable object)."""
+
+    def tiers(self) -> list[int]:
+        """Every tier, each after the tiers it depends on."""
+
+    def depends(self, tier: int) -> list[int]:
+        """The tiers this tier's exits land in."""
+
+    def tier_size(self, tier: int) -> int: ...
+
+    def tier_graph(self, tier: int) -> TierGraph: ...
+
+    def terminal(self, tier: int) -> int:
+        """The mover's payoff at a state of this tier without moves."""
+
+    def delta(self, tier: int) -> np.ndarray:
+        """``split`` mode: per state, what the mover scores over the opponent if the game stops there."""
+
+    def bound(self, tier: int) -> int:
+        """``split`` mode: a bound on |value| for the tier's states."""
+
+
+def empty_result(mode: str, n: int) -> dict[str, np.ndarray]:
+    return {key: np.full(n, _FILL[key], dtype=_DTYPE.get(key, np.int8)) for key in MODES[mode]}
+
+
+def solve_tier(game: TierGame, tier: int, mode: str, lower: dict[int, dict[str, np.ndarray]],
+               stats: dict[str, int] | None = None) -> dict[str, np.ndarray]:
+    """Solve one tier under ``mode`` given the results of the tiers it depends on (``lower``:
+    tier -> that tier's result arrays). Returns this tier's result arrays; ``stats``, if given,
+    receives the tier's states, moves and exit targets."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}")
+    g = game.tier_graph(tier)
+    n = g.n_states
+    inside = g.target == tier
+    stub = np.empty(g.succ.shape[0], dtype=np.int64)
+    stub_parts: dict[str, list[np.ndarray]] = {key: [] for key in MODES[mode] if key != "follow"}
+    m = 0
+    for u in np.unique(g.target[~inside]).tolist():
+        if u not in lower:
+            raise ValueError(f"tier {tier} has moves into tier {u}, which was not given")
+        sel = g.target == u
+        targets, where = np.unique(g.succ[sel], return_inverse=True)
+        stub[sel] = m + where
+        for key, parts in stub_parts.items():
+            parts.append(lower[u][key][targets])
+        m += targets.shape[0]
+    succ = np.where(inside, g.succ.astype(np.int64) + m, stub).astype(np.int32)
+    indptr = np.concatenate([np.zeros(m, dtype=np.int64), g.indptr])
+    del stub, inside
+    if stats is not None:
+        stats.update(states=n, moves=int(g.succ.shape[0]), stubs=m)
+    rindptr, pred, pedge = _graph.reverse_csr(indptr, succ)
+    tiers = np.array([m, m + n], dtype=np.int64)
+    terminal = np.zeros(m + n, dtype=np.int8)
+    terminal[m:][np.diff(g.indptr) == 0] = game.terminal(tier)
+    full = empty_result(mode, m + n)
+    for key, parts in stub_parts.items():
+        if m:
+            full[key][:m] = np.concatenate(parts)
+    reward = g.reward
+    if mode == "value":
+        _retro.solve_tiers(indptr, succ, reward, rindptr, pred, tiers, terminal, "value", out=full["value"])
+        _retro.remoteness_tiers(indptr, succ, reward, rindptr, pred, pedge, tiers, full["value"],
+                                out=(full["remoteness"], full["cycling"], full["follow"]))
+        choice = full["follow"][m:]
+        has = choice >= 0
+        follow = np.full(n, -1, dtype=np.int8)
+        follow[has] = g.label[g.indptr[:-1][has] + choice[has]]
+        full["follow"][m:] = follow
+    elif mode == "termination":
+        _retro.solve_tiers(indptr, succ, reward, rindptr, pred, tiers, terminal, "termination",
+                           out=(full["a"], full["b"]))
+    else:
+        delta = np.zeros(m + n, dtype=np.int8)
+        delta[m:] = game.delta(tier)
+        bound = np.array([game.bound(tier)], dtype=np.int8)
+        _split.split_tiers(indptr, succ, reward, rindptr, pred, tiers, terminal, delta, bound,
+                           out=(full["lower"], full["upper"]))
+    return {key: array[m:].copy() for key, array in full.items()}
+
+
+def solve_by_tiers(
+    game: TierGame,
+    mode: str,
+    done: Callable[[int, dict[str, np.ndarray]], None] | None = None,
+    tiers: Iterable[int] | None = None,
+) -> dict[int, dict[str, np.ndarray]]:
+    """Solve every tier in this process, in order; a tier's results are dropped once nothing
+    left depends on them unless ``done`` is not given (then all are returned). ``done(tier,
+    arrays)`` is called as each tier finishes."""
+    order = list(game.tiers() if tiers is None else tiers)
+    needed: dict[int, int] = {}
+    for t in order:
+        for u in game.depends(t):
+            needed[u] = needed.get(u, 0) + 1
+    results: dict[int, dict[str, np.ndarray]] = {}
+    for t in order:
+        results[t] = solve_tier(game, t, mode, {u: results[u] for u in game.depends(t)})
+        if done is not None:
+            done(t, results[t])
+            for u in game.depends(t):
+                needed[u] -= 1
+                if needed[u] == 0:
+                    del results[u]
+            if needed.get(t, 0) == 0:
+                del results[t]
+    return results
