@@ -22,7 +22,7 @@ from gamesolver.games.ur import kernel
 from gamesolver.games.ur.engine import Action, actions, terminal_value
 from gamesolver.games.ur.notation import Position
 from gamesolver.games.ur.rules import UrOptions
-from gamesolver.solver.stochastic.bounds import certify, check_certify_fits
+from gamesolver.solver.stochastic.bounds import certify, check_certify_fits, matrix_bytes_estimate
 from gamesolver.solver.errors import CorruptTableError, InputError, MissingTableError, TableError
 from gamesolver.solver.tables.paths import cache_dir
 from gamesolver.solver.stochastic.iteration import (  # noqa: F401  (re-exported for the CLI and tests)
@@ -118,7 +118,9 @@ def solve(
     if certified:  # refused now rather than after a long solve
         need = check_certify_fits(game.state_count, game.roll_count)
         if log and need >= 2**30:  # worth a line where it is a share of the machine
-            log(f"the proof will need about {need / 2**30:.1f} GiB at its peak")
+            log(f"the proof will need about {need / 2**30:.1f} GiB at its peak, and about "
+                f"{matrix_bytes_estimate(game.state_count) / 2**30:.1f} GiB more for the pair's matrix, "
+                "which it builds only where that fits in the memory then free (products twice as fast)")
     solved = solve_values(game, root, header, tolerance=tolerance, threads=threads, max_sweeps=max_sweeps,
                           method=method, graph=graph, show_progress=show_progress, log=log, engine=engine,
                           policy_place=policy_place)
