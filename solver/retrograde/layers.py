@@ -91,32 +91,36 @@ def solve_tier(game: TierGame, tier: int, mode: str, lower: dict[int, dict[str, 
     g = game.tier_graph(tier)
     n = g.n_states
     inside = g.target == tier
-    stub = np.empty(g.succ.shape[0], dtype=np.int64)
+    exits = np.flatnonzero(~inside)
+    succ = g.succ.copy()  # becomes the stand-in problem's successors: stubs first, then the tier
     stub_parts: dict[str, list[np.ndarray]] = {key: [] for key in MODES[mode] if key != "follow"}
     m = 0
-    for u in np.unique(g.target[~inside]).tolist():
+    exit_tier = g.target[exits]
+    for u in np.unique(exit_tier).tolist():
         if u not in lower:
             raise ValueError(f"tier {tier} has moves into tier {u}, which was not given")
-        sel = g.target == u
+        sel = exits[exit_tier == u]
         targets, where = np.unique(g.succ[sel], return_inverse=True)
-        stub[sel] = m + where
+        succ[sel] = where + m
         for key, parts in stub_parts.items():
             parts.append(lower[u][key][targets])
         m += targets.shape[0]
-    succ = np.where(inside, g.succ.astype(np.int64) + m, stub).astype(np.int32)
+    if m + n >= 2**31:
+        raise ValueError(f"tier {tier} and its exits have {m + n:,} states, more than 32-bit indices hold")
+    succ[inside] += m
     indptr = np.concatenate([np.zeros(m, dtype=np.int64), g.indptr])
-    del stub, inside
+    reward, label, tier_indptr = g.reward, g.label, g.indptr
+    del inside, exits, exit_tier, g  # the successors within tiers are in ``succ`` now
     if stats is not None:
-        stats.update(states=n, moves=int(g.succ.shape[0]), stubs=m)
+        stats.update(states=n, moves=int(succ.shape[0]), stubs=m)
     rindptr, pred, pedge = _graph.reverse_csr(indptr, succ)
     tiers = np.array([m, m + n], dtype=np.int64)
     terminal = np.zeros(m + n, dtype=np.int8)
-    terminal[m:][np.diff(g.indptr) == 0] = game.terminal(tier)
+    terminal[m:][np.diff(tier_indptr) == 0] = game.terminal(tier)
     full = empty_result(mode, m + n)
     for key, parts in stub_parts.items():
         if m:
             full[key][:m] = np.concatenate(parts)
-    reward = g.reward
     if mode == "value":
         _retro.solve_tiers(indptr, succ, reward, rindptr, pred, tiers, terminal, "value", out=full["value"])
         _retro.remoteness_tiers(indptr, succ, reward, rindptr, pred, pedge, tiers, full["value"],
@@ -124,7 +128,7 @@ def solve_tier(game: TierGame, tier: int, mode: str, lower: dict[int, dict[str, 
         choice = full["follow"][m:]
         has = choice >= 0
         follow = np.full(n, -1, dtype=np.int8)
-        follow[has] = g.label[g.indptr[:-1][has] + choice[has]]
+        follow[has] = label[tier_indptr[:-1][has] + choice[has]]
         full["follow"][m:] = follow
     elif mode == "termination":
         _retro.solve_tiers(indptr, succ, reward, rindptr, pred, tiers, terminal, "termination",
