@@ -193,3 +193,61 @@ def test_more_workers_than_the_cluster_has_cpus_are_refused(cluster):
     with pytest.raises(InputError, match="3 workers do not fit the Ray cluster's 2 CPUs"):
         TierEngine(workers=3)
     assert ray.is_initialized()  # the cluster this process joined before stays
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_a_stopped_layer_solve_resumes_with_the_layers_it_had(tmp_path, monkeypatch, rule):
+    from gamesolver.solver.retrograde import layers as L
+
+    options = UneeOptions(3, 2, capture_rows="both")
+    whole = solve_arrays(build_graph(options), rule)
+    folder = tmp_path / "ck"
+    finished = []
+
+    def stop_after_five(count):
+        finished.append(count)
+        if len(finished) == 5:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        solve_arrays_by_layers(options, rule, progress=stop_after_five, checkpoint=folder)
+    assert sorted(int(p.stem) for p in folder.glob("*.npz")) == [0, 1, 2, 3, 4]
+    (folder / "3.npz").write_bytes(b"not a layer")  # a damaged file: that layer is solved again
+    solved = []
+    real = L.solve_tier
+    monkeypatch.setattr(L, "solve_tier", lambda game, t, *a, **k: solved.append(t) or real(game, t, *a, **k))
+    lines = []
+    again = solve_arrays_by_layers(options, rule, checkpoint=folder, log=lines.append)
+    assert solved == [3] + list(range(5, options.max_balls + 1))
+    assert lines == [f"resuming: 4 of {options.max_balls + 1} layers solved before, read from {folder}"]
+    for key in whole:
+        assert np.array_equal(whole[key], again[key]), key
+
+
+def test_the_layer_checkpoint_is_removed_once_the_table_is_written(tmp_path):
+    result = CliRunner().invoke(cli, ["unee", "--holes", "2", "--balls", "2", "solve", "--backend", "layers",
+                                      "--out", str(tmp_path / "t")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "t" / "header.json").exists() and not (tmp_path / ".t.layers").exists()
+
+
+@needs_ray
+def test_ray_resumes_from_layers_solved_before(cluster, tmp_path):
+    from gamesolver.solver.backends.ray_tiers import TierEngine
+
+    options = UneeOptions(3, 2, capture_rows="both")
+    whole = solve_arrays(build_graph(options), "uncounted")
+    finished = []
+
+    def stop_after_six(count):
+        finished.append(count)
+        if len(finished) == 6:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        solve_arrays_by_layers(options, "uncounted", progress=stop_after_six, checkpoint=tmp_path)
+    with TierEngine(workers=2) as engine:
+        again = solve_arrays_by_layers(options, "uncounted", engine=engine, checkpoint=tmp_path)
+        assert sorted(s["tier"] for s in engine.stats) == list(range(6, options.max_balls + 1))
+    for key in whole:
+        assert np.array_equal(whole[key], again[key]), key

@@ -76,7 +76,7 @@ def solve(options: UneeOptions, rule: str, out: str | None, cache: str | None, b
             t0 = time.perf_counter()
             with progress(n * progress_steps(r, backend), f"solve {r}") as bar:
                 path = build_table(options, r, out=out, cache=cache, progress=bar.update, backend=backend,
-                                   engine=engine)
+                                   engine=engine, log=lambda line: click.echo(line, err=True))
             seconds = time.perf_counter() - t0
             report.append(_solved_row(options, r, path, seconds, n))
     if as_json:

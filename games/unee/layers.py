@@ -9,7 +9,9 @@ whole game, has to fit one machine.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -17,7 +19,7 @@ import numpy as np
 from gamesolver.games.unee import _sow
 from gamesolver.games.unee.rules import CAPTURE_COUNT, UneeOptions
 from gamesolver.solver.encoding import _boards
-from gamesolver.solver.retrograde.layers import MODES, TierGraph, solve_by_tiers
+from gamesolver.solver.retrograde.layers import TierCheckpoint, TierGraph, solve_by_tiers
 
 # the kernel mode each repetition rule is solved in
 RULE_MODE = {"uncounted": "value", "draw": "termination", "split": "split"}
@@ -85,21 +87,34 @@ def assemble(options: UneeOptions, rule: str) -> tuple[dict[str, np.ndarray], Ca
 
 
 def solve_arrays_by_layers(
-    options: UneeOptions, rule: str, progress: Callable[[int], None] | None = None, engine: Any = None
+    options: UneeOptions, rule: str, progress: Callable[[int], None] | None = None, engine: Any = None,
+    checkpoint: str | os.PathLike[str] | None = None, log: Callable[[str], None] | None = None,
 ) -> dict[str, np.ndarray]:
     """The same table arrays as ``solution.solve_arrays``, solved layer by layer, in this process
-    (``engine=None``) or on a Ray cluster (``engine``: a ``solver.backends.ray_tiers.TierEngine``)."""
+    (``engine=None``) or on a Ray cluster (``engine``: a ``solver.backends.ray_tiers.TierEngine``).
+    ``checkpoint``: a folder keeping each finished layer, read back by a run that resumes."""
     game = UneeLayers(options)
     mode = RULE_MODE[rule]
     arrays, write = assemble(options, rule)
+    sizes = {t: int(size) for t, size in enumerate(layer_sizes(options))}
+    store = TierCheckpoint(Path(checkpoint), mode, sizes) if checkpoint is not None else None
+    known = store.load() if store is not None else {}
+    if known and log is not None:
+        log(f"resuming: {len(known)} of {len(sizes)} layers solved before, read from {checkpoint}")
+    for t, part in known.items():
+        write(t, part)
+        if progress is not None:
+            progress(sizes[t])
 
     def done(tier: int, part: dict[str, np.ndarray]) -> None:
+        if store is not None:
+            store.save(tier, part)
         write(tier, part)
         if progress is not None:
-            progress(part[MODES[mode][0]].shape[0])
+            progress(sizes[tier])
 
     if engine is None:
-        solve_by_tiers(game, mode, done)
+        solve_by_tiers(game, mode, done, known)
     else:
-        engine.solve(game, mode, done)
+        engine.solve(game, mode, done, known)
     return arrays

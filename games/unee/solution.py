@@ -18,6 +18,7 @@ captures minus the opponent's, plus the balls a game end hands out):
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -114,13 +115,16 @@ def build_table(
     progress: Callable[[int], None] | None = None,
     backend: str = "cpu",
     engine: Any = None,
+    log: Callable[[str], None] | None = None,
 ) -> Path:
     """Solve and write a table; returns its path (``out`` or the cache location).
 
     ``backend``: ``cpu`` builds the whole graph; ``layers`` solves one layer (balls on the board)
     at a time, each layer's moves built alone, in this process, or on a Ray cluster when
-    ``engine`` (a ``solver.backends.ray_tiers.TierEngine``) is given. The arrays are the same."""
-    return _build_table(options, check_rule(rule), out, cache, progress, backend, engine)
+    ``engine`` (a ``solver.backends.ray_tiers.TierEngine``) is given. The arrays are the same.
+    Solved by layers, each finished layer is kept in a hidden folder beside the table
+    (``.<name>.layers``) until the table is written, so a stopped run resumes there."""
+    return _build_table(options, check_rule(rule), out, cache, progress, backend, engine, log)
 
 
 def _build_table(
@@ -131,16 +135,19 @@ def _build_table(
     progress: Callable[[int], None] | None,
     backend: str = "cpu",
     engine: Any = None,
+    log: Callable[[str], None] | None = None,
 ) -> Path:
     # the rule was checked where it entered (build_table or solve)
     path = Path(out) if out is not None else table_path(options, rule, cache)
     t0 = time.perf_counter()
+    checkpoint = None
     if backend == "cpu" and engine is None:
         arrays = solve_arrays(build_graph(options), rule, progress)
     else:
         from gamesolver.games.unee.layers import solve_arrays_by_layers
 
-        arrays = solve_arrays_by_layers(options, rule, progress, engine)
+        checkpoint = path.parent / f".{path.name}.layers"
+        arrays = solve_arrays_by_layers(options, rule, progress, engine, checkpoint, log)
     seconds = time.perf_counter() - t0
     head = expected_header(options, rule)
     n_states = int(head["state_count"])
@@ -151,7 +158,7 @@ def _build_table(
         exact = int(np.count_nonzero(arrays["lower"] == arrays["upper"]))
         meta["exact_states"] = exact
         meta["exact_share"] = exact / n_states
-    return write_table(
+    written = write_table(
         path,
         game="unee",
         encoding=ENCODING,
@@ -163,6 +170,9 @@ def _build_table(
         meta=meta,
         seconds=seconds,
     )
+    if checkpoint is not None:
+        shutil.rmtree(checkpoint, ignore_errors=True)
+    return written
 
 
 def open_table(

@@ -61,11 +61,17 @@ class TierEngine:
         if log:
             log(f"ray: {self.workers} workers ({cpus} CPUs in the cluster)")
 
-    def solve(self, game: TierGame, mode: str, done: Callable[[int, dict[str, np.ndarray]], None]) -> None:
-        """Solve every tier of ``game``; ``done(tier, arrays)`` as each arrives, in any order."""
+    def solve(self, game: TierGame, mode: str, done: Callable[[int, dict[str, np.ndarray]], None],
+              known: dict[int, dict[str, np.ndarray]] | None = None) -> None:
+        """Solve every tier of ``game`` but the ``known`` ones (solved before: put in the object
+        store where a tier needs them); ``done(tier, arrays)`` as each arrives, in any order."""
+        known = known or {}
         refs: dict[int, Any] = {}
         waiting: dict[Any, tuple[int, Any]] = {}
         for t in game.tiers():
+            if t in known:
+                refs[t] = self.ray.put(known[t])
+                continue
             below = list(game.depends(t))
             arrays, stats = self._task.remote(game, t, mode, below, *[refs[u] for u in below])
             refs[t] = arrays

@@ -19,8 +19,11 @@ identical to the whole-graph solve, state for state (tests/test_unee_layers.py).
 """
 from __future__ import annotations
 
+import os
+import shutil
 from dataclasses import dataclass
-from typing import Callable, Iterable, Protocol
+from pathlib import Path
+from typing import Callable, Protocol
 
 import numpy as np
 
@@ -146,17 +149,19 @@ def solve_by_tiers(
     game: TierGame,
     mode: str,
     done: Callable[[int, dict[str, np.ndarray]], None] | None = None,
-    tiers: Iterable[int] | None = None,
+    known: dict[int, dict[str, np.ndarray]] | None = None,
 ) -> dict[int, dict[str, np.ndarray]]:
-    """Solve every tier in this process, in order; a tier's results are dropped once nothing
-    left depends on them unless ``done`` is not given (then all are returned). ``done(tier,
-    arrays)`` is called as each tier finishes."""
-    order = list(game.tiers() if tiers is None else tiers)
+    """Solve every tier in this process, in order. ``known``: tiers solved before (a checkpoint),
+    not solved again and read where a tier needs them. ``done(tier, arrays)`` is called as each
+    tier finishes; with it, a tier's results are dropped once nothing left needs them, without it
+    all are kept and returned."""
+    known = known or {}
+    order = [t for t in game.tiers() if t not in known]
     needed: dict[int, int] = {}
     for t in order:
         for u in game.depends(t):
             needed[u] = needed.get(u, 0) + 1
-    results: dict[int, dict[str, np.ndarray]] = {}
+    results: dict[int, dict[str, np.ndarray]] = {u: known[u] for u in needed if u in known}
     for t in order:
         results[t] = solve_tier(game, t, mode, {u: results[u] for u in game.depends(t)})
         if done is not None:
@@ -168,3 +173,40 @@ def solve_by_tiers(
             if needed.get(t, 0) == 0:
                 del results[t]
     return results
+
+
+class TierCheckpoint:
+    """One file a finished tier in a folder (``<tier>.npz``, each written whole or not at all), so
+    that a stopped solve resumes with the tiers it had, and the folder removed once the table
+    that uses them is written."""
+
+    def __init__(self, folder: Path, mode: str, sizes: dict[int, int]) -> None:
+        self.folder, self.mode, self.sizes = Path(folder), mode, sizes
+
+    def load(self) -> dict[int, dict[str, np.ndarray]]:
+        """The tiers found whole in the folder (a file that does not load, or is for another
+        mode or size, is left out and solved again)."""
+        out: dict[int, dict[str, np.ndarray]] = {}
+        if not self.folder.is_dir():
+            return out
+        for path in self.folder.glob("*.npz"):
+            if not path.stem.isdigit() or int(path.stem) not in self.sizes:
+                continue
+            t = int(path.stem)
+            try:
+                with np.load(path) as z:
+                    arrays = {key: z[key] for key in z.files}
+            except (OSError, ValueError, EOFError):
+                continue
+            if sorted(arrays) == sorted(MODES[self.mode]) and all(a.shape == (self.sizes[t],) for a in arrays.values()):
+                out[t] = arrays
+        return out
+
+    def save(self, tier: int, arrays: dict[str, np.ndarray]) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        tmp = self.folder / f".{tier}.tmp-{os.getpid()}.npz"
+        np.savez(tmp, **arrays)
+        os.replace(tmp, self.folder / f"{tier}.npz")
+
+    def remove(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
