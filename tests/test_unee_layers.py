@@ -195,6 +195,18 @@ def test_more_workers_than_the_cluster_has_cpus_are_refused(cluster):
     assert ray.is_initialized()  # the cluster this process joined before stays
 
 
+def interrupt_after(layers: int):
+    """A progress callback that stops the solve (as Ctrl-C would) once ``layers`` layers are done."""
+    finished = []
+
+    def progress(count: int) -> None:
+        finished.append(count)
+        if len(finished) == layers:
+            raise KeyboardInterrupt
+
+    return progress
+
+
 @pytest.mark.parametrize("rule", RULES)
 def test_a_stopped_layer_solve_resumes_with_the_layers_it_had(tmp_path, monkeypatch, rule):
     from gamesolver.solver.retrograde import layers as L
@@ -202,15 +214,8 @@ def test_a_stopped_layer_solve_resumes_with_the_layers_it_had(tmp_path, monkeypa
     options = UneeOptions(3, 2, capture_rows="both")
     whole = solve_arrays(build_graph(options), rule)
     folder = tmp_path / "ck"
-    finished = []
-
-    def stop_after_five(count):
-        finished.append(count)
-        if len(finished) == 5:
-            raise KeyboardInterrupt
-
     with pytest.raises(KeyboardInterrupt):
-        solve_arrays_by_layers(options, rule, progress=stop_after_five, checkpoint=folder)
+        solve_arrays_by_layers(options, rule, progress=interrupt_after(5), checkpoint=folder)
     assert sorted(int(p.stem) for p in folder.glob("*.npz")) == [0, 1, 2, 3, 4]
     (folder / "3.npz").write_bytes(b"not a layer")  # a damaged file: that layer is solved again
     solved = []
@@ -237,15 +242,8 @@ def test_ray_resumes_from_layers_solved_before(cluster, tmp_path):
 
     options = UneeOptions(3, 2, capture_rows="both")
     whole = solve_arrays(build_graph(options), "uncounted")
-    finished = []
-
-    def stop_after_six(count):
-        finished.append(count)
-        if len(finished) == 6:
-            raise KeyboardInterrupt
-
     with pytest.raises(KeyboardInterrupt):
-        solve_arrays_by_layers(options, "uncounted", progress=stop_after_six, checkpoint=tmp_path)
+        solve_arrays_by_layers(options, "uncounted", progress=interrupt_after(6), checkpoint=tmp_path)
     with TierEngine(workers=2) as engine:
         again = solve_arrays_by_layers(options, "uncounted", engine=engine, checkpoint=tmp_path)
         assert sorted(s["tier"] for s in engine.stats) == list(range(6, options.max_balls + 1))

@@ -14,6 +14,7 @@ from libc.stdint cimport int8_t, int16_t, int32_t, int64_t
 from libc.stdlib cimport malloc, free
 
 from gamesolver.solver.encoding._comb cimport board_rank
+from gamesolver.solver.encoding._boards import binomial_table, unrank_boards
 
 cnp.import_array()
 
@@ -118,16 +119,6 @@ cdef int64_t sow_range(int holes, int s, int64_t count, int* bars, const int64_t
     return e
 
 
-cdef object binomials(int nmax, int holes):
-    cdef cnp.ndarray[int64_t, ndim=2] bt = np.zeros((nmax + 1, holes + 1), dtype=np.int64)
-    cdef int a, k
-    for a in range(nmax + 1):
-        bt[a, 0] = 1
-        for k in range(1, min(a, holes) + 1):
-            bt[a, k] = bt[a - 1, k - 1] + (bt[a - 1, k] if k <= a - 1 else 0)
-    return bt
-
-
 def build_sowing_graph(int holes_per_row, int max_balls, bint skip_origin=False, bint capture_both=False,
                        int capture_count=4):
     """Successor CSR of every board with up to ``max_balls`` balls.
@@ -139,7 +130,7 @@ def build_sowing_graph(int holes_per_row, int max_balls, bint skip_origin=False,
     cdef int holes = 2 * holes_per_row, n = holes_per_row
     if holes_per_row < 1 or holes > MAXH:
         raise ValueError("holes per row must be 1..32")
-    cdef cnp.ndarray[int64_t, ndim=2] bt = binomials(max_balls + holes, holes)
+    cdef cnp.ndarray[int64_t, ndim=2] bt = binomial_table(max_balls + holes, holes)
     cdef int64_t total = bt[max_balls + holes, holes]
     if total * n >= 2 ** 31 - 1:
         raise ValueError("state space too large for 32-bit successor ids")
@@ -179,7 +170,7 @@ def build_layer_graph(int holes_per_row, int balls, int64_t start=0, int64_t sto
         raise ValueError("holes per row must be 1..32")
     if balls < 0:
         raise ValueError("balls must be >= 0")
-    cdef cnp.ndarray[int64_t, ndim=2] bt = binomials(balls + holes, holes)
+    cdef cnp.ndarray[int64_t, ndim=2] bt = binomial_table(balls + holes, holes)
     cdef const int64_t* bp = &bt[0, 0]
     cdef int stride = holes + 1
     cdef int64_t size = bt[balls + holes - 1, holes - 1]
@@ -200,9 +191,8 @@ def build_layer_graph(int holes_per_row, int balls, int64_t start=0, int64_t sto
     indptr[0] = 0
     if count > 0:
         # the range's first board, unranked from the colex rank (largest bar first)
-        from gamesolver.solver.encoding import _boards
         offset = int(bt[balls + holes - 1, holes]) if balls > 0 else 0
-        first = _boards.unrank_boards([offset + start], holes, balls)[0]
+        first = unrank_boards([offset + start], holes, balls)[0]
         prev = -1
         for i in range(holes - 1):
             c[i] = int(first[i])
