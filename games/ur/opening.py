@@ -286,8 +286,9 @@ def load(path: str | os.PathLike[str], options: UrOptions) -> OpeningFile:
     have = header.get("options", {})
     for key in ("pieces", "board_sha256", "dice_sha256", "mirror"):
         if have.get(key) != want[key]:
+            hint = f"; read it with pieces={have.get(key)} (--pieces {have.get(key)})" if key == "pieces" else ""
             raise TableMismatchError(f"opening file {where} was built with {key}={have.get(key)!r}, "
-                                     f"wanted {key}={want[key]!r}")
+                                     f"wanted {key}={want[key]!r}{hint}")
     return OpeningFile(where, header, keys, values, depth, options, intervals)
 
 
