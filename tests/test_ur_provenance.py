@@ -91,7 +91,8 @@ def test_verify_settles_the_first_players_advantage_from_the_shipped_proven_file
     result = first_player_favoured(cache=str(tmp_path))
     assert result.status == "verified" and "proven worth" in result.summary and "K = 4" in result.summary
     assert result.figures["4"]["source"] == "shipped opening file" and result.figures["4"]["proven"] is True
-    assert result.figures["5"]["proven"] is False  # the five- and six-piece files are not proven
+    assert result.figures["5"]["proven"] is True  # the five-piece file is proven too, from its own proof
+    assert result.figures["6"]["proven"] is False  # the six-piece file is not
     assert not any(tmp_path.iterdir())  # nothing solved
 
 
