@@ -30,12 +30,17 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import numpy as np  # noqa: E402
 
+# the child's own high-water mark (VmHWM: ru_maxrss would start at the parent's peak, inherited at fork)
 PEAK = """
-import json, resource, sys, time
+import json, sys, time
 import numpy as np
+def hwm():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
 from gamesolver.games.unee.rules import UneeOptions
 o = UneeOptions(holes_per_row={h}, balls_per_hole={b})
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+base = hwm()
 t0 = time.perf_counter()
 if {layers}:
     from gamesolver.games.unee.layers import solve_arrays_by_layers
@@ -45,7 +50,7 @@ else:
     from gamesolver.games.unee.solution import solve_arrays
     a = solve_arrays(build_graph(o), {rule!r})
 print(json.dumps({{"seconds": time.perf_counter() - t0, "base_kib": base,
-                  "peak_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                  "peak_kib": hwm(),
                   "result_bytes": sum(x.nbytes for x in a.values())}}))
 """
 
@@ -89,9 +94,8 @@ def project(options, rate: float, bytes_move: float, bytes_state: float, sample:
         "largest_layer": big,
         "largest_layer_boards": layers[big][0],
         "largest_layer_moves": layers[big][1],
-        "cpu_hours": sum(seconds) / 3600,
-        "hours_4_workers": max(chains) / 3600,
-        "hours_1_worker": sum(seconds) / 3600,
+        "cpu_minutes": sum(seconds) / 60,
+        "minutes_4_workers": max(chains) / 60,
         "layer_gib": (layers[big][1] * bytes_move + layers[big][0] * bytes_state) / 2**30,
     }
 
@@ -163,9 +167,8 @@ def main() -> None:
                         args.sample)
             print(f"projection {p['variant']} {rule}: {p['boards']:,} boards, ~{p['moves']:.3g} moves; largest layer "
                   f"{p['largest_layer']} balls ({p['largest_layer_boards']:,} boards, ~{p['largest_layer_moves']:.3g} "
-                  f"moves, ~{p['layer_gib']:.0f} GiB on its worker); ~{p['cpu_hours']:.1f} CPU hours; "
-                  f"~{p['hours_4_workers']:.1f} h with 4 workers (the longest chain), "
-                  f"~{p['hours_1_worker']:.1f} h with one")
+                  f"moves, ~{p['layer_gib']:.0f} GiB on its worker); ~{p['cpu_minutes']:.0f} minutes with one "
+                  f"worker, ~{p['minutes_4_workers']:.0f} with four (the longest chain)")
 
 
 if __name__ == "__main__":
