@@ -148,7 +148,7 @@ def main() -> None:
     rule = rules[0]
     w = peak(args.holes, args.balls, rule, False)
     lay = peak(args.holes, args.balls, rule, True)
-    moves = [layer_moves(options, t, 10**9)[1] for t in range(options.max_balls + 1)]
+    moves = np.diff(graph.indptr[graph.offsets])  # each layer's moves, from the whole graph built above
     sizes = np.diff(graph.offsets)
     big = int(np.argmax(moves))
     grow_w = max(1, w["peak_kib"] - w["base_kib"]) / 2**20

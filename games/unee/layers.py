@@ -19,7 +19,8 @@ import numpy as np
 from gamesolver.games.unee import _sow
 from gamesolver.games.unee.rules import CAPTURE_COUNT, UneeOptions
 from gamesolver.solver.encoding import _boards
-from gamesolver.solver.retrograde.layers import TierCheckpoint, TierGraph, solve_by_tiers
+from gamesolver.games.unee.split import row_differences
+from gamesolver.solver.retrograde.layers import TierCheckpoint, TierGraph, empty_result, solve_by_tiers
 
 # the kernel mode each repetition rule is solved in
 RULE_MODE = {"uncounted": "value", "draw": "termination", "split": "split"}
@@ -51,16 +52,8 @@ class UneeLayers:
         return -tier  # the mover cannot move: every ball on the board goes to the opponent
 
     def delta(self, tier: int) -> np.ndarray:
-        o = self.options
-        n = o.holes_per_row
-        first = int(_boards.layer_offsets(o.holes, tier)[tier])
-        out = np.empty(self.tier_size(tier), dtype=np.int8)
-        step = 1 << 20
-        for lo in range(0, out.shape[0], step):
-            hi = min(out.shape[0], lo + step)
-            boards = _boards.unrank_boards(np.arange(first + lo, first + hi), o.holes, tier).astype(np.int16)
-            out[lo:hi] = boards[:, :n].sum(axis=1) - boards[:, n:].sum(axis=1)
-        return out
+        first, stop = (int(x) for x in _boards.layer_offsets(self.options.holes, tier)[tier:tier + 2])
+        return row_differences(self.options, first, stop, tier)
 
     def bound(self, tier: int) -> int:
         return tier  # |value| never exceeds the balls on the board
@@ -73,10 +66,7 @@ def layer_sizes(options: UneeOptions) -> np.ndarray:
 def assemble(options: UneeOptions, rule: str) -> tuple[dict[str, np.ndarray], Callable[[int, dict[str, np.ndarray]], None]]:
     """Whole-space result arrays and the callback that writes one finished layer into them."""
     offsets = _boards.layer_offsets(options.holes, options.max_balls)
-    n = int(offsets[-1])
-    from gamesolver.solver.retrograde.layers import empty_result
-
-    arrays = empty_result(RULE_MODE[rule], n)
+    arrays = empty_result(RULE_MODE[rule], int(offsets[-1]))
 
     def done(tier: int, part: dict[str, np.ndarray]) -> None:
         lo, hi = int(offsets[tier]), int(offsets[tier + 1])

@@ -30,6 +30,7 @@ from gamesolver.games.unee.graph import ENCODING, ENCODING_VERSION, StateGraph, 
 from gamesolver.games.unee.notation import Position, move_name
 from gamesolver.games.unee.rules import DEFAULT, REPETITION_RULES, UneeOptions, check_rule
 from gamesolver.solver.retrograde import _retro
+from gamesolver.solver.retrograde.layers import followed_labels
 from gamesolver.solver.errors import InputError, MissingTableError, PositionNotCoveredError
 from gamesolver.solver.tables.paths import cache_dir
 from gamesolver.solver.tables.table import Table, open_table as open_generic_table, write_table
@@ -59,9 +60,7 @@ def solve_arrays(
             graph.indptr, graph.succ, reward, rindptr, pred, pedge, tiers, value, progress
         )
         # the move optimal play follows, as the mover's relative hole (-1: no move)
-        follow = np.full(graph.n_states, -1, dtype=np.int8)
-        has = choice >= 0
-        follow[has] = graph.hole[graph.indptr[:-1][has] + choice[has]]
+        follow = followed_labels(graph.indptr, graph.hole, choice)
         return {"value": value, "remoteness": remoteness, "cycling": cycling, "follow": follow}
     if rule == "draw":
         a, b = _retro.solve_tiers(graph.indptr, graph.succ, reward, rindptr, pred, tiers, term, "termination", progress)
@@ -140,20 +139,20 @@ def _build_table(
     # the rule was checked where it entered (build_table or solve)
     path = Path(out) if out is not None else table_path(options, rule, cache)
     t0 = time.perf_counter()
-    checkpoint = None
-    if backend == "cpu" and engine is None:
+    layered = backend != "cpu" or engine is not None
+    checkpoint = path.parent / f".{path.name}.layers" if layered else None
+    if checkpoint is None:
         arrays = solve_arrays(build_graph(options), rule, progress)
     else:
         from gamesolver.games.unee.layers import solve_arrays_by_layers
 
-        checkpoint = path.parent / f".{path.name}.layers"
         arrays = solve_arrays_by_layers(options, rule, progress, engine, checkpoint, log)
     seconds = time.perf_counter() - t0
     head = expected_header(options, rule)
     n_states = int(head["state_count"])
     meta: dict[str, Any] = {"tiers": "balls on the board", "values": "future capture difference for the mover",
-                            "solved": "by layers" + (" on Ray" if engine is not None else "")
-                            if backend != "cpu" or engine is not None else "whole graph"}
+                            "solved": ("by layers on Ray" if engine is not None else "by layers") if layered
+                            else "whole graph"}
     if rule == "split":
         exact = int(np.count_nonzero(arrays["lower"] == arrays["upper"]))
         meta["exact_states"] = exact

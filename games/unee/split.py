@@ -12,6 +12,7 @@ from typing import Callable
 import numpy as np
 
 from gamesolver.games.unee.graph import StateGraph
+from gamesolver.games.unee.rules import UneeOptions
 from gamesolver.solver.encoding import _boards
 from gamesolver.solver.retrograde import _split
 from gamesolver.solver.errors import InputError
@@ -25,12 +26,18 @@ class EffortLimitReached(InputError):
 
 def split_deltas(graph: StateGraph) -> np.ndarray:
     """For each state: balls in the mover's row minus balls in the opponent's row."""
-    n = graph.options.holes_per_row
-    out = np.empty(graph.n_states, dtype=np.int8)
+    return row_differences(graph.options, 0, graph.n_states, graph.max_balls)
+
+
+def row_differences(options: UneeOptions, start: int, stop: int, max_balls: int) -> np.ndarray:
+    """Balls in the mover's row minus balls in the opponent's row, for the boards ranked
+    ``start:stop`` (all of them with at most ``max_balls`` balls), unranked a million at a time."""
+    n = options.holes_per_row
+    out = np.empty(stop - start, dtype=np.int8)
     step = 1 << 20
-    for lo in range(0, graph.n_states, step):
-        hi = min(graph.n_states, lo + step)
-        boards = _boards.unrank_boards(np.arange(lo, hi), graph.options.holes, graph.max_balls).astype(np.int16)
+    for lo in range(0, out.shape[0], step):
+        hi = min(out.shape[0], lo + step)
+        boards = _boards.unrank_boards(np.arange(start + lo, start + hi), options.holes, max_balls).astype(np.int16)
         out[lo:hi] = boards[:, :n].sum(axis=1) - boards[:, n:].sum(axis=1)
     return out
 

@@ -84,6 +84,15 @@ def empty_result(mode: str, n: int) -> dict[str, np.ndarray]:
     return {key: np.full(n, _FILL[key], dtype=_DTYPE.get(key, np.int8)) for key in MODES[mode]}
 
 
+def followed_labels(indptr: np.ndarray, label: np.ndarray, choice: np.ndarray) -> np.ndarray:
+    """The label of the move each state follows (``remoteness_tiers``' ``choice``: an index into
+    the state's moves, -1 without a move), -1 where there is none."""
+    has = choice >= 0
+    out = np.full(choice.shape[0], -1, dtype=np.int8)
+    out[has] = label[indptr[:-1][has] + choice[has]]
+    return out
+
+
 def solve_tier(game: TierGame, tier: int, mode: str, lower: dict[int, dict[str, np.ndarray]],
                stats: dict[str, int] | None = None) -> dict[str, np.ndarray]:
     """Solve one tier under ``mode`` given the results of the tiers it depends on (``lower``:
@@ -128,11 +137,7 @@ def solve_tier(game: TierGame, tier: int, mode: str, lower: dict[int, dict[str, 
         _retro.solve_tiers(indptr, succ, reward, rindptr, pred, tiers, terminal, "value", out=full["value"])
         _retro.remoteness_tiers(indptr, succ, reward, rindptr, pred, pedge, tiers, full["value"],
                                 out=(full["remoteness"], full["cycling"], full["follow"]))
-        choice = full["follow"][m:]
-        has = choice >= 0
-        follow = np.full(n, -1, dtype=np.int8)
-        follow[has] = label[tier_indptr[:-1][has] + choice[has]]
-        full["follow"][m:] = follow
+        full["follow"][m:] = followed_labels(tier_indptr, label, full["follow"][m:])
     elif mode == "termination":
         _retro.solve_tiers(indptr, succ, reward, rindptr, pred, tiers, terminal, "termination",
                            out=(full["a"], full["b"]))
