@@ -146,8 +146,9 @@ def split_bounds_reference(g, n):
     return L, U
 
 
-def first_repetition_value(g, n, x, path=None):
-    """The exact split-rule value of a fresh game from x by exhaustive search over histories."""
+def first_repetition_value(g, n, x, path=None, fresh=None):
+    """The exact split-rule value of a fresh game from x by exhaustive search over histories
+    (``fresh``, if given, is a dict that remembers the value of each fresh game after a capture)."""
     if path is None:
         path = [(x, 0)]
     moves = g[x]
@@ -157,10 +158,15 @@ def first_repetition_value(g, n, x, path=None):
     best = None
     for cap, y in moves:
         if cap:
-            val = cap - first_repetition_value(g, n, y)
+            if fresh is None:
+                val = cap - first_repetition_value(g, n, y)
+            else:
+                if y not in fresh:
+                    fresh[y] = first_repetition_value(g, n, y, None, fresh)
+                val = cap - fresh[y]
         elif (y, 1 - side) in path:
             val = -(sum(y[:n]) - sum(y[n:]))
         else:
-            val = -first_repetition_value(g, n, y, path + [(y, 1 - side)])
+            val = -first_repetition_value(g, n, y, path + [(y, 1 - side)], fresh)
         best = val if best is None else max(best, val)
     return best

@@ -140,13 +140,19 @@ def best_move(options: UneeOptions, position: str, rule: str, captured: str | No
 @click.option("--captured", default=None, help="Balls captured so far by South and North, as S-N.")
 @click.option("--exact", is_flag=True, help="Split rule: search the exact first-repetition value of POSITION.")
 @click.option("--effort", type=click.IntRange(min=1), default=2_000_000, show_default=True,
-              help="Most positions the --exact search may visit.")
+              help="Most positions the --exact search (or --memory, for each position) may visit.")
+@click.option("--memory", "memory_depth", type=click.IntRange(min=0), default=None,
+              help="Split rule: narrow the bounds with full memory of the first N plies (and of the "
+                   "positions below that POSITION can reach), the positional bounds beyond.")
+@click.option("--max-solves", type=click.IntRange(min=1), default=200_000, show_default=True,
+              help="Most layer solves the --memory search may run (the bounds hold when it stops).")
 @cache_option
 @table_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (top-level 'value' is the position's value).")
 @variant_options
 def analyze(options: UneeOptions, position: str, rule: str, captured: str | None, exact: bool, effort: int,
-            cache: str | None, table_dir: str | None, as_json: bool) -> None:
+            memory_depth: int | None, max_solves: int, cache: str | None, table_dir: str | None,
+            as_json: bool) -> None:
     """Every legal move of POSITION with its value, remoteness and whether it enters a cycle."""
     from gamesolver.solver.errors import InputError
 
@@ -154,15 +160,26 @@ def analyze(options: UneeOptions, position: str, rule: str, captured: str | None
     d = mover_difference(pos, parse_captured(captured, pos, options))
     if exact and rule != "split":
         raise InputError("--exact is for --rule split (the other rules are exact already)")
+    if memory_depth is not None and rule != "split":
+        raise InputError("--memory is for --rule split (the other rules are exact already)")
+    if exact and memory_depth is not None:
+        raise InputError("choose one of --exact and --memory")
     table = load_table(options, rule, cache, table_dir)
-    found = None
-    if exact:
+    found = memory = None
+    if exact or memory_depth is not None:
         from gamesolver.games.unee.graph import build_graph
-        from gamesolver.games.unee.split import exact_value
+        from gamesolver.games.unee import split
 
         g = build_graph(options)
-        found = exact_value(g, table.table["lower"], table.table["upper"], table.rank(pos), effort)
-    answer = analyze_answer(table, pos, d, found)
+        if exact:
+            found = split.exact_value(g, table.table["lower"], table.table["upper"], table.rank(pos), effort)
+        else:
+            lower, upper, rank = table.table["lower"], table.table["upper"], table.rank(pos)
+            below = split.states_below(g, lower, upper, rank)
+            with progress(max(1, below.size), "memory search") as bar:
+                memory = split.memory_bounds(g, lower, upper, rank, memory_depth, max_solves, below, bar.update,
+                                             effort)
+    answer = analyze_answer(table, pos, d, found, memory)
     if as_json:
         emit_json(answer)
         return

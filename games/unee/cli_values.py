@@ -87,14 +87,32 @@ def best_move_answer(table: Any, pos: notation.Position, d: int) -> dict[str, An
 
 
 def analyze_answer(table: Any, pos: notation.Position, d: int,
-                   exact: tuple[int, int] | None = None) -> dict[str, Any]:
+                   exact: tuple[int, int] | None = None, memory: tuple[Any, dict[str, int]] | None = None
+                   ) -> dict[str, Any]:
     """``analyze --json``: the position's value and every legal move judged; ``exact`` is the
-    split rule's (exact value, positions searched) when that search was run."""
+    split rule's (exact value, positions searched) when that search was run, ``memory`` the
+    result of ``split.memory_bounds`` and its counts of the layers below."""
     info = describe_value(table, pos, d)
     if exact is not None:
         value, searched = exact
         info.update(value=value, exact_value=value, searched=searched, exact=True, outcome=sign(d + value))
         info["meaning"] += f"; exact search: {value:+d} ({searched:,} positions searched)"
+    if memory is not None:
+        r, below = memory
+        lo, hi = r.lower, r.upper
+        info["memory"] = {"depth": r.depth, "lower": lo, "upper": hi, "solves": r.solves + below["solves"],
+                          "complete": r.complete and not below["stopped"], "states_below": below["states"],
+                          "narrowed_below": below["narrowed"], "stopped_below": below["stopped"]}
+        info.update(lower=lo, upper=hi, exact=lo == hi, value=lo if lo == hi else None)
+        same = sign(d + lo) == sign(d + hi)
+        info["outcome"] = sign(d + lo) if same else None
+        got = f"exactly {lo:+d}" if lo == hi else f"between {lo:+d} and {hi:+d}"
+        stop = "" if info["memory"]["complete"] else "; the solve limit stopped part of it (raise --max-solves)"
+        info["meaning"] += (
+            f"; with memory of the first {r.depth} plies: {got} "
+            f"({info['memory']['solves']:,} layer solves, {below['narrowed']:,} of {below['states']:,} "
+            f"positions below narrowed{stop})"
+        )
     return {"position": str(pos), **info, "moves": [m.as_dict() for m in table.analyze(pos, d)]}
 
 

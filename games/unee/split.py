@@ -16,6 +16,7 @@ from gamesolver.games.unee.rules import UneeOptions
 from gamesolver.solver.encoding import _boards
 from gamesolver.solver.retrograde import _split
 from gamesolver.solver.errors import InputError
+from gamesolver.solver.retrograde.memory import MemoryBounds, MemoryResult
 
 DEFAULT_EFFORT = 2_000_000
 
@@ -122,3 +123,52 @@ def exact_value(
         return lo, 0
     value = search(rank, 0, {(rank, 0)}, lo - 1, hi + 1)
     return value, count
+
+
+
+DEFAULT_MEMORY_SOLVES = 200_000
+
+
+def states_below(graph: StateGraph, lower: np.ndarray, upper: np.ndarray, rank: int) -> np.ndarray:
+    """The states reachable from ``rank`` in the layers under its own whose bounds differ (sorted)."""
+    from gamesolver.solver.retrograde import _graph
+
+    if lower[rank] == upper[rank]:
+        return np.empty(0, dtype=np.int64)
+    states = np.flatnonzero(_graph.reachable_alternating(graph.indptr, graph.succ, rank, 0))
+    return states[(states < graph.offsets[graph.layer_of(rank)]) & (lower[states] != upper[states])]
+
+
+def memory_bounds(graph: StateGraph, lower: np.ndarray, upper: np.ndarray, rank: int, depth: int,
+                  max_solves: int | None = DEFAULT_MEMORY_SOLVES, below: np.ndarray | None = None,
+                  progress: Callable[[int], None] | None = None,
+                  effort: int | None = DEFAULT_EFFORT) -> tuple[MemoryResult, dict[str, int]]:
+    """Bounds of a fresh game's split value from ``rank`` with full memory for ``depth`` plies
+    (``solver/retrograde/memory.py``), never wider than the positional ``lower``/``upper`` (which
+    are not changed). The states ``below`` (by default ``states_below``: every one reachable from
+    ``rank`` in the layers under its own) are narrowed first, bottom-up, so that the captures the
+    search meets are bounded more tightly; pass an empty array to skip that. ``max_solves`` caps
+    the residual layer solves of the whole run and ``effort`` the positions each state's search
+    may visit (a stopped state keeps its bounds; ``progress`` ticks once a state below). Returns
+    the result and the counts of the layers below."""
+    from gamesolver.games.unee.solution import terminal_payoffs
+    from gamesolver.solver.retrograde._split import split_tiers
+    from gamesolver.solver.retrograde.memory import tighten
+
+    rindptr, pred, _ = graph.reverse()
+    bound = np.arange(graph.max_balls + 1, dtype=np.int8)
+    lo, hi = lower.copy(), upper.copy()
+    search = MemoryBounds(graph.indptr, graph.succ, graph.captured, rindptr, pred, graph.offsets,
+                          terminal_payoffs(graph), split_deltas(graph), bound, lo, hi)
+    if below is None:
+        below = states_below(graph, lower, upper, rank)
+    counts = {"states": int(below.size), "solves": 0, "narrowed": 0, "stopped": 0}
+    if below.size:
+        counts.update(tighten(search, below, depth, max_solves, max_nodes_each=effort, progress=progress))
+        # the position's own layer, solved positionally again from the narrowed layers below
+        t = graph.layer_of(rank)
+        split_tiers(graph.indptr, graph.succ, graph.captured, rindptr, pred,
+                    np.array(graph.offsets[t:t + 2], dtype=np.int64), search.terminal, search.delta,
+                    bound[t:t + 1], None, (lo, hi))
+    left = None if max_solves is None else max(0, max_solves - counts["solves"])
+    return search.interval(rank, depth, left, effort), counts

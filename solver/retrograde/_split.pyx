@@ -178,6 +178,69 @@ cdef void solve_threshold(TierData* d, int u) noexcept nogil:
             d.lmin[n] = u
 
 
+cdef int alloc_tier(TierData* d, int64_t m) noexcept:
+    d.wmax = <int16_t*> malloc(m * sizeof(int16_t))
+    d.lmin = <int16_t*> malloc(m * sizeof(int16_t))
+    d.ex = <int16_t*> malloc(m * sizeof(int16_t))
+    d.st = <uint8_t*> malloc(m * sizeof(uint8_t))
+    d.inA = <uint8_t*> malloc(m * sizeof(uint8_t))
+    d.flag = <uint8_t*> malloc(m * sizeof(uint8_t))
+    d.cnt = <int32_t*> malloc(m * sizeof(int32_t))
+    d.active = <int64_t*> malloc(m * sizeof(int64_t))
+    d.queue = <int64_t*> malloc(m * sizeof(int64_t))
+    return not (d.wmax and d.lmin and d.ex and d.st and d.inA and d.flag and d.cnt and d.active and d.queue)
+
+
+cdef void free_tier(TierData* d) noexcept:
+    free(d.wmax)
+    free(d.lmin)
+    free(d.ex)
+    free(d.st)
+    free(d.inA)
+    free(d.flag)
+    free(d.cnt)
+    free(d.active)
+    free(d.queue)
+
+
+cdef void init_tier(TierData* d, int64_t lo, int64_t hi, const int8_t* terminal, const int8_t* reward,
+                    const int8_t* L, const int8_t* U, int s) noexcept nogil:
+    """Every node of the tier ``lo:hi`` open between -s and s, terminal states fixed, and each
+    node's best (P moving) or worst (the opponent moving) exit for P from the bounds below."""
+    cdef int64_t x, k, y, i
+    cdef int pay, tv
+    d.lo = lo
+    d.hi = hi
+    d.m = 2 * (hi - lo)
+    for x in range(lo, hi):
+        i = 2 * (x - lo)
+        if d.indptr[x + 1] == d.indptr[x]:
+            tv = terminal[x]
+            d.wmax[i] = tv
+            d.lmin[i] = tv + 1
+            d.wmax[i + 1] = -tv
+            d.lmin[i + 1] = -tv + 1
+            d.ex[i] = -BIG
+            d.ex[i + 1] = BIG
+            continue
+        d.wmax[i] = -s
+        d.lmin[i] = s + 1
+        d.wmax[i + 1] = -s
+        d.lmin[i + 1] = s + 1
+        d.ex[i] = -BIG
+        d.ex[i + 1] = BIG
+        for k in range(d.indptr[x], d.indptr[x + 1]):
+            y = d.succ[k]
+            if lo <= y < hi:
+                continue
+            pay = reward[k] - U[y]  # P moves at x, the opponent is optimistic at y
+            if pay > d.ex[i]:
+                d.ex[i] = pay
+            pay = L[y] - reward[k]  # the opponent moves at x, P is pessimistic at y
+            if pay < d.ex[i + 1]:
+                d.ex[i + 1] = pay
+
+
 def split_tiers(const int64_t[::1] indptr, const int32_t[::1] succ, const int8_t[::1] reward,
                 const int64_t[::1] rindptr, const int32_t[::1] pred,
                 const int64_t[::1] tiers, const int8_t[::1] terminal, const int8_t[::1] delta,
@@ -185,7 +248,7 @@ def split_tiers(const int64_t[::1] indptr, const int32_t[::1] succ, const int8_t
     """Lower and upper bounds (int8) of every state's value; ``bound[t]`` caps |value| in tier t.
     ``out``, if given, is ``(lower, upper)`` to fill in place, with the entries of the states below
     the first tier already solved."""
-    cdef int64_t n = indptr.shape[0] - 1, ntiers = tiers.shape[0] - 1, t, lo, hi, x, k, y, i, m
+    cdef int64_t n = indptr.shape[0] - 1, ntiers = tiers.shape[0] - 1, t, lo, hi, x, i
     cdef cnp.ndarray[int8_t, ndim=1] out_l
     cdef cnp.ndarray[int8_t, ndim=1] out_u
     if out is None:
@@ -206,55 +269,18 @@ def split_tiers(const int64_t[::1] indptr, const int32_t[::1] succ, const int8_t
     d.rindptr = &rindptr[0]
     d.pred = &pred[0] if pred.shape[0] else NULL
     d.delta = &delta[0]
-    d.wmax = <int16_t*> malloc(2 * maxn * sizeof(int16_t))
-    d.lmin = <int16_t*> malloc(2 * maxn * sizeof(int16_t))
-    d.ex = <int16_t*> malloc(2 * maxn * sizeof(int16_t))
-    d.st = <uint8_t*> malloc(2 * maxn * sizeof(uint8_t))
-    d.inA = <uint8_t*> malloc(2 * maxn * sizeof(uint8_t))
-    d.flag = <uint8_t*> malloc(2 * maxn * sizeof(uint8_t))
-    d.cnt = <int32_t*> malloc(2 * maxn * sizeof(int32_t))
-    d.active = <int64_t*> malloc(2 * maxn * sizeof(int64_t))
-    d.queue = <int64_t*> malloc(2 * maxn * sizeof(int64_t))
     cdef int64_t* stack = <int64_t*> malloc(512 * sizeof(int64_t))
-    cdef int s, a, b, mid, sp, pay, tv
+    cdef int s, a, b, mid, sp
     try:
+        if alloc_tier(&d, 2 * maxn) or stack == NULL:
+            raise MemoryError("no memory for the split bounds' work arrays")
         for t in range(ntiers):
             lo = tiers[t]
             hi = tiers[t + 1]
             s = bound[t]
             with nogil:
-                d.lo = lo
-                d.hi = hi
-                d.m = 2 * (hi - lo)
-                for x in range(lo, hi):
-                    i = 2 * (x - lo)
-                    if indptr[x + 1] == indptr[x]:
-                        tv = terminal[x]
-                        d.wmax[i] = tv
-                        d.lmin[i] = tv + 1
-                        d.wmax[i + 1] = -tv
-                        d.lmin[i + 1] = -tv + 1
-                        d.ex[i] = -BIG
-                        d.ex[i + 1] = BIG
-                        continue
-                    d.wmax[i] = -s
-                    d.lmin[i] = s + 1
-                    d.wmax[i + 1] = -s
-                    d.lmin[i + 1] = s + 1
-                    d.ex[i] = -BIG
-                    d.ex[i + 1] = BIG
-                    for k in range(indptr[x], indptr[x + 1]):
-                        y = succ[k]
-                        if lo <= y < hi:
-                            continue
-                        pay = reward[k] - U[y]  # P moves at x, the opponent is optimistic at y
-                        if pay > d.ex[i]:
-                            d.ex[i] = pay
-                        pay = L[y] - reward[k]  # the opponent moves at x, P is pessimistic at y
-                        if pay < d.ex[i + 1]:
-                            d.ex[i + 1] = pay
+                init_tier(&d, lo, hi, &terminal[0], &reward[0] if reward.shape[0] else NULL, &L[0], &U[0], s)
                 # bisect the thresholds -s+1 .. s
-                sp = 0
                 stack[0] = -s + 1
                 stack[1] = s
                 sp = 2
@@ -278,15 +304,52 @@ def split_tiers(const int64_t[::1] indptr, const int32_t[::1] succ, const int8_t
             if progress is not None:
                 progress(hi - lo)
     finally:
-        free(d.wmax)
-        free(d.lmin)
-        free(d.ex)
-        free(d.st)
-        free(d.inA)
-        free(d.flag)
-        free(d.cnt)
-        free(d.active)
-        free(d.queue)
+        free_tier(&d)
         free(stack)
     return out_l, out_u
 
+
+def tier_wins_with_sinks(const int64_t[::1] indptr, const int32_t[::1] succ, const int8_t[::1] reward,
+                         const int64_t[::1] rindptr, const int32_t[::1] pred, int64_t lo, int64_t hi,
+                         const int8_t[::1] terminal, const int8_t[::1] delta, int s,
+                         const int8_t[::1] lower, const int8_t[::1] upper,
+                         const int64_t[::1] sink_node, const int16_t[::1] sink_value, int u):
+    """One co-Büchi game of the tier ``lo:hi`` at threshold ``u``, some of its nodes made sinks.
+
+    Node ``2*(x-lo)`` is state x with P to move, ``2*(x-lo)+1`` x with the opponent to move;
+    ``sink_node[j]`` ends the game with ``sink_value[j]`` for P when play reaches it (a position
+    already on the path: repeating it scores it). States below the tier are read from
+    ``lower``/``upper``. Returns, per node, whether P certainly gets at least ``u`` from it (uint8;
+    a sink's entry says whether its value is at least u).
+    """
+    cdef int64_t m = 2 * (hi - lo), j, i
+    if lo < 0 or hi > indptr.shape[0] - 1 or lo >= hi:
+        raise ValueError(f"the tier {lo}:{hi} is not a range of the graph's states")
+    if sink_node.shape[0] != sink_value.shape[0]:
+        raise ValueError("sink_node and sink_value must have the same length")
+    for j in range(sink_node.shape[0]):
+        if not 0 <= sink_node[j] < m:
+            raise ValueError(f"sink node {sink_node[j]} is outside the tier's {m} nodes")
+    out = np.empty(m, dtype=np.uint8)
+    cdef uint8_t[::1] o = out
+    cdef TierData d
+    d.indptr = &indptr[0]
+    d.succ = &succ[0] if succ.shape[0] else NULL
+    d.rindptr = &rindptr[0]
+    d.pred = &pred[0] if pred.shape[0] else NULL
+    d.delta = &delta[0]
+    try:
+        if alloc_tier(&d, m):
+            raise MemoryError("no memory for the tier's work arrays")
+        with nogil:
+            init_tier(&d, lo, hi, &terminal[0], &reward[0] if reward.shape[0] else NULL, &lower[0], &upper[0], s)
+            for j in range(sink_node.shape[0]):
+                i = sink_node[j]
+                d.wmax[i] = sink_value[j]
+                d.lmin[i] = sink_value[j] + 1
+            solve_threshold(&d, u)
+            for i in range(m):
+                o[i] = d.wmax[i] >= u
+    finally:
+        free_tier(&d)
+    return out
