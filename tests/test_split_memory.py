@@ -147,10 +147,12 @@ def test_cli_memory_narrows_the_start(tmp_path):
     assert result.exit_code == 0, result.output
     answer = json.loads(result.output[result.output.index("{"):])
     assert answer["value"] == 0 and answer["exact"] and answer["memory"]["lower"] == answer["memory"]["upper"] == 0
-    assert answer["memory"]["complete"] and "with memory of the first 20 plies: exactly +0" in answer["meaning"]
+    assert answer["memory"]["complete"] and answer["meaning"].startswith(
+        "South can force exactly +0 from now on (with memory of the first 20 plies")
     text = CliRunner().invoke(cli, ["unee", "--holes", "2", "--balls", "4", "analyze", "start", "--rule", "split",
                                     "--memory", "3", "--cache", str(tmp_path)])
-    assert text.exit_code == 0 and "with memory of the first 3 plies: between" in text.output
+    assert text.exit_code == 0 and "South can force between" in text.output
+    assert "(with memory of the first 3 plies:" in text.output and "positional bounds -8..+8" in text.output
 
 
 @pytest.mark.parametrize("args, words", [

@@ -100,19 +100,21 @@ def analyze_answer(table: Any, pos: notation.Position, d: int,
     if memory is not None:
         r, below = memory
         lo, hi = r.lower, r.upper
+        complete = r.complete and not below["stopped"]
         info["memory"] = {"depth": r.depth, "lower": lo, "upper": hi, "solves": r.solves + below["solves"],
-                          "complete": r.complete and not below["stopped"], "states_below": below["states"],
+                          "complete": complete, "states_below": below["states"],
                           "narrowed_below": below["narrowed"], "stopped_below": below["stopped"]}
+        how = (f"with memory of the first {r.depth} plies: {info['memory']['solves']:,} layer solves, "
+               f"{below['narrowed']:,} of {below['states']:,} positions below narrowed"
+               + ("" if complete else ", stopped by the solve limit (raise --max-solves or --effort)")
+               + f"; positional bounds {info['lower']:+d}..{info['upper']:+d}")
         info.update(lower=lo, upper=hi, exact=lo == hi, value=lo if lo == hi else None)
-        same = sign(d + lo) == sign(d + hi)
-        info["outcome"] = sign(d + lo) if same else None
+        info["outcome"] = sign(d + lo) if sign(d + lo) == sign(d + hi) else None
+        mover = notation.SIDE_NAMES[pos.side]
         got = f"exactly {lo:+d}" if lo == hi else f"between {lo:+d} and {hi:+d}"
-        stop = "" if info["memory"]["complete"] else "; the solve limit stopped part of it (raise --max-solves)"
-        info["meaning"] += (
-            f"; with memory of the first {r.depth} plies: {got} "
-            f"({info['memory']['solves']:,} layer solves, {below['narrowed']:,} of {below['states']:,} "
-            f"positions below narrowed{stop})"
-        )
+        info["meaning"] = (f"{mover} can force {got} from now on ({how}); with {d:+d} so far "
+                           + (f"{mover} {verdict(d + lo)}" if info["outcome"] is not None
+                              else "the outcome depends on the exact value"))
     return {"position": str(pos), **info, "moves": [m.as_dict() for m in table.analyze(pos, d)]}
 
 
