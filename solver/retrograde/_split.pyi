@@ -8,6 +8,7 @@ def split_tiers(
     rindptr: npt.NDArray[np.int64], pred: npt.NDArray[np.int32], tiers: npt.NDArray[np.int64],
     terminal: npt.NDArray[np.int8], delta: npt.NDArray[np.int8], bound: npt.NDArray[np.int8],
     progress: Callable[[int], None] | None = ...,
+    out: tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]] | None = ...,
 ) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int8]]: ...
 
 def tier_wins_with_sinks(
