@@ -178,6 +178,15 @@ cdef void solve_threshold(TierData* d, int u) noexcept nogil:
             d.lmin[n] = u
 
 
+cdef void set_graph(TierData* d, const int64_t[::1] indptr, const int32_t[::1] succ,
+                    const int64_t[::1] rindptr, const int32_t[::1] pred, const int8_t[::1] delta):
+    d.indptr = &indptr[0]
+    d.succ = &succ[0] if succ.shape[0] else NULL
+    d.rindptr = &rindptr[0]
+    d.pred = &pred[0] if pred.shape[0] else NULL
+    d.delta = &delta[0]
+
+
 cdef int alloc_tier(TierData* d, int64_t m) noexcept:
     d.wmax = <int16_t*> malloc(m * sizeof(int16_t))
     d.lmin = <int16_t*> malloc(m * sizeof(int16_t))
@@ -264,11 +273,7 @@ def split_tiers(const int64_t[::1] indptr, const int32_t[::1] succ, const int8_t
     for t in range(ntiers):
         maxn = max(maxn, tiers[t + 1] - tiers[t])
     cdef TierData d
-    d.indptr = &indptr[0]
-    d.succ = &succ[0] if succ.shape[0] else NULL
-    d.rindptr = &rindptr[0]
-    d.pred = &pred[0] if pred.shape[0] else NULL
-    d.delta = &delta[0]
+    set_graph(&d, indptr, succ, rindptr, pred, delta)
     cdef int64_t* stack = <int64_t*> malloc(512 * sizeof(int64_t))
     cdef int s, a, b, mid, sp
     try:
@@ -333,11 +338,7 @@ def tier_wins_with_sinks(const int64_t[::1] indptr, const int32_t[::1] succ, con
     out = np.empty(m, dtype=np.uint8)
     cdef uint8_t[::1] o = out
     cdef TierData d
-    d.indptr = &indptr[0]
-    d.succ = &succ[0] if succ.shape[0] else NULL
-    d.rindptr = &rindptr[0]
-    d.pred = &pred[0] if pred.shape[0] else NULL
-    d.delta = &delta[0]
+    set_graph(&d, indptr, succ, rindptr, pred, delta)
     try:
         if alloc_tier(&d, m):
             raise MemoryError("no memory for the tier's work arrays")
