@@ -66,18 +66,23 @@ def describe_value(table: Any, pos: notation.Position, d: int) -> dict[str, Any]
         )
     else:
         lo, hi = table.probe_bounds(pos)
-        out.update(value=lo if lo == hi else None, lower=lo, upper=hi, exact=lo == hi)
-        if lo == hi:
-            out["outcome"] = sign(d + lo)
-            out["meaning"] = f"{mover} can force exactly {lo:+d} from now on; with {d:+d} so far {mover} {verdict(d + lo)}"
-        else:
-            out["outcome"] = sign(d + lo) if sign(d + lo) == sign(d + hi) else None
-            out["meaning"] = (
-                f"{mover} can force between {lo:+d} and {hi:+d} from now on (certified bounds; "
-                f"use 'analyze --exact' for the exact value); with {d:+d} so far: "
-                + (verdict(d + lo) if out["outcome"] is not None else "the outcome depends on the exact value")
-            )
+        note = None if lo == hi else "certified bounds; use 'analyze --exact' for the exact value"
+        out.update(split_bounds_answer(mover, lo, hi, d, note))
     return out
+
+
+def split_bounds_answer(mover: str, lo: int, hi: int, d: int, note: str | None) -> dict[str, Any]:
+    """The split rule's bounds ``lo..hi`` for the mover, with ``d`` captured so far: the answer's
+    value fields and its sentence (``note``, if any, in brackets after the bounds)."""
+    outcome = sign(d + lo) if sign(d + lo) == sign(d + hi) else None
+    bracket = f" ({note})" if note else ""
+    if lo == hi:
+        meaning = f"{mover} can force exactly {lo:+d} from now on{bracket}; with {d:+d} so far {mover} {verdict(d + lo)}"
+    else:
+        meaning = (f"{mover} can force between {lo:+d} and {hi:+d} from now on{bracket}; with {d:+d} so far: "
+                   + (verdict(d + lo) if outcome is not None else "the outcome depends on the exact value"))
+    return {"value": lo if lo == hi else None, "lower": lo, "upper": hi, "exact": lo == hi, "outcome": outcome,
+            "meaning": meaning}
 
 
 def best_move_answer(table: Any, pos: notation.Position, d: int) -> dict[str, Any]:
@@ -108,13 +113,7 @@ def analyze_answer(table: Any, pos: notation.Position, d: int,
                f"{below['narrowed']:,} of {below['states']:,} positions below narrowed"
                + ("" if complete else ", stopped by the solve limit (raise --max-solves or --effort)")
                + f"; positional bounds {info['lower']:+d}..{info['upper']:+d}")
-        info.update(lower=lo, upper=hi, exact=lo == hi, value=lo if lo == hi else None)
-        info["outcome"] = sign(d + lo) if sign(d + lo) == sign(d + hi) else None
-        mover = notation.SIDE_NAMES[pos.side]
-        got = f"exactly {lo:+d}" if lo == hi else f"between {lo:+d} and {hi:+d}"
-        info["meaning"] = (f"{mover} can force {got} from now on ({how}); with {d:+d} so far "
-                           + (f"{mover} {verdict(d + lo)}" if info["outcome"] is not None
-                              else "the outcome depends on the exact value"))
+        info.update(split_bounds_answer(notation.SIDE_NAMES[pos.side], lo, hi, d, how))
     return {"position": str(pos), **info, "moves": [m.as_dict() for m in table.analyze(pos, d)]}
 
 

@@ -16,7 +16,7 @@ from gamesolver.games.unee.rules import UneeOptions
 from gamesolver.solver.encoding import _boards
 from gamesolver.solver.retrograde import _split
 from gamesolver.solver.errors import InputError
-from gamesolver.solver.retrograde.memory import MemoryBounds, MemoryResult
+from gamesolver.solver.retrograde.memory import MemoryBounds, MemoryResult, tighten
 
 DEFAULT_EFFORT = 2_000_000
 
@@ -125,7 +125,6 @@ def exact_value(
     return value, count
 
 
-
 DEFAULT_MEMORY_SOLVES = 200_000
 
 
@@ -152,8 +151,6 @@ def memory_bounds(graph: StateGraph, lower: np.ndarray, upper: np.ndarray, rank:
     may visit (a stopped state keeps its bounds; ``progress`` ticks once a state below). Returns
     the result and the counts of the layers below."""
     from gamesolver.games.unee.solution import terminal_payoffs
-    from gamesolver.solver.retrograde._split import split_tiers
-    from gamesolver.solver.retrograde.memory import tighten
 
     rindptr, pred, _ = graph.reverse()
     bound = np.arange(graph.max_balls + 1, dtype=np.int8)
@@ -165,10 +162,6 @@ def memory_bounds(graph: StateGraph, lower: np.ndarray, upper: np.ndarray, rank:
     counts = {"states": int(below.size), "solves": 0, "narrowed": 0, "stopped": 0}
     if below.size:
         counts.update(tighten(search, below, depth, max_solves, max_nodes_each=effort, progress=progress))
-        # the position's own layer, solved positionally again from the narrowed layers below
-        t = graph.layer_of(rank)
-        split_tiers(graph.indptr, graph.succ, graph.captured, rindptr, pred,
-                    np.array(graph.offsets[t:t + 2], dtype=np.int64), search.terminal, search.delta,
-                    bound[t:t + 1], None, (lo, hi))
+        search.resolve_tier(graph.layer_of(rank))  # the position's own layer, from the narrowed ones below
     left = None if max_solves is None else max(0, max_solves - counts["solves"])
     return search.interval(rank, depth, left, effort), counts

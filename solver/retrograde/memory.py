@@ -58,6 +58,13 @@ class MemoryBounds:
     def _tier(self, x: int) -> int:
         return int(np.searchsorted(self.tiers, x, side="right")) - 1
 
+    def resolve_tier(self, t: int) -> None:
+        """Solve tier t positionally again, in place, from the bounds of the tiers below it."""
+        lo, hi = int(self.tiers[t]), int(self.tiers[t + 1])
+        _split.split_tiers(self.indptr, self.succ, self.reward, self.rindptr, self.pred,
+                           np.array([lo, hi], dtype=np.int64), self.terminal, self.delta, self.bound[t:t + 1],
+                           None, (self.lower, self.upper))
+
     def _leaf(self, x: int, path: set[tuple[int, int]], P: int, u: int) -> np.ndarray:
         """Solve x's tier at threshold u for P with the path's positions as sinks: per node of
         the tier, whether P certainly gets at least u from it."""
@@ -138,24 +145,17 @@ class MemoryBounds:
 
 
 def tighten(search: MemoryBounds, states: np.ndarray, depth: int, max_solves: int | None = None,
-            max_solves_each: int | None = None, max_nodes_each: int | None = None,
-            progress: Callable[[int], None] | None = None) -> dict[str, int]:
+            max_nodes_each: int | None = None, progress: Callable[[int], None] | None = None) -> dict[str, int]:
     """Narrow ``search.lower``/``search.upper`` in place, tier by tier from the bottom: each tier
     holding one of ``states`` (sorted ranks) is first solved positionally again from the bounds
     below it (which earlier tiers may have narrowed), then each of its ``states`` whose bounds
-    differ gets ``search.interval`` at ``depth``. A state stopped by ``max_solves_each`` or
-    ``max_nodes_each``, or every state once ``max_solves`` is spent, keeps the bounds it has
-    (still sound). Returns counts."""
-    from gamesolver.solver.retrograde._split import split_tiers
-
+    differ gets ``search.interval`` at ``depth``. A state stopped by ``max_nodes_each``, or every
+    state once ``max_solves`` is spent, keeps the bounds it has (still sound). Returns counts."""
     s = search
-    tiers = s.tiers
-    which = np.searchsorted(tiers, states, side="right") - 1
+    which = np.searchsorted(s.tiers, states, side="right") - 1
     spent = narrowed = stopped = 0
     for t in np.unique(which):
-        lo, hi = int(tiers[t]), int(tiers[t + 1])
-        split_tiers(s.indptr, s.succ, s.reward, s.rindptr, s.pred, np.array([lo, hi], dtype=np.int64),
-                    s.terminal, s.delta, s.bound[t:t + 1], None, (s.lower, s.upper))
+        s.resolve_tier(int(t))
         for x in states[which == t]:
             x = int(x)
             if progress is not None:
@@ -166,8 +166,7 @@ def tighten(search: MemoryBounds, states: np.ndarray, depth: int, max_solves: in
             if left is not None and left <= 0:
                 stopped += 1
                 continue
-            cap = left if max_solves_each is None else (max_solves_each if left is None else min(left, max_solves_each))
-            r = s.interval(x, depth, cap, max_nodes_each)
+            r = s.interval(x, depth, left, max_nodes_each)
             spent += r.solves
             stopped += not r.complete
             if (r.lower, r.upper) != (int(s.lower[x]), int(s.upper[x])):
