@@ -15,13 +15,34 @@ cimport numpy as cnp
 from cython.parallel cimport prange, threadid
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, free
-from libc.math cimport nextafter, nextafterf, fma, fabs, floor, ceil, INFINITY
+from libc.math cimport nextafter, nextafterf, fma, fabs, floor, ceil, log2, exp2, INFINITY
 
 cnp.import_array()
 
 cdef extern from *:
     int __builtin_ctz(unsigned int) nogil
     void __builtin_prefetch(const void*) nogil
+
+cdef extern from *:
+    """
+    #include <stdatomic.h>
+    /* A sweep that skips (see "skipping a backup" below) publishes each thread's largest change so
+       far before the value it stored, and reads every thread's after the values it read: a value
+       seen new comes with a largest change that covers it. */
+    static inline void sg_publish(void) { atomic_thread_fence(memory_order_release); }
+    static inline double sg_moved(const double* moved, int nt, double base) {
+        const volatile double* m = moved;
+        double top = base;
+        int t;
+        atomic_thread_fence(memory_order_acquire);
+        for (t = 0; t < nt; t++)
+            if (m[t * 8] > top)
+                top = m[t * 8];
+        return top;
+    }
+    """
+    void sg_publish() nogil
+    double sg_moved(const double* moved, int nt, double base) nogil
 
 ctypedef fused count_t:  # codes per group: int as generated, uint8_t as stored
     int
@@ -304,6 +325,155 @@ cdef real backup(StochasticGame game, const int32_t* c, const count_t* cnt, cons
     return total
 
 
+# ---- skipping a backup whose choice cannot have changed --------------------------------------
+#
+# A full sweep can record, a byte a state, a lower bound on the state's smallest lead: over the
+# rolls, the best outcome's value less the best value of any other outcome the roll offers. If
+# every successor's value has moved by at most D since, and the lead exceeds 2 D (with room for
+# rounding), the recorded choice is still the best of every roll, so backing the state up by its
+# policy row gives the full backup's value to the bit. The byte: 0 (a tie, or a lead below
+# LEAD_SCALE[1]), 1..LEAD_TOP (a lead of at least 2 ** ((q - LEAD_TOP) / 8)), LEAD_ALONE (no roll
+# offers a second outcome: the choice never changes), LEAD_FINISHED (the game is over: +-1).
+# ``stamp`` names the round of the state's last full backup (STAMP_NEVER: none). The caller gives,
+# for each stamp, ``bounds``: how far any value can have moved from what that round's backup read
+# to what this sweep started from (infinite: nothing is proven). This sweep's own changes so far
+# are added, read from every thread after the row's values were read (sg_moved): a state is
+# backed up from its row where LEAD_SCALE[byte] > slack * (bound + moved so far) + SKIP_ROUNDING,
+# and generated otherwise.
+
+cdef enum:
+    LEAD_TOP_ = 253
+    LEAD_ALONE_ = 254
+    LEAD_FINISHED_ = 255
+    STAMP_NEVER_ = 255
+
+LEAD_TOP = LEAD_TOP_
+LEAD_ALONE = LEAD_ALONE_
+LEAD_FINISHED = LEAD_FINISHED_
+STAMP_NEVER = STAMP_NEVER_
+
+# float32 rounding of two outcomes' discounted values g * V, with room to spare
+SKIP_ROUNDING = 2.5e-7
+cdef double SKIP_ROUNDING_ = SKIP_ROUNDING
+cdef double LEAD_SCALE[254]  # the smallest lead each finite byte stands for
+LEAD_SCALE[0] = 0.0
+for _q in range(1, LEAD_TOP_ + 1):
+    LEAD_SCALE[_q] = exp2((_q - LEAD_TOP_) / 8.0)
+
+
+def lead_scale():
+    """The smallest lead each finite lead byte 0..LEAD_TOP stands for (0 for byte 0)."""
+    return np.array([LEAD_SCALE[q] for q in range(LEAD_TOP_ + 1)])
+
+
+cdef inline uint8_t lead_byte(double lead) noexcept nogil:
+    """The largest finite byte whose lead is at most ``lead`` (rounded down: a bound)."""
+    cdef int q
+    if not lead >= LEAD_SCALE[1]:
+        return 0
+    if lead >= 1.0:
+        return LEAD_TOP_
+    q = <int> floor(8.0 * log2(lead)) + LEAD_TOP_
+    if q < 1:
+        q = 1
+    if q > LEAD_TOP_:
+        q = LEAD_TOP_
+    while q > 1 and LEAD_SCALE[q] > lead:
+        q -= 1
+    while q < LEAD_TOP_ and LEAD_SCALE[q + 1] <= lead:
+        q += 1
+    return <uint8_t> q
+
+
+def lead_of(double lead) -> int:
+    """``lead_byte`` for Python: the byte a smallest lead of ``lead`` is recorded as."""
+    return lead_byte(lead)
+
+
+cdef real backup_lead(StochasticGame game, const int32_t* c, const count_t* cnt, const real* V, real g,
+                      int32_t* policy, uint8_t* lead) noexcept nogil:
+    """``backup`` (the same value, the same policy row) that also writes the state's lead byte."""
+    cdef int G = game.ngroups, k, i, r, kb
+    cdef real top[32]
+    cdef real next_[32]
+    cdef int32_t code[32]
+    cdef real v, w, second, total = 0.0
+    cdef int32_t cv
+    cdef uint32_t mask
+    cdef double least = INFINITY, gap
+    if finished(G, c, cnt):
+        for r in range(game.nrolls):
+            policy[r] = c[0]
+        lead[0] = LEAD_FINISHED_
+        return 1.0 if c[0] == SG_WIN else -1.0
+    for k in range(G):  # each group's best and the best of its other codes
+        v = -2.0
+        second = -2.0
+        cv = SG_NOCODE
+        for i in range(cnt[k]):
+            if c[i] == cv:
+                continue  # the same outcome again
+            w = term(c[i], V, g)
+            if w > v:
+                second = v
+                v = w
+                cv = c[i]
+            elif w > second:
+                second = w
+        top[k] = v
+        next_[k] = second
+        code[k] = cv
+        c += cnt[k]
+    for r in range(game.nrolls):
+        v = -2.0
+        cv = SG_NOCODE
+        kb = -1
+        mask = game.roll_groups[r]
+        while mask:
+            k = __builtin_ctz(mask)
+            mask &= mask - 1
+            if top[k] > v:
+                v = top[k]
+                cv = code[k]
+                kb = k
+        second = -2.0
+        if v < -1.5:  # the pass
+            v = top[G - 1]
+            cv = code[G - 1]
+            if v < -1.5:
+                v = 0.0
+            else:
+                second = next_[G - 1]
+        else:
+            mask = game.roll_groups[r]
+            while mask:
+                k = __builtin_ctz(mask)
+                mask &= mask - 1
+                w = next_[k] if (k == kb or code[k] == cv) else top[k]
+                if w > second:
+                    second = w
+        total += game.roll_p[r] * v
+        policy[r] = cv
+        if second > -1.5:
+            gap = <double> v - <double> second
+            if gap < least:
+                least = gap
+    lead[0] = LEAD_ALONE_ if least == INFINITY else lead_byte(least)
+    return total
+
+
+cdef inline real row_backup(StochasticGame game, const int32_t* row, const real* V, real g, uint8_t lead) noexcept nogil:
+    """The backup of a state whose recorded choice is proven: its policy row, summed as ``backup``
+    sums (a finished state's exact +-1 as ``backup`` gives it)."""
+    cdef real acc = 0.0
+    cdef int r
+    if lead == LEAD_FINISHED_:
+        return 1.0 if row[0] == SG_WIN else -1.0
+    for r in range(game.nrolls):
+        acc = acc + game.roll_p[r] * term(row[r], V, g)
+    return acc
+
+
 cdef inline void group_starts(int G, const int32_t* c, const count_t* cnt, const int32_t** start) noexcept nogil:
     """Where each of a state's outcome groups begins in its codes ``c``."""
     cdef int k
@@ -379,7 +549,9 @@ cdef int32_t* policy_rows(StochasticGame game, int32_t[:, ::1] policy) except? N
 
 def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int64_t stop=-1,
           bint write=True, int32_t[:, ::1] policy=None, double discount=1.0, bint backwards=False,
-          const int64_t[::1] subset=None):
+          const int64_t[::1] subset=None, uint8_t[::1] lead=None, uint8_t[::1] stamp=None,
+          const double[::1] bounds=None, double slack=2.0, double moved=0.0, int now=0,
+          int64_t[::1] work=None):
     """One Gauss-Seidel sweep in place over ranks start..stop-1, generating every state's
     outcomes; returns the largest change (with ``write=False``: the Bellman residual, nothing
     written). ``policy`` (one row per state, a column per roll) receives the greedy codes.
@@ -387,7 +559,14 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
     ``discount`` (at most 1) multiplies the value of every state reached without the game
     ending: the game stops, counted 0, with probability 1 - discount after each action.
     ``subset``: back up only these ranks (increasing), in that order, instead of ``start``/``stop``
-    (a few states the endless check flagged, repaired alone while the rest stay put)."""
+    (a few states the endless check flagged, repaired alone while the rest stay put).
+
+    ``lead``, ``stamp``, ``bounds`` (256 float64), ``slack``, ``moved``, ``now`` (0..254): skip
+    what cannot change (see "skipping a backup" above; needs ``policy``). ``moved``: the largest
+    change of this sweep before this call (its earlier ranges). A state whose choice is proven is
+    backed up by its policy row, without generating; every other state is generated, and its lead
+    byte and its stamp (``now``) written. ``work`` (two int64), where given, receives the states
+    generated and the outcome codes the generator wrote, added to what it holds."""
     game.ready()
     cdef real g = <real> discount
     stop = check_range(game, V.shape[0], start, stop, g)
@@ -396,20 +575,76 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
     if subset is not None:
         start, stop, backwards = 0, m, False
     cdef int32_t* P = policy_rows(game, policy)
-    cdef int nt = max(1, threads), t, tid, R = game.nrolls
+    cdef uint8_t* LD = NULL
+    cdef uint8_t* ST = NULL
+    cdef const double* BD = NULL
+    if lead is not None:
+        if P == NULL or stamp is None or bounds is None or subset is not None or not write:
+            raise ValueError("skipping needs a policy, stamps and bounds, and a written sweep of a rank range")
+        if lead.shape[0] != game.total or stamp.shape[0] != game.total or bounds.shape[0] != 256:
+            raise ValueError(f"lead and stamp arrays need a byte a state ({game.total}), bounds 256 entries")
+        if not 0 <= now < STAMP_NEVER_ or not bounds[STAMP_NEVER_] == INFINITY:
+            raise ValueError(f"a stamp is 0..{STAMP_NEVER_ - 1}, and a state never backed up (stamp "
+                             f"{STAMP_NEVER_}) has an infinite bound")
+        if not (slack >= 0.0 and moved >= 0.0):
+            raise ValueError("slack and moved must be at least 0")
+        LD, ST, BD = &lead[0], &stamp[0], &bounds[0]
+    if work is not None and work.shape[0] != 2:
+        raise ValueError("work array must have two entries: states generated, codes written")
+    cdef int nt = max(1, threads), t, tid, R = game.nrolls, r
     cdef real* worst = <real*> malloc(nt * 16 * sizeof(real))
+    cdef int64_t* made = <int64_t*> malloc(nt * 8 * sizeof(int64_t))
+    cdef double* seen = <double*> malloc(nt * 8 * sizeof(double))  # each thread's largest change, published
     cdef Outcomes* outs = new_outcomes(nt)
-    cdef int64_t s, i
+    cdef int64_t s, i, y
     cdef real v, d
     cdef real* Vp = &V[0]
+    cdef uint8_t q
+    cdef uint8_t now_ = <uint8_t> now
+    cdef int64_t ahead = PREFETCH_POLICY
+    cdef double need
+    cdef bint from_row
     for t in range(nt):
         worst[t * 16] = 0.0
+        made[t * 8] = 0
+        made[t * 8 + 1] = 0
+        seen[t * 8] = 0.0
     try:
         with nogil:
             for i in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
                 s = S[i] if S != NULL else (stop - 1 - (i - start)) if backwards else i
                 tid = threadid()
+                if LD != NULL:
+                    y = (s - ahead) if backwards else (s + ahead)
+                    if start <= y < stop and LD[y] > 0 and (LD[y] >= LEAD_ALONE_ or
+                                                            LEAD_SCALE[LD[y]] > slack * BD[ST[y]] + SKIP_ROUNDING_):
+                        for r in range(R):  # a later state that is likely to be read from its row
+                            fetch_value(P[y * R + r], Vp)
+                    q = LD[s]
+                    from_row = 0
+                    if q >= LEAD_ALONE_:
+                        v = row_backup(game, P + s * R, Vp, g, q)
+                        from_row = 1
+                    elif q > 0 and LEAD_SCALE[q] > slack * BD[ST[s]] + SKIP_ROUNDING_:
+                        v = row_backup(game, P + s * R, Vp, g, q)
+                        need = slack * (BD[ST[s]] + sg_moved(seen, nt, moved)) + SKIP_ROUNDING_
+                        from_row = LEAD_SCALE[q] > need
+                    if not from_row:
+                        game.generate(s, &outs[tid])
+                        made[tid * 8] += 1
+                        made[tid * 8 + 1] += outs[tid].n
+                        v = backup_lead(game, outs[tid].codes, outs[tid].counts, Vp, g, P + s * R, LD + s)
+                        ST[s] = now_
+                    d = absval(v - Vp[s])
+                    if d > worst[tid * 16]:
+                        worst[tid * 16] = d
+                        seen[tid * 8] = d
+                    sg_publish()  # the change is seen by every thread before the value is
+                    Vp[s] = v
+                    continue
                 game.generate(s, &outs[tid])
+                made[tid * 8] += 1
+                made[tid * 8 + 1] += outs[tid].n
                 v = backup(game, outs[tid].codes, outs[tid].counts, Vp, g,
                            (P + s * R) if P != NULL else NULL)
                 d = absval(v - Vp[s])
@@ -417,10 +652,16 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
                     worst[tid * 16] = d
                 if write:
                     Vp[s] = v
+        if work is not None:
+            for t in range(nt):
+                work[0] += made[t * 8]
+                work[1] += made[t * 8 + 1]
         return largest(worst, nt)
     finally:
         free(outs)
         free(worst)
+        free(made)
+        free(seen)
 
 
 cdef inline void policy_update(StochasticGame game, const int32_t* row, real* V, int64_t s, real g, real* worst,

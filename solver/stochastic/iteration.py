@@ -32,6 +32,7 @@ from gamesolver.solver.stochastic.outcomes import (
     GRAPH_DIR, Regenerated, StoredGraph, build_graph, build_mapped_graph, estimate_bytes, load_graph, memory_bytes, want_graph,
 )
 from gamesolver.solver.progress import progress
+from gamesolver.solver.stochastic.skip import BYTES_PER_STATE as SKIP_BYTES, Skip
 from gamesolver.solver.tables.table import CHECKPOINT_FORMAT, existing_ancestor, prepare_table_dir
 
 DEFAULT_TOLERANCE = 1e-6
@@ -43,6 +44,7 @@ CHECKPOINT_INFO = "checkpoint.json"
 # beside a checkpoint: the walk's policy, mapped from this file when it does not fit in half the
 # memory (see place_policy); removed when the solve ends, rewritten by a resumed run
 POLICY_FILE = "walk-policy.npy"
+COPY_FILE = "walk-copy.npy"  # ... and beside it the skipping walk's copy of the values (solver.stochastic.skip)
 POLICY_PLACES = ("auto", "memory", "disk")
 _CHUNK = 1 << 18  # states per progress update
 _SMALL_TIER = 1 << 16  # tiers with fewer states are swept on one thread
@@ -74,6 +76,9 @@ WALK_HOT_MOST = 8  # ... a hot set of more than 1/this of the states is no hot s
 WALK_FLIP_ROUNDS = 3
 WALK_FLIP_SPREAD = 1.01
 WALK_FLIP_GAIN = 0.5  # ... and where the sweep after a damped one did not halve its change, no more of them
+# walk: full sweeps back up from its recorded policy row every state whose choice is proven unchanged
+# (solver.stochastic.skip), on engines that can (a regenerating one); the values are the same
+WALK_SKIP = True
 WALK_ANDERSON = 0  # rounds of history for the walk's Anderson step (0: none, the default); see _Anderson
 WALK_ANDERSON_TRUST = 0.0  # with it: a state moves at most this times its own last change (0: no limit)
 # bytes a state for the policy method: int32 codes per roll, plus eight float64 Krylov vectors
@@ -110,6 +115,8 @@ class Solved:
     # the stored outcome graph the sweeps used (mapped from the table's folder), for work that
     # follows on the same game, such as certifying the values; None where they regenerated
     graph: Any = None
+    # a row for each of the walk's full sweeps where they skip (solver.stochastic.skip.Skip.log)
+    rounds: list[dict[str, float]] = field(default_factory=list)
 
 
 def solve_values(
@@ -170,7 +177,8 @@ def solve_values(
     nrolls = game.roll_count
     method = choose_method(method, n, nrolls, policy_here=engine is None, place=policy_place)
     on_disk = engine is None and method == "walk" and place_policy(policy_place, n, nrolls) == "disk"
-    check_disk(root, n * np.dtype(dtype).itemsize, n * nrolls * _POLICY_BYTES_PER_ROLL if on_disk else 0)
+    check_disk(root, n * np.dtype(dtype).itemsize,
+               n * (nrolls * _POLICY_BYTES_PER_ROLL + (np.dtype(dtype).itemsize if WALK_SKIP else 0)) if on_disk else 0)
     if engine is not None and (tiers is not None or method == "policy"):
         raise InputError(f"the {getattr(engine, 'name', 'given')} engine runs the walk and plain sweeps "
                          "without tiers; use method 'walk' or 'sweeps'")
@@ -226,6 +234,8 @@ def solve_values(
     if sweeps and log:
         log(f"resuming from the checkpoint after sweep {sweeps}")
     repairs = repaired = 0
+    generated: dict[str, int] = {}  # what the walk's full sweeps generated, where they skip
+    rounds: list[dict[str, float]] = []  # ... and a row a full sweep
     try:
         if on_disk:  # file-backed: under memory pressure the system writes its pages out instead of failing
             policy = np.lib.format.open_memmap(root / POLICY_FILE, mode="w+", dtype=np.int32, shape=(n, nrolls))
@@ -240,9 +250,13 @@ def solve_values(
                 built += tier_built
                 graph_bytes = max(graph_bytes, tier_bytes)
             elif method == "walk" and policy is not None:
+                walked: dict[str, Any] = {}
                 residual, sweeps, cheap, hot, spent = _walk(
                     engine, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, cheap, hot, stage,
-                    spent, show_progress, log)
+                    spent, show_progress, log, walked)
+                for key in ("generated_states", "generated_codes"):
+                    generated[key] = generated.get(key, 0) + walked.get(key, 0)
+                rounds += walked.get("rounds", [])
             else:
                 residual, sweeps, products, spent = _iterate(
                     engine, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, products, spent,
@@ -308,7 +322,10 @@ def solve_values(
         "bytes_per_state": {"values": values.itemsize, "policy": 4 * nrolls if had_policy else 0,
                             "graph": round(max(engine.nbytes, graph_bytes) / n, 1)},
     }
-    return Solved(values, meta, spent + built, engine if tiers is None and getattr(engine, "stored", False) else None)
+    if generated:  # what the walk's full sweeps generated this run (where the engine counts)
+        meta["full_sweeps_generated"] = generated
+    return Solved(values, meta, spent + built, engine if tiers is None and getattr(engine, "stored", False) else None,
+                  rounds)
 
 
 # full sweeps (each with its policy sweeps) the walk takes on the fort rules: the walk 72-87 on
@@ -358,7 +375,8 @@ def estimate(game: Any, method: str, stored: bool, threads: int, dtype: str = "f
     With tiers the stored graph holds one tier's codes at a time: the largest tier's are counted."""
     n, nrolls = game.state_count, game.roll_count
     policy = n * nrolls * _POLICY_BYTES_PER_ROLL if method != "sweeps" else 0
-    history = extra_bytes(n, nrolls, method) - policy if method == "walk" else 0
+    history = extra_bytes(n, nrolls, method, policy_on_disk=policy_on_disk) - (0 if policy_on_disk else policy) \
+        if method == "walk" else 0
     graph = estimate_bytes(game) if stored else 0
     if graph and tiers:
         index = n * (8 + game.ngroups)
@@ -379,7 +397,7 @@ def estimate(game: Any, method: str, stored: bool, threads: int, dtype: str = "f
             + (f", {policy / 2**20:,.0f} MiB of policy" + (" (mapped from disk)" if policy_on_disk else "")
                if policy else "")
             + (f", {history / 2**20:,.0f} MiB of hot-set marks" + (" and Anderson history" if WALK_ANDERSON else "")
-               if history else "")
+               + (" and skip bytes" if WALK_SKIP and not stored else "") if history else "")
             + (f", {graph / 2**30:,.2f} GiB of stored graph" if graph else "")
             + f"; one full sweep about {sweep:,.1f} s here ({'stored graph' if stored else 'regenerating'}, "
             f"{threads} threads)" + time_line)
@@ -551,7 +569,8 @@ class _Pacer:
 
 def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
           max_sweeps: int, policy: np.ndarray, sweeps: int, cheap: int, hot: int, stage: int, spent: float,
-          show_progress: bool | None, log: Any) -> tuple[float, int, int, int, float]:
+          show_progress: bool | None, log: Any, work: dict[str, Any] | None = None,
+          ) -> tuple[float, int, int, int, float]:
     """The ``walk`` method: modified policy iteration while a discount walks up to 1.
 
     Stage by stage, 1 - discount = WALK_DISCOUNTS (1e-2, 1e-4, 1e-6) and finally 0: each round
@@ -569,8 +588,18 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
     checkpoints after every round (less often where writing one would take more than
     CHECKPOINT_SHARE of the time: ``_Pacer``), with the stage, and when stopped, so a stopped run
     resumes in it.
+
+    Where the engine can (``skips``: a regenerating one) and WALK_SKIP is on, a full sweep backs
+    up from its policy row every state whose best actions are proven unchanged since its last full
+    backup (``solver.stochastic.skip``): the same values at a policy sweep's cost. ``work``, where
+    given, receives what the full sweeps generated (``_skip_figures``).
     """
     stages = WALK_DISCOUNTS + (0.0,)
+    can_skip = getattr(K, "skips", False)
+    # the copy of the values goes beside a policy mapped from a file, so that it pages as the policy does
+    copy_file = root / COPY_FILE if isinstance(policy, np.memmap) else None
+    skip = Skip(values.shape[0], values.dtype, copy_file) if WALK_SKIP and can_skip else None
+    counted = np.zeros(2, dtype=np.int64) if can_skip else None  # states and codes the full sweeps generated
     aim = tolerance / WALK_STAGE_FACTOR  # where a discounted stage ends
     hot_rounds = bool(WALK_HOT_SWEEPS) and getattr(K, "hot_sets", False)
     # the hot sets' marks: a byte a state here, unless the engine finds its hot sets itself (a GPU's)
@@ -589,7 +618,7 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
                 t0 = time.perf_counter()
                 label = f"sweep {sweeps + 1} (1 - discount {d:g})" if d else f"sweep {sweeps + 1}"
                 before = values.copy() if WALK_ANDERSON and not damp else None
-                last = _sweep(K, values, threads, label, show_progress, policy, g, damp=damp)
+                last = _full_sweep(K, values, threads, label, show_progress, policy, g, damp, skip, counted)
                 t_full = time.perf_counter() - t0
                 sweeps += 1
                 if last < tolerance and d == 0.0:
@@ -622,8 +651,10 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
                 spent += t_round
                 pacer.round(_walk_info(header, tolerance, sweeps, cheap, hot, stage + done, last), force=done)
                 if log:  # the split says what a round costs where: the projections' policy share
+                    generated = f", {skip.log[-1]['generated']:.1%} generated" if skip is not None else ""
                     log(f"sweep {sweeps} (1 - discount {d:g}){' damped' if damp else ''}: largest change {last:.3g} "
-                        f"(full sweep {t_full:.1f} s, policy sweeps {t_round - t_full:.1f} s; {spent:.1f} s so far)")
+                        f"(full sweep {t_full:.1f} s{generated}, policy sweeps {t_round - t_full:.1f} s; "
+                        f"{spent:.1f} s so far)")
                 damp = flip(last, rate, damped=damp)
                 if done:
                     break
@@ -635,6 +666,38 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
     except KeyboardInterrupt:
         pacer.write()  # the rounds since the last checkpoint are kept: a resumed run goes on from here
         raise
+    finally:
+        if work is not None:
+            work.update(_skip_figures(skip, counted))
+        if skip is not None:
+            skip.close()
+
+
+def _full_sweep(K: Any, values: np.ndarray, threads: int, label: str, show: bool | None, policy: np.ndarray,
+                g: float, damp: bool, skip: Skip | None, counted: np.ndarray | None) -> float:
+    """The walk's full sweep (``_sweep``), skipping what cannot change where ``skip`` is given
+    (solver.stochastic.skip). ``counted`` (two int64, where the engine counts) receives the
+    states generated and the codes written."""
+    if skip is None:
+        return _sweep(K, values, threads, label, show, policy, g, damp=damp,
+                      extra={"work": counted} if counted is not None else None)
+    skip.work = counted
+    skip.begin(values, g)
+    before = int(skip.work[0])
+    last = _sweep(K, values, threads, label, show, policy, g, damp=damp, extra=skip.kwargs())
+    skip.end(values, last, int(skip.work[0]) - before)
+    return last
+
+
+def _skip_figures(skip: Skip | None, counted: np.ndarray | None) -> dict[str, Any]:
+    """What the walk's full sweeps generated (where the engine counts): states and outcome codes,
+    and where they skip, the sweeps run again and a row a full sweep (``Skip.log``)."""
+    if counted is None:
+        return {}
+    out: dict[str, Any] = {"generated_states": int(counted[0]), "generated_codes": int(counted[1])}
+    if skip is not None:
+        out["rounds"] = list(skip.log)
+    return out
 
 
 class _Anderson:
@@ -938,6 +1001,8 @@ def extra_bytes(n: int, nrolls: int, method: str, policy_on_disk: bool = False) 
     if method == "walk":
         need += n * 4 * 2 * (WALK_ANDERSON + 1) if WALK_ANDERSON else 0
         need += 2 * n if WALK_HOT_SWEEPS else 0  # the hot rounds' mark and hot set (see _hot_round)
+        # lead and stamp bytes, and a copy of the values (mapped from a file beside a policy on disk)
+        need += (SKIP_BYTES + (0 if policy_on_disk else 4)) * n if WALK_SKIP else 0
     else:
         need += n * _KRYLOV_BYTES
     return need
@@ -982,7 +1047,7 @@ def check_disk(root: Path, value_bytes: int, policy_bytes: int = 0) -> None:
         free = shutil.disk_usage(probe).free
     except OSError:
         return
-    for name in (CHECKPOINT, POLICY_FILE):
+    for name in (CHECKPOINT, POLICY_FILE, COPY_FILE):
         kept = Path(root) / name
         if kept.is_file():  # rewritten in place by the run that takes it up
             free += kept.stat().st_size
@@ -1072,15 +1137,18 @@ def endless_check(K: Any, values: np.ndarray, eps: float, threads: int = 1,
 
 def _sweep(K: Any, values: np.ndarray, threads: int, label: str, show: bool | None,
            policy: np.ndarray | None = None, discount: float = 1.0, start: int = 0, stop: int | None = None,
-           damp: bool = False) -> float:
+           damp: bool = False, extra: dict[str, Any] | None = None) -> float:
     """One sweep over ranks start..stop-1 (default: every state), in chunks for the progress bar.
 
     ``damp``: each chunk's new values are averaged with the ones it started from (x + T x) / 2,
     which has the same fixed points and kills a value that flips sign every sweep (see _Flip); the
     largest change returned is the sweep's own, before averaging. An engine whose values can run
     ahead of the host's (a GPU's policy sweeps) is synced first; the next call to it must be a full
-    sweep, which takes the host's values."""
+    sweep, which takes the host's values. ``extra``: more arguments for the engine's sweep
+    (``Skip.kwargs``; a skipping sweep is told the largest change of its earlier chunks, ``moved``)."""
     end = values.shape[0] if stop is None else stop
+    extra = dict(extra or {})
+    skipping = "bounds" in extra
     worst = 0.0
     chunk = getattr(K, "chunk", _CHUNK)  # a distributed engine sweeps whole: a call is a round trip
     sync = getattr(K, "sync", None) if damp else None
@@ -1091,8 +1159,10 @@ def _sweep(K: Any, values: np.ndarray, threads: int, label: str, show: bool | No
         for a in range(start, end, chunk):
             b = min(end, a + chunk)
             before = values[a:b].copy() if damp else None
+            if skipping:
+                extra["moved"] = worst
             worst = max(worst, K.sweep(values, threads=threads, start=a, stop=b, policy=policy,
-                                       discount=discount))
+                                       discount=discount, **extra))
             if before is not None:
                 _halfway(values, slice(a, b), before)
             bar.update(b - a)

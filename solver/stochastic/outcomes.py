@@ -39,10 +39,13 @@ class Regenerated:
     def __init__(self, game: Any) -> None:
         self.game = game
 
+    skips = True  # ``sweep`` can back up a state from its recorded choice where that is proven (solver.stochastic.skip)
+
     def sweep(self, V: np.ndarray, threads: int = 1, start: int = 0, stop: int = -1, write: bool = True,
-              policy: np.ndarray | None = None, discount: float = 1.0, subset: np.ndarray | None = None) -> float:
+              policy: np.ndarray | None = None, discount: float = 1.0, subset: np.ndarray | None = None,
+              **skip: Any) -> float:
         return float(kernels.sweep(self.game, V, threads=threads, start=start, stop=stop, write=write,
-                                   policy=policy, discount=discount, subset=subset))
+                                   policy=policy, discount=discount, subset=subset, **skip))
 
     subset_sweeps = True  # ``sweep`` can back up a list of states alone (the endless check's local repair)
     hot_sets = True  # ``evaluate`` can sweep a subset of the states and mark the ones it changed
@@ -68,6 +71,7 @@ class StoredGraph(Regenerated):
     """The outcome codes of every state, ranked once; the same sweeps read them."""
 
     stored = True
+    skips = False  # a stored sweep reads each code once already: nothing to save by skipping
 
     def __init__(self, game: Any, offsets: np.ndarray, counts: np.ndarray, codes: np.ndarray) -> None:
         super().__init__(game)

@@ -1,0 +1,153 @@
+"""The walk's full sweeps that skip what cannot change (solver/stochastic/skip.py) against the walk as
+it was, which generates every state in every full sweep: both solved in one run, regenerating.
+
+    nice -n 19 python benchmarks/bench_walk_skip.py --pieces 4 [--threads 2] [--markdown]
+    nice -n 19 python benchmarks/bench_walk_skip.py --kernel 7      # the sweep kernels alone
+
+For each walk: full sweeps, the states and outcome codes the full sweeps generated, the time of
+the full sweeps and of the whole solve, and (where a proven opening file is shipped for the piece
+count) the largest and mean distance of each table's values to the proof's intervals over the
+file's positions; then the two tables' largest difference, and the skipping walk's share of states
+generated in each round. ``--kernel K`` times one thread's sweep of 48 runs of 4,096 consecutive
+ranks at random places (as the solve's estimate does): the plain sweep, the sweep that records
+leads (everything generated), and the sweep that backs every recorded state up from its row.
+"""
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from gamesolver.games.ur import kernel
+from gamesolver.games.ur import opening
+from gamesolver.games.ur.rules import UrOptions
+from gamesolver.solver.stochastic import _engine as E
+from gamesolver.solver.stochastic import iteration
+
+
+def kernel_costs(pieces: int, runs: int = 48, run: int = 4096, seed: int = 0) -> dict[str, float]:
+    """Nanoseconds a state on one thread: plain sweep, recording sweep, sweep from the rows (the
+    arrays are zero-filled and untouched outside the runs, so they cost no memory there)."""
+    K = kernel(UrOptions(pieces=pieces))
+    n, R = K.state_count, K.roll_count
+    rng = np.random.default_rng(seed)
+    starts = np.sort(rng.choice(n // run, size=runs, replace=False)) * run
+    V = np.zeros(n, dtype=np.float32)
+    pol = np.zeros((n, R), dtype=np.int32)
+    lead = np.zeros(n, dtype=np.uint8)
+    stamp = np.full(n, E.STAMP_NEVER, dtype=np.uint8)
+    for a in starts.tolist():  # values that are not all equal, so that leads are not all ties
+        V[a:a + run] = rng.uniform(-0.5, 0.5, run)
+    never = np.full(256, np.inf)
+    proven = never.copy()
+    proven[0] = 0.0
+    out: dict[str, float] = {}
+    work = np.zeros(2, dtype=np.int64)
+    K.sweep(V, threads=1, start=0, stop=1, write=False)  # lazy indexes, not timed
+
+    def timed(**kw) -> float:
+        t0 = time.perf_counter()
+        for a in starts.tolist():
+            E.sweep(K, V, threads=1, start=a, stop=a + run, **kw)
+        return (time.perf_counter() - t0) / (runs * run) * 1e9
+
+    for rep in range(3):  # alternating, the best of three
+        plain = timed(policy=pol, work=work)
+        recording = timed(policy=pol, lead=lead, stamp=stamp, bounds=never, now=0)
+        rows = timed(policy=pol, lead=lead, stamp=stamp, bounds=proven, now=1)
+        for name, x in (("plain", plain), ("recording", recording), ("rows", rows)):
+            out[name] = min(out.get(name, x), x)
+    out["codes_a_state"] = work[1] / work[0]
+    out["skipped_share"] = float(np.count_nonzero(lead[starts[0]:starts[0] + run] > 0)) / run
+    return out
+
+
+def proof_distance(options: UrOptions, values: np.ndarray) -> tuple[float, float] | None:
+    """Largest and mean distance of the table's values to the shipped opening file's proven
+    intervals, over the file's positions (None where no proven file is shipped)."""
+    book = opening.shipped(options)
+    if book is None or book.intervals is None:
+        return None
+    K = kernel(options)
+    mine = (book.keys >> np.uint64(32)).astype(np.uint32)
+    theirs = (book.keys & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+    v = values[K.rank(mine, theirs)].astype(np.float64)
+    lo, hi = book.intervals
+    d = np.maximum(0.0, np.maximum(lo - v, v - hi))
+    return float(d.max()), float(d.mean())
+
+
+def walks(pieces: int, threads: int, tolerance: float) -> dict:
+    o = UrOptions(pieces=pieces)
+    K = kernel(o)
+    out: dict = {"states": K.state_count}
+    saved = iteration.WALK_SKIP
+    tables = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, on in (("as it was", False), ("skipping", True)):
+            iteration.WALK_SKIP = on
+            lines: list[str] = []
+            try:
+                t0 = time.perf_counter()
+                solved = iteration.solve_values(K, Path(tmp) / name.replace(" ", "-"), o.header(),
+                                                tolerance=tolerance, threads=threads, graph="regenerate",
+                                                show_progress=False, log=lines.append)
+                seconds = time.perf_counter() - t0
+            finally:
+                iteration.WALK_SKIP = saved
+            full = sum(float(x.split("(full sweep ")[1].split(" s")[0]) for x in lines if "(full sweep " in x)
+            m = solved.meta
+            tables[name] = solved.values.copy()
+            out[name] = {"seconds": seconds, "full_seconds": full, "sweeps": m["sweeps"],
+                         "states": m["full_sweeps_generated"]["generated_states"],
+                         "codes": m["full_sweeps_generated"]["generated_codes"],
+                         "proof": proof_distance(o, solved.values), "rounds": solved.rounds,
+                         "start": float(solved.values[int(K.rank([0], [0])[0])])}
+    out["difference"] = float(np.abs(tables["as it was"].astype(np.float64) - tables["skipping"]).max())
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pieces", type=int, default=4)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--tolerance", type=float, default=1e-5)
+    ap.add_argument("--kernel", type=int, metavar="K", default=0, help="only the sweep kernels' costs for K pieces")
+    ap.add_argument("--markdown", action="store_true")
+    args = ap.parse_args()
+    if args.kernel:
+        c = kernel_costs(args.kernel)
+        print(f"k={args.kernel}, one thread, {c['codes_a_state']:.1f} codes a state: plain sweep {c['plain']:.0f} ns a "
+              f"state; recording leads {c['recording']:.0f} ns ({c['recording'] / c['plain']:.2f}x); from the rows "
+              f"{c['rows']:.0f} ns ({c['plain'] / c['rows']:.1f}x faster than plain)")
+        return
+    w = walks(args.pieces, args.threads, args.tolerance)
+    a, b = w["as it was"], w["skipping"]
+    rows = []
+    for name, r in (("as it was", a), ("skipping", b)):
+        p = r["proof"]
+        rows.append((name, r["sweeps"], r["states"] / w["states"], r["codes"], r["full_seconds"], r["seconds"],
+                     f"{p[0]:.2g} ({p[1]:.2g})" if p else "-", r["start"]))
+    head = ("walk", "full sweeps", "full-sweep equivalents generated", "codes generated", "full sweeps (s)",
+            "solve (s)", "distance to the proof, largest (mean)", "start")
+    if args.markdown:
+        print("| " + " | ".join(head) + " |")
+        print("|" + "---|" * len(head))
+        for r in rows:
+            print(f"| {r[0]} | {r[1]} | {r[2]:.1f} | {r[3]:,} | {r[4]:.0f} | {r[5]:.0f} | {r[6]} | {r[7]:+.7f} |")
+    else:
+        for r in rows:
+            print(f"{r[0]:>10}: {r[1]} full sweeps, {r[2]:.1f} sweeps' worth of states generated, {r[3]:,} codes, "
+                  f"full sweeps {r[4]:.0f} s, solve {r[5]:.0f} s, distance to the proof {r[6]}, start {r[7]:+.7f}")
+    print(f"k={args.pieces}, {args.threads} threads, tolerance {args.tolerance:g}: codes generated "
+          f"{a['codes'] / b['codes']:.2f}x fewer, full sweeps {a['full_seconds'] / b['full_seconds']:.2f}x faster, "
+          f"solve {a['seconds'] / b['seconds']:.2f}x faster; the two tables differ by at most {w['difference']:.2g}")
+    print("share generated, round by round (skipping walk): "
+          + ", ".join(f"{x['generated']:.0%}" for x in b["rounds"]))
+
+
+if __name__ == "__main__":
+    main()
