@@ -34,6 +34,11 @@ def test_the_walk_s_rounds_are_priced_with_their_policy_sweeps() -> None:
     assert rnd == pytest.approx(sweep + policy, abs=0.12)  # both printed to 0.1 s
     lo, hi = iteration.TYPICAL_SWEEPS
     assert f"{lo}-{hi} rounds would take" in line and "MiB of policy" in line and "(mapped from disk)" not in line
+    # a regenerating walk's full sweeps skip what cannot change: its rounds are priced at their mean
+    line = iteration.estimate(TimedGame(), "walk", False, 1, skipping=True)
+    sweep = _seconds(line, "one full sweep")
+    rnd = _seconds(line, r"a round of the walk \(a full sweep, skipping what cannot change, and its policy sweeps\)")
+    assert rnd == pytest.approx(sweep / iteration.SKIP_SWEEP_SPEEDUP + policy, abs=0.12)
 
 
 def test_plain_sweeps_are_priced_without_policy_sweeps_and_a_mapped_policy_is_said() -> None:

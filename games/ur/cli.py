@@ -296,7 +296,7 @@ def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple
     else:
         rate = seconds_per_state(plain) * MIRROR_SWEEP_COST
     p = Projection(states, rate, plain.roll_count)
-    here, cluster = p.solve_seconds(cores), p.solve_seconds(CLUSTER_CORES, RAY_WORKER_EFFICIENCY)
+    here, cluster = p.solve_seconds(cores, skipping=True), p.solve_seconds(CLUSTER_CORES, RAY_WORKER_EFFICIENCY)
     # where the stored graph fits (by the solve's own rule, ``want_graph``'s auto), the solve sweeps
     # from it: the plain generator's sample, scaled to the states stored
     graph = int(estimate_bytes(plain) * p.states / max(1, plain.state_count))

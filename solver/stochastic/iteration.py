@@ -196,7 +196,8 @@ def solve_values(
     threads = threads or default_threads()
     prepare_table_dir(root)  # after the choices: a run refused leaves nothing behind
     if log:
-        line = estimate(game, method, use_graph, threads, dtype=dtype, tiers=tiers, policy_on_disk=on_disk)
+        line = estimate(game, method, use_graph, threads, dtype=dtype, tiers=tiers, policy_on_disk=on_disk,
+                        skipping=engine is None and tiers is None)
         if engine is not None:  # the sweep was timed on this process's threads, not where it will run
             line += f" (timed on this machine's CPU; the {getattr(engine, 'name', 'given')} engine sweeps elsewhere)"
         log(line)
@@ -344,6 +345,10 @@ POLICY_ROUND_SECONDS = 4.5e-7
 # A full sweep over the stored graph against a regenerating one, two threads, K = 4 on this
 # project's 2-core machine (docs/design/walk.md: 0.43-0.48 s against 3.78-4.81 s, ten runs)
 STORED_SWEEP_SPEEDUP = 9.0
+# The walk's regenerating full sweeps with skipping (WALK_SKIP) against without, over a whole walk:
+# four pieces, two threads, 292 s against 393 s (benchmarks/bench_walk_skip.py; the later rounds
+# of a stage generate a tenth of the states, its first ones all of them)
+SKIP_SWEEP_SPEEDUP = 1.35
 _SAMPLE_RUNS = 48
 _SAMPLE_RUN = 1024
 
@@ -366,7 +371,7 @@ def seconds_per_state(game: Any, chunks: int = _SAMPLE_RUNS, chunk: int = _SAMPL
 
 
 def estimate(game: Any, method: str, stored: bool, threads: int, dtype: str = "float32",
-             tiers: list[tuple[int, int]] | None = None, policy_on_disk: bool = False) -> str:
+             tiers: list[tuple[int, int]] | None = None, policy_on_disk: bool = False, skipping: bool = False) -> str:
     """One line before a solve: memory by part (``policy_on_disk``: the walk maps its policy from a
     file), and the time of one full sweep on this machine, timed on a sample of states
     (``seconds_per_state``, regenerating, one thread, times the threads; a stored graph's sweep
@@ -383,10 +388,15 @@ def estimate(game: Any, method: str, stored: bool, threads: int, dtype: str = "f
         graph = index + int((graph - index) * max(b - a for a, b in tiers) / max(1, n))
     regenerating = seconds_per_state(game) * n / max(1, threads)  # threads scale about linearly
     sweep = regenerating / (STORED_SWEEP_SPEEDUP if stored else 1)
+    # ``skipping``: the walk's regenerating full sweeps skip what cannot change; a round is priced at their mean
+    skipping = skipping and WALK_SKIP and not stored and method == "walk"
+    walk_sweep = sweep / SKIP_SWEEP_SPEEDUP if skipping else sweep
     lo, hi = TYPICAL_SWEEPS
     if method == "walk":
-        round_ = round_seconds(sweep, n, threads)
-        time_line = (f"; a round of the walk (a full sweep and its policy sweeps) about {round_:,.1f} s; "
+        round_ = round_seconds(walk_sweep, n, threads)
+        what = "a full sweep, skipping what cannot change, and its policy sweeps" if skipping else \
+            "a full sweep and its policy sweeps"
+        time_line = (f"; a round of the walk ({what}) about {round_:,.1f} s; "
                      f"{lo}-{hi} rounds would take {span(lo * round_, hi * round_)}")
     elif method == "sweeps":
         time_line = (f"; {lo}-{hi} full sweeps (the walk's count; plain sweeps need several times as many) would "
