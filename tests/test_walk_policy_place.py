@@ -35,6 +35,7 @@ def test_a_mapped_policy_gives_the_same_values_bit_for_bit(tmp_path) -> None:
     assert mapped.meta["bytes_per_state"]["policy"] == 4 * 6
     assert (held.meta["policy_place"], mapped.meta["policy_place"]) == ("memory", "disk")
     assert not (tmp_path / "disk" / iteration.POLICY_FILE).exists()
+    assert not (tmp_path / "disk" / iteration.COPY_FILE).exists()  # the skipping walk's copy, mapped beside it
 
 
 def test_auto_maps_the_policy_where_it_does_not_fit_in_half_the_memory(tmp_path, monkeypatch) -> None:
@@ -60,6 +61,7 @@ def test_a_stopped_walk_leaves_no_policy_file_and_resumes(tmp_path, monkeypatch)
         real(where, values, info)
         written.append(info["sweeps"])
         assert (where / iteration.POLICY_FILE).exists()  # mapped while the walk runs
+        assert (where / iteration.COPY_FILE).exists()  # ... with the skipping walk's copy of the values
         if len(written) == 3:
             raise KeyboardInterrupt
 
@@ -67,6 +69,7 @@ def test_a_stopped_walk_leaves_no_policy_file_and_resumes(tmp_path, monkeypatch)
     with pytest.raises(KeyboardInterrupt):
         _solve(o, root, "disk")
     assert not (root / iteration.POLICY_FILE).exists() and (root / iteration.CHECKPOINT).exists()
+    assert not (root / iteration.COPY_FILE).exists()
     monkeypatch.setattr(iteration, "_checkpoint", real)
     said: list[str] = []
     resumed = _solve(o, root, "disk", said)
