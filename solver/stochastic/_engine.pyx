@@ -392,13 +392,14 @@ def lead_of(double lead) -> int:
 
 cdef real backup_lead(StochasticGame game, const int32_t* c, const count_t* cnt, const real* V, real g,
                       int32_t* policy, uint8_t* lead) noexcept nogil:
-    """``backup`` (the same value, the same policy row) that also writes the state's lead byte."""
-    cdef int G = game.ngroups, k, i, r, kb
+    """``backup`` (the same value, the same policy row) that also writes the state's lead byte.
+    Over-counting a candidate for second best only lowers the lead: the byte stays a bound."""
+    cdef int G = game.ngroups, k, i, r
     cdef real top[32]
     cdef real next_[32]
     cdef int32_t code[32]
-    cdef real v, w, second, total = 0.0
-    cdef int32_t cv
+    cdef real v, w, t, second, total = 0.0
+    cdef int32_t cv, ci
     cdef uint32_t mask
     cdef double least = INFINITY, gap
     if finished(G, c, cnt):
@@ -406,19 +407,18 @@ cdef real backup_lead(StochasticGame game, const int32_t* c, const count_t* cnt,
             policy[r] = c[0]
         lead[0] = LEAD_FINISHED_
         return 1.0 if c[0] == SG_WIN else -1.0
-    for k in range(G):  # each group's best and the best of its other codes
+    for k in range(G):  # each group's best, and the best of its other codes
         v = -2.0
         second = -2.0
         cv = SG_NOCODE
         for i in range(cnt[k]):
-            if c[i] == cv:
-                continue  # the same outcome again
-            w = term(c[i], V, g)
+            ci = c[i]
+            w = term(ci, V, g)
             if w > v:
                 second = v
                 v = w
-                cv = c[i]
-            elif w > second:
+                cv = ci
+            elif w > second and ci != cv:  # a repeat of the best is no other choice
                 second = w
         top[k] = v
         next_[k] = second
@@ -426,32 +426,31 @@ cdef real backup_lead(StochasticGame game, const int32_t* c, const count_t* cnt,
         c += cnt[k]
     for r in range(game.nrolls):
         v = -2.0
+        second = -2.0
         cv = SG_NOCODE
-        kb = -1
         mask = game.roll_groups[r]
-        while mask:
+        while mask:  # the first best group, as ``backup``; second: the best of every other code
             k = __builtin_ctz(mask)
             mask &= mask - 1
-            if top[k] > v:
-                v = top[k]
+            t = top[k]
+            if t > v:  # v's code differs from code[k] (its value does)
+                if v > second:
+                    second = v
+                v = t
                 cv = code[k]
-                kb = k
-        second = -2.0
+                if next_[k] > second:
+                    second = next_[k]
+            elif t == v and code[k] == cv:  # the same best again: its group's others
+                if next_[k] > second:
+                    second = next_[k]
+            elif t > second:
+                second = t
         if v < -1.5:  # the pass
             v = top[G - 1]
             cv = code[G - 1]
+            second = next_[G - 1]
             if v < -1.5:
                 v = 0.0
-            else:
-                second = next_[G - 1]
-        else:
-            mask = game.roll_groups[r]
-            while mask:
-                k = __builtin_ctz(mask)
-                mask &= mask - 1
-                w = next_[k] if (k == kb or code[k] == cv) else top[k]
-                if w > second:
-                    second = w
         total += game.roll_p[r] * v
         policy[r] = cv
         if second > -1.5:
