@@ -94,7 +94,7 @@ def unee_sample(n: int = 8, seed: int = 17) -> list[tuple[str, str]]:
     from gamesolver.games.unee.cli_board import show_answer
 
     rng = random.Random(seed)
-    out = [("start", "0-0"), ("3 0 1 / 2 0 6 S", "12-8"), ("0 1 4 / 3 1 0 S", "0-0"), ("0 0 0 / 1 2 0 N", "20-13")]
+    out = [("start", "0-0"), ("3 0 1 / 2 0 6 S", "12-8"), ("0 1 4 / 3 1 0 S", "0-0"), ("0 0 0 / 1 3 0 N", "20-12")]
     pos, caps = unee.parse("start"), [0, 0]
     for _ in range(400):
         moves = show_answer(pos, unee.DEFAULT)["moves"]

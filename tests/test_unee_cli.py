@@ -123,3 +123,19 @@ def test_graph_default_counts():
     data = json.loads(out.output)
     assert data["boards"] == 5_245_786
     assert data["total"]["states"] == 10_491_572
+
+
+def test_one_ball_is_a_ball():
+    out = run("unee", "show", "0 1 4 / 3 1 0 S").output
+    assert "( 1 ball)  ->" in out and "1 balls" not in out and "( 3 balls) ->" in out
+
+
+def test_draw_thresholds_that_never_apply_are_said_in_words():
+    """On 2 x 4 the start is a draw under the draw rule whatever was captured: no threshold."""
+    from gamesolver.games.unee.cli_values import thresholds
+
+    assert thresholds(None, None) == "no captured difference wins or loses"
+    assert thresholds(-12, -12) == "wins iff captured difference > 12, loses iff < -12"
+    assert "never" not in thresholds(None, -4) and "never" not in thresholds(4, None)
+    out = run("unee", "--holes", "2", "--balls", "4", "best-move", "start", "--rule", "draw").output
+    assert "never" not in out and "no captured difference wins or loses" in out

@@ -112,10 +112,19 @@ def test_analyze_json_value_and_best_moves_consistent(small_tables):
 def test_best_move_meaning_with_captures(small_tables):
     out = run(*SMALL_ARGS, "best-move", "3 3 / 3 3 S", "--captured", "0-0", "--table", str(small_tables["uncounted"]))
     assert out.exit_code == 0 and "best move:" in out.output
-    out = run(*SMALL_ARGS, "best-move", "0 1 / 1 0 S", "--rule", "draw", "--captured", "6-4",
+    out = run(*SMALL_ARGS, "best-move", "0 1 / 1 0 S", "--rule", "draw", "--captured", "8-0",
               "--table", str(small_tables["draw"]), "--json")
     data = json.loads(out.output)
-    assert data["captured_difference"] == 2 and data["outcome"] in (-1, 0, 1)
+    assert data["captured_difference"] == 8 and data["outcome"] in (-1, 0, 1)
+
+
+@pytest.mark.parametrize("captured, named", [("13-8", "South 13"), ("12-6", "North 6"), ("1-3", "South 1 and North 3")])
+def test_captures_that_no_game_reaches_are_refused(small_tables, captured: str, named: str):
+    """Captures take four balls at a time: a count that is no multiple of four never occurs."""
+    out = run(*SMALL_ARGS, "best-move", "0 1 / 1 0 S", "--captured", captured, "--table", str(small_tables["uncounted"]))
+    assert out.exit_code == 2 and "Traceback" not in out.output
+    line = out.output.strip()
+    assert len(line.splitlines()) == 1 and named in line and "multiple of 4" in line
 
 
 def test_pv_ends_at_repetition_or_game_end(small_tables):

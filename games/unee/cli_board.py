@@ -73,7 +73,8 @@ def show(options: UneeOptions, position: str, as_json: bool) -> None:
     for m in moves:
         note = f"  captures {m['captured']}" if m["captured"] else ""
         end = "  (then the opponent cannot move)" if m["game_over"] else ""
-        click.echo(f"  {m['move']:<10} ({m['balls']:>2} balls) -> {m['position']}{note}{end}")
+        balls = "ball) " if m["balls"] == 1 else "balls)"  # the columns line up either way
+        click.echo(f"  {m['move']:<10} ({m['balls']:>2} {balls} -> {m['position']}{note}{end}")
 
 
 @unee.command(epilog=example('solver unee graph --holes 2 --balls 4'))

@@ -105,7 +105,7 @@ def _solved_row(options: UneeOptions, r: str, path: object, seconds: float, n: i
 @unee.command("best-move", epilog=example('solver unee best-move "3 0 1 / 2 0 6 S" --captured 12-8'))
 @click.argument("position")
 @click.option("--rule", type=RULE_CHOICE, default="uncounted", show_default=True, help=RULE_HELP)
-@click.option("--captured", default=None, help="Balls captured so far by South and North, as S-N (e.g. 10-6).")
+@click.option("--captured", default=None, help="Balls captured so far by South and North, as S-N (e.g. 12-8; multiples of 4).")
 @cache_option
 @table_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")

@@ -16,8 +16,14 @@ def parse_captured(text: str | None, pos: notation.Position, options: UneeOption
         return 0, 0
     parts = text.replace(":", "-").split("-")
     if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
-        raise InputError(f"--captured {text!r}: expected South's and North's captured balls as S-N, e.g. 10-6")
+        raise InputError(f"--captured {text!r}: expected South's and North's captured balls as S-N, e.g. 12-8")
     south, north = (int(p) for p in parts)
+    from gamesolver.games.unee.rules import CAPTURE_COUNT
+
+    odd = [f"{who} {n}" for who, n in (("South", south), ("North", north)) if n % CAPTURE_COUNT]
+    if odd:
+        raise InputError(f"--captured {text}: {' and '.join(odd)} cannot have been captured; captures take "
+                         f"{CAPTURE_COUNT} balls at a time, so each side's count is a multiple of {CAPTURE_COUNT}")
     if south + north + pos.balls > options.max_balls:
         raise InputError(
             f"--captured {text}: {south + north} captured plus {pos.balls} on the board is more than the "
@@ -59,16 +65,22 @@ def describe_value(table: Any, pos: notation.Position, d: int) -> dict[str, Any]
         o = table.probe_value(pos, captured=d)
         out.update(value=o, a=a, b=b, outcome=o)
         word = {1: "wins", 0: "draws (or the game repeats)", -1: "loses"}[o]
-        out["meaning"] = (
-            f"with {d:+d} captured so far, {mover} {word} with best play "
-            f"(wins iff captured difference > {-a if a is not None else 'never'}, "
-            f"loses iff < {b if b is not None else 'never'})"
-        )
+        out["meaning"] = f"with {d:+d} captured so far, {mover} {word} with best play ({thresholds(a, b)})"
     else:
         lo, hi = table.probe_bounds(pos)
         note = None if lo == hi else "certified bounds; use 'analyze --exact' for the exact value"
         out.update(split_bounds_answer(mover, lo, hi, d, note))
     return out
+
+
+def thresholds(a: int | None, b: int | None) -> str:
+    """The draw rule's thresholds in words: above which captured difference the mover wins, below
+    which it loses (None: no difference does)."""
+    if a is None and b is None:
+        return "no captured difference wins or loses"
+    win = f"wins iff captured difference > {-a}" if a is not None else "no captured difference wins"
+    lose = (f"loses iff < {b}" if a is not None else f"loses iff it is < {b}") if b is not None else "none loses"
+    return f"{win}, {lose}"
 
 
 def split_bounds_answer(mover: str, lo: int, hi: int, d: int, note: str | None) -> dict[str, Any]:
