@@ -71,6 +71,20 @@ def test_analyze_and_best_move_read_our_table_and_an_rgu_file_alike(finkel2_tabl
     assert text.startswith("light to move, roll 2: ")
 
 
+def test_export_solves_a_small_table_on_first_use_and_asks_for_a_large_one(tmp_path, monkeypatch) -> None:
+    """With an empty cache, as a new user has it: the README's example works (two pieces solve in
+    under a second, as a query would solve them), and a large rule set names the command instead."""
+    monkeypatch.setenv("SOLVER_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "f2.rgu"
+    r = CliRunner().invoke(cli, ["ur", "export", "--format", "rgu", "--rules", "finkel", "--pieces", "2", "--out",
+                                 str(out)], catch_exceptions=False)
+    assert r.exit_code == 0 and out.is_file(), r.output
+    assert "wrote 12,869 positions to" in r.output
+    line = one_line_error(run("ur", "export", "--format", "rgu", "--rules", "finkel", "--pieces", "5", "--out",
+                              str(tmp_path / "f5.rgu")), 1)
+    assert "solver ur solve --rules finkel --pieces 5" in line and not (tmp_path / "f5.rgu").exists()
+
+
 def test_export_percent16_values_match_the_solution(finkel2_table, tmp_path) -> None:
     out = tmp_path / "f2.rgu"
     assert run("ur", "export", "--format", "rgu", "--rules", "finkel", "--pieces", "2", "--table",

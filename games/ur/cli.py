@@ -875,7 +875,7 @@ def export_cmd(pieces: int, board_file: str | None, dice_file: str | None, table
     if as_json:
         click.echo(json.dumps({"out": out, "format": fmt, "positions": count, "reachable_only": reachable}))
     else:
-        click.echo(f"{count:,} positions written to {out}", err=True)
+        click.echo(f"wrote {count:,} positions to {out}", err=True)
 
 
 @ur.group("opening", epilog=example("solver ur opening build --pieces 4 --turns 5 --out k4.npz"))

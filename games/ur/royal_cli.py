@@ -230,8 +230,15 @@ def export_cmd(rules: royal.RuleSet, fmt: str, table: str | None, out: str, valu
     if fmt != "rgu":
         raise InputError(f"unknown export format {fmt!r}; expected rgu")
     where = Path(table) if table is not None else default_table_dir(rules)
-    solved = load_royal_table(rules, where, build=False)
+    # as a query does: a small table (seconds) is solved into the cache on first use, a larger one
+    # is asked for with the command that builds it
+    build = table is None and rules.pieces <= AUTO_BUILD_MAX_PIECES
+    try:
+        solved = load_royal_table(rules, where, build=build, log=_log)
+    except MissingTableError:
+        raise MissingTableError(missing_table_message(rules, where, table)) from None
     values = (1.0 + np.asarray(solved["value"], dtype=np.float64)) / 2.0
     rgu.write_values(out, rules, values, value_type,
                      notes={"author": "gamesolver", "tolerance": solved.meta.get("tolerance")})
-    click.echo(f"wrote {out}: {rules.name}, {rules.pieces} pieces, {rgu.value_type_name(value_type)}")
+    click.echo(f"wrote {values.shape[0]:,} positions to {out} ({rules.name}, {rules.pieces} pieces, "
+               f"{rgu.value_type_name(value_type)})")
