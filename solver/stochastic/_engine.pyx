@@ -461,16 +461,26 @@ cdef real backup_lead(StochasticGame game, const int32_t* c, const count_t* cnt,
     return total
 
 
-cdef inline real row_backup(StochasticGame game, const int32_t* row, const real* V, real g, uint8_t lead) noexcept nogil:
-    """The backup of a state whose recorded choice is proven: its policy row, summed as ``backup``
-    sums (a finished state's exact +-1 as ``backup`` gives it)."""
+cdef inline real row_sum(StochasticGame game, const int32_t* row, const real* V, real g) noexcept nogil:
+    """A policy row's backup: each roll's chosen outcome, summed in roll order as ``backup`` sums."""
     cdef real acc = 0.0
     cdef int r
-    if lead == LEAD_FINISHED_:
-        return 1.0 if row[0] == SG_WIN else -1.0
     for r in range(game.nrolls):
         acc = acc + game.roll_p[r] * term(row[r], V, g)
     return acc
+
+
+cdef inline real row_backup(StochasticGame game, const int32_t* row, const real* V, real g, uint8_t lead) noexcept nogil:
+    """The backup of a state whose recorded choice is proven: its policy row (a finished state's
+    exact +-1, as ``backup`` gives it)."""
+    if lead == LEAD_FINISHED_:
+        return 1.0 if row[0] == SG_WIN else -1.0
+    return row_sum(game, row, V, g)
+
+
+cdef inline bint may_skip(uint8_t q, double bound, double slack) noexcept nogil:
+    """Whether lead byte ``q`` proves the recorded choice against values moved by up to ``bound``."""
+    return q >= LEAD_ALONE_ or (q > 0 and LEAD_SCALE[q] > slack * bound + SKIP_ROUNDING_)
 
 
 cdef inline void group_starts(int G, const int32_t* c, const count_t* cnt, const int32_t** start) noexcept nogil:
@@ -601,7 +611,6 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
     cdef uint8_t q
     cdef uint8_t now_ = <uint8_t> now
     cdef int64_t ahead = PREFETCH_POLICY
-    cdef double need
     cdef bint from_row
     for t in range(nt):
         worst[t * 16] = 0.0
@@ -615,8 +624,7 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
                 tid = threadid()
                 if LD != NULL:
                     y = (s - ahead) if backwards else (s + ahead)
-                    if start <= y < stop and LD[y] > 0 and (LD[y] >= LEAD_ALONE_ or
-                                                            LEAD_SCALE[LD[y]] > slack * BD[ST[y]] + SKIP_ROUNDING_):
+                    if start <= y < stop and may_skip(LD[y], BD[ST[y]], slack):
                         for r in range(R):  # a later state that is likely to be read from its row
                             fetch_value(P[y * R + r], Vp)
                     q = LD[s]
@@ -624,10 +632,9 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
                     if q >= LEAD_ALONE_:
                         v = row_backup(game, P + s * R, Vp, g, q)
                         from_row = 1
-                    elif q > 0 and LEAD_SCALE[q] > slack * BD[ST[s]] + SKIP_ROUNDING_:
+                    elif may_skip(q, BD[ST[s]], slack):  # then proven only if this sweep's changes allow
                         v = row_backup(game, P + s * R, Vp, g, q)
-                        need = slack * (BD[ST[s]] + sg_moved(seen, nt, moved)) + SKIP_ROUNDING_
-                        from_row = LEAD_SCALE[q] > need
+                        from_row = may_skip(q, BD[ST[s]] + sg_moved(seen, nt, moved), slack)
                     if not from_row:
                         game.generate(s, &outs[tid])
                         made[tid * 8] += 1
@@ -667,10 +674,7 @@ cdef inline void policy_update(StochasticGame game, const int32_t* row, real* V,
                                uint8_t* mark, real above) noexcept nogil:
     """One state's update in a policy sweep: V[s] from its policy row (a code per roll, summed in
     roll order), keeping the largest change in ``worst`` and marking a change above ``above``."""
-    cdef real acc = 0.0, d
-    cdef int r
-    for r in range(game.nrolls):
-        acc = acc + game.roll_p[r] * term(row[r], V, g)
+    cdef real acc = row_sum(game, row, V, g), d
     d = absval(acc - V[s])
     if d > worst[0]:
         worst[0] = d

@@ -609,7 +609,8 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
     # the copy of the values goes beside a policy mapped from a file, so that it pages as the policy does
     copy_file = root / COPY_FILE if isinstance(policy, np.memmap) else None
     skip = Skip(values.shape[0], values.dtype, copy_file) if WALK_SKIP and can_skip else None
-    counted = np.zeros(2, dtype=np.int64) if can_skip else None  # states and codes the full sweeps generated
+    # the states and codes the full sweeps generated, where the engine counts them
+    counted = skip.work if skip is not None else np.zeros(2, dtype=np.int64) if can_skip else None
     aim = tolerance / WALK_STAGE_FACTOR  # where a discounted stage ends
     hot_rounds = bool(WALK_HOT_SWEEPS) and getattr(K, "hot_sets", False)
     # the hot sets' marks: a byte a state here, unless the engine finds its hot sets itself (a GPU's)
@@ -691,7 +692,6 @@ def _full_sweep(K: Any, values: np.ndarray, threads: int, label: str, show: bool
     if skip is None:
         return _sweep(K, values, threads, label, show, policy, g, damp=damp,
                       extra={"work": counted} if counted is not None else None)
-    skip.work = counted
     skip.begin(values, g)
     before = int(skip.work[0])
     last = _sweep(K, values, threads, label, show, policy, g, damp=damp, extra=skip.kwargs())
@@ -701,7 +701,7 @@ def _full_sweep(K: Any, values: np.ndarray, threads: int, label: str, show: bool
 
 def _skip_figures(skip: Skip | None, counted: np.ndarray | None) -> dict[str, Any]:
     """What the walk's full sweeps generated (where the engine counts): states and outcome codes,
-    and where they skip, the sweeps run again and a row a full sweep (``Skip.log``)."""
+    and where they skip, a row a full sweep (``Skip.log``)."""
     if counted is None:
         return {}
     out: dict[str, Any] = {"generated_states": int(counted[0]), "generated_codes": int(counted[1])}

@@ -9,8 +9,9 @@ from typing import Any
 
 
 from gamesolver.solver.limits import duration  # noqa: F401  (re-exported for the CLI)
+from gamesolver.solver.stochastic import iteration
 from gamesolver.solver.stochastic.iteration import (  # noqa: F401  (seconds_per_state: re-exported)
-    SKIP_SWEEP_SPEEDUP, TYPICAL_SWEEPS, WALK_SKIP, round_seconds, seconds_per_state, span as _span,
+    SKIP_SWEEP_SPEEDUP, TYPICAL_SWEEPS, round_seconds, seconds_per_state, span as _span,
 )
 # A Ray worker's states/s over one thread's in the same run (benchmarks/bench_ur_ray.py, K = 4,
 # two one-thread workers on this shared 2-core machine: 0.84; K = 3, where a sweep is short beside
@@ -45,7 +46,7 @@ class Projection:
         regenerating full sweeps on this machine's threads skip what cannot change
         (SKIP_SWEEP_SPEEDUP on average over a walk)."""
         full = self.sweep_seconds(cores, efficiency) / stored
-        if skipping and stored == 1.0 and WALK_SKIP:
+        if skipping and stored == 1.0 and iteration.WALK_SKIP:  # read when asked: a caller may switch it off
             full /= SKIP_SWEEP_SPEEDUP
         one = round_seconds(full, self.states, max(1, cores) * efficiency)
         return TYPICAL_SWEEPS[0] * one, TYPICAL_SWEEPS[1] * one
