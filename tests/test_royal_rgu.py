@@ -176,6 +176,23 @@ def test_writer_leaves_nothing_behind_and_checks_input(tmp_path):
     assert os.listdir(tmp_path) == []
 
 
+def test_a_write_the_system_refuses_is_named_once(tmp_path, monkeypatch):
+    """A full disk (the temporary file cannot be made): one line that names the file once, the
+    exit code of a system fault, and nothing left behind."""
+    import errno
+    from gamesolver.solver.errors import OutputWriteError
+    from gamesolver.solver.tables import atomic
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(atomic.tempfile, "mkstemp", full)
+    out = tmp_path / "x.rgu"
+    with pytest.raises(OutputWriteError) as e:
+        rgu.write_rgu(out, FINKEL2, np.array([1]), np.array([50.0]))
+    assert str(e.value) == f"cannot write {out}: No space left on device"
+    assert os.listdir(tmp_path) == []
+
+
 @lru_cache(maxsize=1)
 def _valid_lanes() -> list[int]:
     out = []

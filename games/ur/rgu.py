@@ -25,6 +25,7 @@ from gamesolver.solver.errors import (
     CorruptTableError,
     InputError,
     MissingTableError,
+    OutputWriteError,
     PositionNotCoveredError,
     TableMismatchError,
     TableWriteError,
@@ -512,6 +513,8 @@ def _write_sorted(path: str | os.PathLike[str], blob: bytes, vt: str, n: int, ro
                 f.write((rows(a, min(a + WRITE_CHUNK, n))[0] & np.uint64(0xFFFFFFFF)).astype(">u4").tobytes())
             for a in range(0, n, WRITE_CHUNK):
                 f.write(rows(a, min(a + WRITE_CHUNK, n))[1].astype(stored).tobytes())
+    except OutputWriteError:
+        raise  # already one line naming the file
     except OSError as e:
         raise TableWriteError(f"cannot write {path}: {e.strerror or e}") from None
 
