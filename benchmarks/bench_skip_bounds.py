@@ -1,0 +1,131 @@
+"""How tight could the skipping walk's bound be? A simulation over a whole walk of the fort rules.
+
+    nice -n 19 python benchmarks/bench_skip_bounds.py [PIECES [SAMPLES]]     # default 4 pieces, 2,000 states
+
+The walk is solved as usual (regenerating, two threads, skipping); at each full sweep the values
+it starts from and ends with are taken, and for a random sample of states the test of
+solver/stochastic/skip.py is replayed with four bounds on how far a state's successors moved: one
+for the whole game ("global"), per block of stored states ("P1": the mover's tiles and the other
+side's count), per block of two kinds ("P1+P2": those, and the other side's tiles with the
+mover's count for a successor where the mover keeps the turn), each with the blocks a state's
+successors truly lie in, and each state's own successors exactly ("exact", the best any test of
+this kind can do). A lead is measured against the values the state's full backup read, and a
+skip carries it to the next sweep's start by subtracting twice its successors' movement. Each
+round prints the share of the sample's codes each bound would generate; the last line sums them
+over the walk.
+"""
+import sys, tempfile, pathlib, json, numpy as np
+from gamesolver.games.ur import kernel
+from gamesolver.games.ur.rules import UrOptions
+from gamesolver.solver.stochastic import skip, _engine as E
+
+K_PIECES = int(sys.argv[1]) if len(sys.argv) > 1 else 4
+NS = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
+o = UrOptions(pieces=K_PIECES)
+K = kernel(o)
+n = K.state_count
+rng = np.random.default_rng(0)
+sample = np.sort(rng.choice(n, NS, replace=False))
+M, O = K.unrank(np.arange(n))
+pm = np.bitwise_count(M).astype(np.int64); po = np.bitwise_count(O).astype(np.int64)
+_, P1 = np.unique(M.astype(np.int64) * 16 + po, return_inverse=True)
+_, P2 = np.unique(O.astype(np.int64) * 16 + pm, return_inverse=True)
+nb1, nb2 = P1.max() + 1, P2.max() + 1
+print("states", n, "P1 blocks", nb1, "P2 blocks", nb2, flush=True)
+R = K.roll_count
+info = []
+for s in sample.tolist():
+    rolls = [np.array(sorted(K.roll_outcomes(s, r)), dtype=np.int64) for r in range(R)]
+    allc = set()
+    for g in K.outcome_groups(s):
+        allc.update(g)
+    ncodes = sum(len(g) for g in K.outcome_groups(s))
+    keep = np.array(sorted(c for c in allc if c >= 0), dtype=np.int64)
+    pas = np.array(sorted(-c - 1 for c in allc if c < 0 and c not in (E.WIN, E.LOSS, E.NOCODE)), dtype=np.int64)
+    succ = np.concatenate([keep, pas])
+    info.append(dict(rolls=rolls, ncodes=ncodes, succ=succ, b1=np.unique(P1[succ]) if len(succ) else succ,
+                     b2=np.unique(np.concatenate([P1[pas], -1 - P2[keep]])) if len(succ) else succ))
+P = np.array(K.roll_probabilities)
+
+def term(c, V, g):
+    out = np.where(c >= 0, g * V[np.clip(c, 0, V.shape[0] - 1)].astype(np.float64), 0.0)
+    neg = (c < 0) & (c > E.NOCODE)
+    out = np.where(neg, -g * V[np.clip(-c - 1, 0, V.shape[0] - 1)].astype(np.float64), out)
+    out = np.where(c == E.WIN, 1.0, np.where(c == E.LOSS, -1.0, out))
+    return out
+
+def lead(i, V, g):
+    least = np.inf
+    for c in info[i]["rolls"]:
+        if len(c) < 2:
+            continue
+        w = np.sort(term(c, V, g))
+        least = min(least, w[-1] - w[-2])
+    return least
+
+codes = np.array([d["ncodes"] for d in info], dtype=np.float64)
+variants = ["global", "P1", "P1+P2", "exact"]
+ell = {v: np.full(NS, -np.inf) for v in variants}
+state = {"W": None, "Wprev": None, "g": None, "gprev": None, "k": -1}
+tot = {v: 0.0 for v in variants + ["all"]}
+rows = []
+ob, oe = skip.Skip.begin, skip.Skip.end
+def begin(self, values, discount):
+    state["Wprev"], state["gprev"] = state["W"], state["g"]
+    state["W"], state["g"] = values.astype(np.float32).copy(), discount
+    return ob(self, values, discount)
+def end(self, values, change, generated):
+    r = oe(self, values, change, generated)
+    k = self.round
+    W, Wp, F, g, gp = state["W"], state["Wprev"], values, state["g"], state["gprev"]
+    full = np.abs(F.astype(np.float64) - W)
+    f1 = np.zeros(nb1); np.maximum.at(f1, P1, full)
+    f2 = np.zeros(nb2); np.maximum.at(f2, P2, full)
+    if Wp is not None:
+        mv = np.abs(W.astype(np.float64) - Wp)
+        m1 = np.zeros(nb1); np.maximum.at(m1, P1, mv)
+        m2 = np.zeros(nb2); np.maximum.at(m2, P2, mv)
+        dg = abs(g - gp)
+    out = {"round": k, "change": float(change)}
+    tot["all"] += codes.sum()
+    for v in variants:
+        gen = np.ones(NS, dtype=bool)
+        for i in range(NS):
+            d = info[i]
+            if Wp is not None and np.isfinite(ell[v][i]):
+                if v == "global":
+                    Dm, Df = mv.max(), full.max()
+                elif v == "P1":
+                    Dm, Df = (m1[d["b1"]].max(), f1[d["b1"]].max()) if len(d["b1"]) else (0.0, 0.0)
+                elif v == "P1+P2":
+                    b = d["b2"]; p1 = b[b >= 0]; p2 = -1 - b[b < 0]
+                    Dm = max(m1[p1].max(initial=0.0), m2[p2].max(initial=0.0))
+                    Df = max(f1[p1].max(initial=0.0), f2[p2].max(initial=0.0))
+                    Dsum = max((m1[p1] + f1[p1]).max(initial=0.0), (m2[p2] + f2[p2]).max(initial=0.0))
+                else:
+                    x = d["succ"]
+                    Dm, Df = (mv[x].max(), full[x].max()) if len(x) else (0.0, 0.0)
+                D = (Dsum if v == "P1+P2" else Dm + Df) + dg
+                if ell[v][i] > 2 * D + 2.5e-7:
+                    gen[i] = False
+                    ell[v][i] -= 2 * (Dm + dg)
+                    continue
+            L = lead(i, F, g)
+            if v == "global":
+                Df = full.max()
+            elif v == "P1":
+                Df = f1[d["b1"]].max() if len(d["b1"]) else 0.0
+            elif v == "P1+P2":
+                b = d["b2"]; Df = max(f1[b[b >= 0]].max(initial=0.0), f2[-1 - b[b < 0]].max(initial=0.0))
+            else:
+                Df = full[d["succ"]].max() if len(d["succ"]) else 0.0
+            ell[v][i] = L - 2 * Df
+        out[v] = float(codes[gen].sum() / codes.sum())
+        tot[v] += codes[gen].sum()
+    rows.append(out)
+    print(json.dumps({a: (round(b, 4) if isinstance(b, float) else b) for a, b in out.items()}), flush=True)
+    return r
+skip.Skip.begin, skip.Skip.end = begin, end
+from gamesolver.games.ur.solve import solve
+solve(o, pathlib.Path(tempfile.mkdtemp()) / "t", tolerance=1e-5, threads=2, graph="regenerate")
+print("share of codes generated over the walk:", {v: round(float(tot[v] / tot["all"]), 4) for v in variants})
