@@ -15,7 +15,7 @@ from gamesolver.games.ur.opening import OutsideOpening
 from gamesolver.games.ur.royal_cli import table_lookup
 from gamesolver.games.ur.royal_table import load_royal_table, royal_choices
 from gamesolver.solver.cli import cli
-from gamesolver.solver.errors import CorruptTableError, TableMismatchError
+from gamesolver.solver.errors import CorruptTableError, InputError, TableMismatchError
 
 # RoyalUr's published chances of light winning from the start (royalur.net's solved games)
 PUBLISHED = {"finkel": 0.515404732509, "blitz": 0.504052555093, "masters": 0.504809002027}
@@ -52,8 +52,12 @@ def test_a_file_for_other_rules_or_a_broken_file_is_one_line(small, tmp_path) ->
         royal_opening.load(out, other)
     bad = tmp_path / "bad.npz"
     bad.write_bytes(b"not a zip")
-    with pytest.raises(CorruptTableError, match="unreadable"):
+    with pytest.raises(InputError, match="not an opening file .* it is a text file"):
         royal_opening.load(bad, rules)
+    cut = tmp_path / "cut.npz"
+    cut.write_bytes(out.read_bytes()[: out.stat().st_size // 2])
+    with pytest.raises(CorruptTableError, match="unreadable"):
+        royal_opening.load(cut, rules)
 
 
 def test_the_cli_answers_the_opening_from_the_shipped_file(small, monkeypatch, tmp_path) -> None:

@@ -133,10 +133,18 @@ def test_broken_and_foreign_files_are_refused(tables, tmp_path) -> None:
     cut.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
     junk = tmp_path / "junk.npz"
     junk.write_text("not a zip")
-    for bad in (cut, junk):
-        with pytest.raises(CorruptTableError) as err:
+    with pytest.raises(CorruptTableError) as err:  # a damaged opening file
+        opening.load(cut, options)
+    assert "\n" not in str(err.value) and str(cut) in str(err.value)
+    # another kind of file given as one: the user's mistake, named with what was found
+    binary = tmp_path / "binary.npz"
+    binary.write_bytes(bytes([0x93, 0xFF, 0x00, 0x80]) * 50)
+    for bad, found in ((junk, "a text file"), (binary, "a binary file of another kind")):
+        with pytest.raises(InputError) as err:
             opening.load(bad, options)
         assert "\n" not in str(err.value) and str(bad) in str(err.value)
+        assert f"not an opening file (an .npz archive): it is {found}" in str(err.value)
+        assert "pickle" not in str(err.value)
     with pytest.raises(TableMismatchError):
         opening.load(good, mini_options(tmp_path, 3))
     # a proven table's file without its intervals, or with them upside down, is refused
@@ -203,7 +211,12 @@ def test_cli_refuses_bad_opening_arguments(tables, tmp_path) -> None:
     junk = tmp_path / "junk.npz"
     junk.write_text("junk")
     r = run("analyze", "start", *common, "--opening", str(junk))
-    assert r.exit_code == 1 and len(r.output.strip().splitlines()) == 1 and "Traceback" not in r.output
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1 and "Traceback" not in r.output
+    assert "is not an opening file" in r.output and "pickle" not in r.output
+    # a file given as --table: a table is a folder, so no advice to solve into the file
+    r = run("analyze", "start", *common, "--table", str(junk))
+    assert r.exit_code == 2 and "is a file; a table is a folder holding header.json" in r.output
+    assert f"--out {junk}" not in r.output and len(r.output.strip().splitlines()) == 1
     out = tmp_path / "k4.npz"
     assert run("opening", "build", *common, "--turns", "1", "--table", str(where), "--out", str(out)).exit_code == 0
     r = run("analyze", "start", "--pieces", "4", "--opening", str(out))  # the real board: another digest

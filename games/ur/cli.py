@@ -328,7 +328,11 @@ def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple
 
 
 def _missing_table(options: UrOptions, where: Path, named: bool, as_json: bool) -> None:
-    """Exit 1 with ``missing_table_message``; with ``as_json`` as a JSON object."""
+    """Exit 1 with ``missing_table_message``; with ``as_json`` as a JSON object. A ``--table``
+    that names a file (not a folder) is the user's mistake, exit 2, not a table to solve there."""
+    if named and where.is_file():
+        raise InputError(f"--table {where} is a file; a table is a folder holding header.json (one that "
+                         f"'solver ur solve --pieces {options.pieces} --out FOLDER' makes)")
     text, fields = missing_table_message(options, where, named)
     if as_json:
         click.echo(json.dumps({"error": text, **fields}))

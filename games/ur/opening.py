@@ -239,6 +239,16 @@ def read_file(where: Path, format_name: str, version: int, rebuild: str) -> tupl
     TableMismatchError (each one line; ``rebuild``: the command that makes the file again)."""
     if not where.is_file():
         raise InputError(f"no opening file at {where}")
+    with open(where, "rb") as f:
+        head = f.read(512)
+    if not head.startswith(b"PK\x03\x04"):  # every opening file is a zip archive (.npz)
+        try:
+            (head[:-3] if len(head) == 512 else head).decode("utf-8")  # a character cut at the end is fine
+            found = "a text file" if head else "an empty file"
+        except UnicodeDecodeError:
+            found = "a binary file of another kind"
+        raise InputError(f"opening file {where} is not an opening file (an .npz archive): it is {found}; "
+                         f"make one with '{rebuild}'")
     try:
         with np.load(where, allow_pickle=False) as z:
             header = json.loads(bytes(z["header"]).decode("utf-8"))
