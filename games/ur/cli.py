@@ -107,6 +107,9 @@ def _table(options: UrOptions, table_dir: str | None, cache: str | None = None, 
     never starts as its side effect: only a small table missing from the cache is built.
     ``scattered``: the caller reads a few values, not the whole table (``solve.read_scattered``)."""
     where = Path(table_dir) if table_dir is not None else default_table_dir(options, cache)
+    if table_dir is not None and where.is_file():  # the user's mistake (exit 2), not a table to solve there
+        raise InputError(f"--table {where} is a file; a table is a folder holding header.json (one that "
+                         f"'solver ur solve --pieces {options.pieces} --out FOLDER' makes)")
     if table_dir is not None or options.pieces > AUTO_BUILD_MAX_PIECES:
         if not (where / "header.json").is_file():
             _missing_table(options, where, table_dir is not None, as_json)
@@ -328,11 +331,7 @@ def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple
 
 
 def _missing_table(options: UrOptions, where: Path, named: bool, as_json: bool) -> None:
-    """Exit 1 with ``missing_table_message``; with ``as_json`` as a JSON object. A ``--table``
-    that names a file (not a folder) is the user's mistake, exit 2, not a table to solve there."""
-    if named and where.is_file():
-        raise InputError(f"--table {where} is a file; a table is a folder holding header.json (one that "
-                         f"'solver ur solve --pieces {options.pieces} --out FOLDER' makes)")
+    """Exit 1 with ``missing_table_message``; with ``as_json`` as a JSON object."""
     text, fields = missing_table_message(options, where, named)
     if as_json:
         click.echo(json.dumps({"error": text, **fields}))
