@@ -22,7 +22,7 @@ from libc.string cimport memcpy
 from cython.parallel cimport prange
 
 from gamesolver.solver.stochastic._engine cimport (
-    Outcomes, SG_LOSS, SG_MAX_OUTCOMES, SG_WIN, StochasticGame,
+    Outcomes, SG_LOSS, SG_MAX_OUTCOMES, SG_WIN, StochasticGame, sg_hint,
 )
 
 cnp.import_array()
@@ -855,6 +855,7 @@ cdef class FortGame(StochasticGame):
         for i in range(buf.n):
             if out.n < SG_MAX_OUTCOMES:
                 out.codes[out.n] = self.finish(v[i])
+                sg_hint(out, out.codes[out.n])
                 out.n += 1
         return buf.n
 
@@ -878,6 +879,7 @@ cdef class FortGame(StochasticGame):
         self.parent(&p, M, O)
         if self.entry_legal(M, O):
             out.codes[0] = self.out_code(&p, M | self.entry, O & ~self.entry, 0)
+            sg_hint(out, out.codes[0])
             out.counts[0] = 1
             out.n = 1
         buf.n = 0
@@ -899,6 +901,7 @@ cdef class FortGame(StochasticGame):
                     t = __builtin_ctz(tiles)
                     tiles &= tiles - 1
                     out.codes[out.n] = self.out_code(&p, M | ((<uint32_t> 1) << t), O, 0)
+                    sg_hint(out, out.codes[out.n])
                     out.n += 1
                     out.counts[4 + r] += 1
         for r in range(self.nrolls):
@@ -906,6 +909,7 @@ cdef class FortGame(StochasticGame):
                 self.roll_steps[r] >= 2 and (out.counts[2] or (self.roll_heaven[r] > 2 and out.counts[3])))
             if not has:
                 out.codes[out.n] = self.out_code(&p, M, O, 0)
+                sg_hint(out, out.codes[out.n])
                 out.n += 1
                 out.counts[G - 1] = 1
                 break

@@ -13,7 +13,7 @@ cimport numpy as cnp
 from libc.stdint cimport int32_t, int64_t, uint32_t
 from libc.stdlib cimport malloc, free
 
-from gamesolver.solver.stochastic._engine cimport Outcomes, SG_WIN, StochasticGame
+from gamesolver.solver.stochastic._engine cimport Outcomes, SG_WIN, StochasticGame, sg_hint
 
 cnp.import_array()
 
@@ -290,7 +290,7 @@ cdef class RoyalGame(StochasticGame):
 
     cdef int generate(self, int64_t rank, Outcomes* out) noexcept nogil:
         cdef uint32_t M = 0, O = 0
-        cdef int sm = 0, so = 0, r, g = 0, m, any_empty = 0, at = 0
+        cdef int sm = 0, so = 0, r, g = 0, m, any_empty = 0, at = 0, i
         cdef int seen[MAXROLL + 1]
         self.unrank_to(rank, &M, &sm, &O, &so)
         for r in range(MAXROLL + 1):
@@ -304,6 +304,8 @@ cdef class RoyalGame(StochasticGame):
             if not seen[r]:
                 continue
             m = self.moves_for(M, sm, O, so, r, out.codes + at)
+            for i in range(at, at + m):  # the engine's lookups of these values start now
+                sg_hint(out, out.codes[i])
             out.counts[g] = m
             at += m
             if m == 0:
@@ -314,6 +316,7 @@ cdef class RoyalGame(StochasticGame):
                 any_empty = 1
         if any_empty:
             out.codes[at] = <int32_t> (-self.rank_of(O, so, M, sm) - 1)
+            sg_hint(out, out.codes[at])
             out.counts[g] = 1
             at += 1
         else:

@@ -29,7 +29,28 @@ cdef extern from *:
 ctypedef struct Outcomes:
     int n                       # codes written so far, over all groups
     int counts[32]              # codes per group (SG_MAX_GROUPS)
+    const char* values          # the value array the codes will be looked up in, or NULL (see sg_hint)
+    int shift                   # log2 of a value's bytes
     int32_t codes[8192]         # group after group (SG_MAX_OUTCOMES)
+
+
+cdef extern from *:
+    """
+    /* A game may call this with each code as soon as it is made: the engine's lookup of the code's
+       value then finds it on its way from memory while the rest of the state is generated. A hint
+       only: nothing is read or changed, any code (a win, a loss) is fine, values NULL asks none. */
+    static inline void sg_hint_(const char* values, int shift, int32_t c) {
+        if (values) {
+            int64_t x = c >= 0 ? (int64_t) c : -(int64_t) c - 1;
+            __builtin_prefetch(values + (x << shift));
+        }
+    }
+    """
+    void sg_hint_(const char* values, int shift, int32_t c) nogil
+
+
+cdef inline void sg_hint(const Outcomes* out, int32_t c) noexcept nogil:
+    sg_hint_(out.values, out.shift, c)
 
 
 cdef class StochasticGame:

@@ -165,9 +165,21 @@ def roll_values(StochasticGame game, real[::1] V, int64_t rank):
 
 cdef Outcomes* new_outcomes(int count) except NULL:
     cdef Outcomes* o = <Outcomes*> malloc(count * sizeof(Outcomes))
+    cdef int i
     if o == NULL:
         raise MemoryError()
+    for i in range(count):
+        o[i].values = NULL
+        o[i].shift = 0
     return o
+
+
+cdef inline void hint_values(Outcomes* outs, int count, const void* V, int size) noexcept nogil:
+    """Let the generator ask the cache for each code's value in ``V`` as it writes the code (``sg_hint``)."""
+    cdef int t
+    for t in range(count):
+        outs[t].values = <const char*> V
+        outs[t].shift = 3 if size == 8 else 2
 
 
 cdef list split_groups(const int32_t* codes, const int* counts, int ngroups):
@@ -560,7 +572,7 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
           bint write=True, int32_t[:, ::1] policy=None, double discount=1.0, bint backwards=False,
           const int64_t[::1] subset=None, uint8_t[::1] lead=None, uint8_t[::1] stamp=None,
           const double[::1] bounds=None, double slack=2.0, double moved=0.0, int now=0,
-          int64_t[::1] work=None):
+          int64_t[::1] work=None, bint hint=True):
     """One Gauss-Seidel sweep in place over ranks start..stop-1, generating every state's
     outcomes; returns the largest change (with ``write=False``: the Bellman residual, nothing
     written). ``policy`` (one row per state, a column per roll) receives the greedy codes.
@@ -575,7 +587,9 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
     change of this sweep before this call (its earlier ranges). A state whose choice is proven is
     backed up by its policy row, without generating; every other state is generated, and its lead
     byte and its stamp (``now``) written. ``work`` (two int64), where given, receives the states
-    generated and the outcome codes the generator wrote, added to what it holds."""
+    generated and the outcome codes the generator wrote, added to what it holds.
+    ``hint``: the generator asks the cache for each outcome's value as it writes the code, so that
+    the backup finds the values on their way (a hint: the values are the same without it)."""
     game.ready()
     cdef real g = <real> discount
     stop = check_range(game, V.shape[0], start, stop, g)
@@ -608,6 +622,8 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
     cdef int64_t s, i, y
     cdef real v, d
     cdef real* Vp = &V[0]
+    if hint:
+        hint_values(outs, nt, Vp, sizeof(real))
     cdef uint8_t q
     cdef uint8_t now_ = <uint8_t> now
     cdef int64_t ahead = PREFETCH_POLICY
@@ -786,7 +802,7 @@ def policy_apply(StochasticGame game, const int32_t[:, ::1] policy, const double
 
 
 def endless_pass(StochasticGame game, const real[::1] V, uint8_t[::1] good, double eps, int threads=1,
-                 bint first=False, int64_t start=0, int64_t stop=-1):
+                 bint first=False, int64_t start=0, int64_t stop=-1, bint hint=True):
     """One in-place pass of the attractor of the finished games; returns the states it added.
 
     ``good`` marks the states from which the game can be brought to an end (with positive
@@ -795,7 +811,8 @@ def endless_pass(StochasticGame game, const real[::1] V, uint8_t[::1] good, doub
     may use every action, since endless play (0) is better for it. ``first`` also marks the
     finished states and those worth at most ``eps`` either way. Repeat until a pass adds nothing:
     states left unmarked with |V| > eps claim an advantage only endless play could keep.
-    ``start``/``stop``: mark only those ranks (a distributed worker's range)."""
+    ``start``/``stop``: mark only those ranks (a distributed worker's range). ``hint`` as in
+    ``sweep``: the generator asks the cache for the values its codes will read."""
     game.ready()
     if V.shape[0] != game.total or good.shape[0] != game.total:
         raise ValueError("value or mark array does not fit the state space")
@@ -809,6 +826,8 @@ def endless_pass(StochasticGame game, const real[::1] V, uint8_t[::1] good, doub
     cdef real v, e = <real> eps
     for t in range(nt):
         added[t * 8] = 0
+    if hint:
+        hint_values(outs, nt, Vp, sizeof(real))
     try:
         with nogil:
             for s in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
