@@ -1,4 +1,5 @@
-"""Command output shared by every game: a report printed as aligned text, ``--json`` or ``--csv``.
+"""Command output shared by every game: a report printed as aligned text, ``--json`` or
+``--format csv`` (``--format text|csv|json``, as every command that writes data names its format).
 
 A report is a title, a few summary facts and rows of named columns. Exact fractions are printed
 as decimals (JSON: plain floats in [0, 1] for probabilities); callers add an ``exact`` column
@@ -7,6 +8,7 @@ where the fraction itself matters.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 from dataclasses import dataclass, field
@@ -97,17 +99,37 @@ def example(command: str) -> str:
     return f"Example: {command}"
 
 
+FORMATS = ("text", "csv", "json")
+
+
 def output_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Add ``--json`` and ``--csv`` to a command (passed on as ``as_json``/``as_csv``)."""
-    func = click.option("--csv", "as_csv", is_flag=True, help="Print the table as CSV.")(func)
-    func = click.option("--json", "as_json", is_flag=True, help="Print JSON on stdout, nothing else.")(func)
-    return func
+    """Add ``--format text|csv|json`` and ``--json`` (the same as ``--format json``, as on every
+    command) to a command, which receives the choice as ``as_json``/``as_csv``. ``--csv``, the
+    older spelling of ``--format csv``, is still taken, and not shown in the help."""
+
+    @functools.wraps(func)
+    def chosen(*args: Any, fmt: str | None, as_json: bool, as_csv: bool, **kwargs: Any) -> Any:
+        asked = ([f"--format {fmt}"] if fmt else []) + (["--json"] if as_json else []) + (["--csv"] if as_csv else [])
+        formats = {fmt} if fmt else set()
+        formats |= {"json"} if as_json else set()
+        formats |= {"csv"} if as_csv else set()
+        if len(formats) > 1:
+            raise InputError(f"{' and '.join(asked)} ask for different formats; give one of --format text|csv|json")
+        out = formats.pop() if formats else "text"
+        return func(*args, as_json=out == "json", as_csv=out == "csv", **kwargs)
+
+    chosen = click.option("--csv", "as_csv", is_flag=True, hidden=True, help="The same as --format csv.")(chosen)
+    chosen = click.option("--json", "as_json", is_flag=True,
+                          help="Print JSON on stdout, nothing else (the same as --format json).")(chosen)
+    chosen = click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
+                          help="Print the answer as aligned text (the default), a CSV table or JSON.")(chosen)
+    return chosen
 
 
 def check_format(as_json: bool, as_csv: bool) -> None:
-    """Refuse ``--json`` with ``--csv``: printing one and ignoring the other would hide a typo."""
+    """Refuse JSON and CSV at once: printing one and ignoring the other would hide a typo."""
     if as_json and as_csv:
-        raise InputError("--json and --csv exclude each other; give one of them")
+        raise InputError("--json and --format csv exclude each other; give one of them")
 
 
 def emit(report: Report, as_json: bool, as_csv: bool) -> None:
