@@ -93,8 +93,12 @@ def test_opening_info_reads_a_royalur_file_with_its_rules(small) -> None:
     other = "masters" if rules.name != "masters" else "finkel"
     r = run.invoke(cli, ["ur", "opening", "info", str(out), "--rules", other, "--pieces", "2"])
     assert r.exit_code == 1 and "wanted rules=" in r.output and "Traceback" not in r.output
-    r = run.invoke(cli, ["ur", "opening", "info", str(out), "--pieces", "2"])  # read as the fort rules'
+    r = run.invoke(cli, ["ur", "opening", "info", str(out), "--rules", "fort", "--pieces", "2"])
     assert r.exit_code == 1 and f"it is RoyalUr's {rules.name}: give --rules {rules.name}" in r.output
+    r = run.invoke(cli, ["ur", "opening", "info", str(out)])  # the file says its rules and pieces
+    assert r.exit_code == 0 and f"RoyalUr {rules.name}, pieces=2" in r.output, r.output
+    r = run.invoke(cli, ["ur", "opening", "info", str(out), "--pieces", "3"])
+    assert r.exit_code == 1 and "pieces" in r.output and "Traceback" not in r.output
 
 
 @pytest.mark.parametrize("name", sorted(PUBLISHED))

@@ -176,8 +176,12 @@ def test_cli_builds_and_answers_from_the_file(tables, tmp_path) -> None:
     assert doc["positions_answered"] == np.count_nonzero(depth <= 2) and doc["positions_stored"] == depth.size
     r = run("opening", "info", str(out), *common)
     assert r.exit_code == 0 and "within 2 turns" in r.output
-    r = run("opening", "info", str(out), "--board", options.board_file)  # --pieces left at its default, 7
+    r = run("opening", "info", str(out), "--board", options.board_file)  # the file says its pieces
+    assert r.exit_code == 0 and "pieces=4" in r.output and "within 2 turns" in r.output, r.output
+    r = run("opening", "info", str(out), "--board", options.board_file, "--pieces", "7")  # given: checked
     assert r.exit_code != 0 and "built with pieces=4, wanted pieces=7; read it with pieces=4 (--pieces 4)" in r.output
+    r = run("opening", "info", str(out))  # the real board is not the file's: still checked
+    assert r.exit_code == 1 and "built with board_sha256=" in r.output and "Traceback" not in r.output
     from_table = json.loads(run("analyze", "X:B1 O:C2 X", *common, "--table", str(where), "--json").stdout)
     r = run("analyze", "X:B1 O:C2 X", *common, "--opening", str(out), "--json")
     assert r.exit_code == 0, r.output

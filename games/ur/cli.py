@@ -930,17 +930,34 @@ def opening_build(pieces: int, board_file: str | None, dice_file: str | None, tu
                f"{header['table']['values_sha256'][:16]} at {table.path}")
 
 
-@opening_group.command("info", epilog=example("solver ur opening info k4.npz --pieces 4"))
+@opening_group.command("info", epilog=example("solver ur opening info k4.npz"))
 @click.argument("file", type=click.Path(dir_okay=False))
 @_options_decorator()
 @click.option("--json", "as_json", is_flag=True, help="Print the file's header as JSON.")
 @_rules_option
-def opening_info(file: str, pieces: int, board_file: str | None, dice_file: str | None, as_json: bool,
-                 rules_name: str) -> None:
-    """What an opening file holds and which table it was built from (checked against the options)."""
+@click.pass_context
+def opening_info(ctx: click.Context, file: str, pieces: int, board_file: str | None, dice_file: str | None,
+                 as_json: bool, rules_name: str) -> None:
+    """What an opening file holds and which table it was built from. The file records its rule
+    set and piece count, which are taken from it unless --rules or --pieces is given (then the
+    file is checked against them, as are --board and --dice)."""
     from gamesolver.games.ur import opening
 
+    found = opening.read_header(Path(file), "solver ur opening build")
+    given = {name for name in ("pieces", "rules_name")
+             if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT}
+    if "rules_name" not in given and found.get("format") == "gamesolver-royalur-opening" and found.get("rules"):
+        rules_name = str(found["rules"])
+    recorded = found.get("pieces") if found.get("format") == "gamesolver-royalur-opening" else \
+        (found.get("options") or {}).get("pieces")
+    if "pieces" not in given and isinstance(recorded, int):
+        pieces = recorded
+        given.add("pieces")
     rules = _royal(rules_name, pieces)
+    if rules is not None and "pieces" in given:
+        from gamesolver.games.ur import royal
+
+        rules = royal.load_ruleset(rules_name, pieces)
     if rules is not None:
         from gamesolver.games.ur import royal_opening
 

@@ -233,10 +233,32 @@ def write(path: str | os.PathLike[str], arrays: dict[str, np.ndarray], header: d
     return Path(path)
 
 
+def read_header(where: Path, rebuild: str) -> dict[str, Any]:
+    """An opening file's header alone, of either family (its ``format`` says which): a missing
+    file is an InputError, one that is not an .npz archive an InputError naming what it is, an
+    unreadable one a CorruptTableError (each one line; ``rebuild`` as in ``read_file``)."""
+    return _read(where, rebuild, arrays=False)[0]
+
+
 def read_file(where: Path, format_name: str, version: int, rebuild: str) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """An opening file's header and arrays, read whole (no pickles); a missing file is an
     InputError, an unreadable or foreign one a CorruptTableError, another format version a
     TableMismatchError (each one line; ``rebuild``: the command that makes the file again)."""
+    header, arrays = _read(where, rebuild, arrays=True)
+    if header.get("format") != format_name:
+        hint = {"gamesolver-royalur-opening": f"; it is RoyalUr's {header.get('rules')}: give --rules {header.get('rules')}",
+                "gamesolver-ur-opening": "; it is the fort rules': leave out --rules"}.get(header.get("format"), "")
+        raise CorruptTableError(f"opening file {where}: not a {format_name} file{hint}")
+    if header.get("format_version") != version:
+        raise TableMismatchError(f"opening file {where}: format version {header.get('format_version')}, this "
+                                 f"program reads {version}")
+    if not all(name in arrays for name in ("keys", "values", "depth")):
+        raise CorruptTableError(f"opening file {where}: its arrays do not fit its header; build it again")
+    return header, arrays
+
+
+def _read(where: Path, rebuild: str, arrays: bool) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """The header (a dict, else {}) and, with ``arrays``, the arrays of an opening file."""
     if not where.is_file():
         raise InputError(f"no opening file at {where}")
     with open(where, "rb") as f:
@@ -252,21 +274,11 @@ def read_file(where: Path, format_name: str, version: int, rebuild: str) -> tupl
     try:
         with np.load(where, allow_pickle=False) as z:
             header = json.loads(bytes(z["header"]).decode("utf-8"))
-            arrays = {name: z[name] for name in z.files if name != "header"}
+            found = {name: z[name] for name in z.files if name != "header"} if arrays else {}
     except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
         raise CorruptTableError(f"opening file {where} is unreadable ({exc}); build it again with "
                                 f"'{rebuild}'") from None
-    if not isinstance(header, dict) or header.get("format") != format_name:
-        found = header if isinstance(header, dict) else {}
-        hint = {"gamesolver-royalur-opening": f"; it is RoyalUr's {found.get('rules')}: give --rules {found.get('rules')}",
-                "gamesolver-ur-opening": "; it is the fort rules': leave out --rules"}.get(found.get("format"), "")
-        raise CorruptTableError(f"opening file {where}: not a {format_name} file{hint}")
-    if header.get("format_version") != version:
-        raise TableMismatchError(f"opening file {where}: format version {header.get('format_version')}, this "
-                                 f"program reads {version}")
-    if not all(name in arrays for name in ("keys", "values", "depth")):
-        raise CorruptTableError(f"opening file {where}: its arrays do not fit its header; build it again")
-    return header, arrays
+    return (header if isinstance(header, dict) else {}), found
 
 
 def arrays_fit(header: dict[str, Any], keys: np.ndarray, values: np.ndarray, depth: np.ndarray,
