@@ -127,6 +127,19 @@ def test_truncated_rgu_is_one_line(finkel2_table, tmp_path) -> None:
     assert "not a usable .rgu table" in line
 
 
+@pytest.mark.parametrize(("content", "kind"), [(b"pieces,value\n1,0.5\n", "a text file"), (b"", "an empty file"),
+                                             (bytes(range(200, 256)) * 4, "a binary file of another kind")])
+def test_a_file_of_another_kind_as_table_says_what_it_is(tmp_path, content: bytes, kind: str) -> None:
+    """A CSV (or any file that is not an .rgu) given as --table is the user's mistake, exit 2,
+    named as what it is, with the two things a table can be and the commands that make them."""
+    given = tmp_path / "unee4.csv"
+    given.write_bytes(content)
+    line = one_line_error(run("ur", "analyze", "start", "--rules", "finkel", "--pieces", "2", "--table", str(given)), 2)
+    assert f"--table {given} is {kind}, not a table" in line
+    assert "solver ur solve --rules finkel --pieces 2 --out FOLDER" in line and "--format rgu" in line
+    assert given.read_bytes() == content and sorted(tmp_path.iterdir()) == [given]
+
+
 def test_bad_roll_and_missing_table_are_one_line(tmp_path) -> None:
     line = one_line_error(run("ur", "best-move", "start", "--roll", "0", "--rules", "masters", "--pieces", "1",
                               "--table", str(tmp_path / "none")), 2)

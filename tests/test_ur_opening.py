@@ -219,7 +219,8 @@ def test_cli_refuses_bad_opening_arguments(tables, tmp_path) -> None:
     assert "is not an opening file" in r.output and "pickle" not in r.output
     # a file given as --table: a table is a folder, so no advice to solve into the file
     r = run("analyze", "start", *common, "--table", str(junk))
-    assert r.exit_code == 2 and "is a file; a table is a folder holding header.json" in r.output
+    assert r.exit_code == 2 and f"--table {junk} is a text file, not a table: a table is a folder holding header.json" \
+        in r.output
     assert f"--out {junk}" not in r.output and len(r.output.strip().splitlines()) == 1
     out = tmp_path / "k4.npz"
     assert run("opening", "build", *common, "--turns", "1", "--table", str(where), "--out", str(out)).exit_code == 0

@@ -46,6 +46,7 @@ from gamesolver.games.ur.solve import (
 )
 from gamesolver.solver.stochastic.bounds import certify, check_certify_fits
 from gamesolver.solver.errors import InputError, MissingTableError
+from gamesolver.solver.tables.paths import file_kind
 from gamesolver.solver.stochastic.iteration import TYPICAL_SWEEPS
 from gamesolver.solver.report import example
 
@@ -108,8 +109,8 @@ def _table(options: UrOptions, table_dir: str | None, cache: str | None = None, 
     ``scattered``: the caller reads a few values, not the whole table (``solve.read_scattered``)."""
     where = Path(table_dir) if table_dir is not None else default_table_dir(options, cache)
     if table_dir is not None and where.is_file():  # the user's mistake (exit 2), not a table to solve there
-        raise InputError(f"--table {where} is a file; a table is a folder holding header.json (one that "
-                         f"'solver ur solve --pieces {options.pieces} --out FOLDER' makes)")
+        raise InputError(f"--table {where} is {file_kind(where)}, not a table: a table is a folder holding "
+                         f"header.json (one that 'solver ur solve --pieces {options.pieces} --out FOLDER' makes)")
     if table_dir is not None or options.pieces > AUTO_BUILD_MAX_PIECES:
         if not (where / "header.json").is_file():
             _missing_table(options, where, table_dir is not None, as_json)

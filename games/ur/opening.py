@@ -32,6 +32,7 @@ from gamesolver import data
 from gamesolver.games.ur import kernel
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.solver.errors import CorruptTableError, InputError, TableMismatchError
+from gamesolver.solver.tables.paths import file_kind
 
 FORMAT_NAME = "gamesolver-ur-opening"
 FORMAT_VERSION = 1
@@ -262,15 +263,10 @@ def _read(where: Path, rebuild: str, arrays: bool) -> tuple[dict[str, Any], dict
     if not where.is_file():
         raise InputError(f"no opening file at {where}")
     with open(where, "rb") as f:
-        head = f.read(512)
-    if not head.startswith(b"PK\x03\x04"):  # every opening file is a zip archive (.npz)
-        try:
-            (head[:-3] if len(head) == 512 else head).decode("utf-8")  # a character cut at the end is fine
-            found = "a text file" if head else "an empty file"
-        except UnicodeDecodeError:
-            found = "a binary file of another kind"
-        raise InputError(f"opening file {where} is not an opening file (an .npz archive): it is {found}; "
-                         f"make one with '{rebuild}'")
+        head = f.read(4)
+    if head != b"PK\x03\x04":  # every opening file is a zip archive (.npz)
+        raise InputError(f"opening file {where} is not an opening file (an .npz archive): it is "
+                         f"{file_kind(where)}; make one with '{rebuild}'")
     try:
         with np.load(where, allow_pickle=False) as z:
             header = json.loads(bytes(z["header"]).decode("utf-8"))

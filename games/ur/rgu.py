@@ -395,6 +395,13 @@ def _corrupt(path: str | os.PathLike[str], why: str) -> CorruptTableError:
 READ_CHUNK = 1 << 22
 
 
+def looks_like_rgu(path: str | os.PathLike[str]) -> bool:
+    """Whether the file starts as every ``.rgu`` file does (a damaged one may still: ``read_rgu``
+    says what is wrong with it), as opposed to a file of another kind given in its place."""
+    with open(path, "rb") as f:
+        return f.read(len(MAGIC)) == MAGIC
+
+
 def read_rgu(path: str | os.PathLike[str]) -> RguTable:
     """Read a ``.rgu`` file; the key and value arrays are memory-mapped, not loaded. The keys are
     checked to be increasing a chunk at a time, and each map's fence index is built on the way."""

@@ -25,6 +25,7 @@ from gamesolver.games.ur.royal_table import (
     tier_ranges,
 )
 from gamesolver.solver.errors import InputError, MissingTableError
+from gamesolver.solver.tables.paths import file_kind
 
 AUTO_BUILD_MAX_PIECES = 3  # queries solve a missing table up to this size on their own (seconds)
 
@@ -43,6 +44,12 @@ def lookup(rules: royal.RuleSet, table: str | None) -> tuple[Callable[[royal.Sta
     (``--table FILE.rgu``), a table directory, or the cache: small tables built on demand), and
     whether its values are proven (RoyalUr's rule sets are not: a table says its residual)."""
     if table is not None and Path(table).is_file():
+        if not rgu.looks_like_rgu(table):  # the user's mistake (exit 2), not a damaged table
+            raise InputError(
+                f"--table {table} is {file_kind(table)}, not a table: for {rules.name} give a table folder "
+                f"(holding header.json; 'solver ur solve --rules {rules.name} --pieces {rules.pieces} --out FOLDER' "
+                f"makes one) or an .rgu file ('solver ur export --format rgu --rules {rules.name} --pieces "
+                f"{rules.pieces} --out FILE.rgu')")
         t = rgu.read_rgu(table)
         t.expect(rules)  # an .rgu for other settings is one line, not wrong answers
         return (lambda s: t.win_probability(s, rules)), str(table), Provenance(False)
