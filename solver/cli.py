@@ -18,6 +18,7 @@ from gamesolver.solver import __version__
 from gamesolver.solver.errors import (
     DataFileError,
     InputError,
+    Interrupted,
     OutputWriteError,
     PositionNotCoveredError,
     TableError,
@@ -100,9 +101,10 @@ class SolverGroup(click.Group):
             raise click.ClickException(describe_os_error(exc)) from None
         except MemoryError:
             raise click.ClickException("out of memory: try a smaller variant or free some memory") from None
-        except KeyboardInterrupt:
-            # the shell's convention for a run stopped by Ctrl-C, not click's exit 1
-            click.echo("\ninterrupted", err=True)
+        except KeyboardInterrupt as exc:
+            # the shell's convention for a run stopped by Ctrl-C, not click's exit 1; a resumable
+            # run (``Interrupted``) says where its files are and how to go on
+            click.echo("\ninterrupted" + (f": {exc}" if isinstance(exc, Interrupted) and str(exc) else ""), err=True)
             raise SystemExit(INTERRUPTED) from None
 
 

@@ -45,6 +45,11 @@ def describe_os_error(exc: OSError) -> str:
     return f"{reason}: {where}" if where else reason
 
 
+class Interrupted(KeyboardInterrupt):
+    """A run stopped by Ctrl-C (or SIGTERM), saying how to go on: where its files are and that the
+    same command resumes it. The CLI prints it after "interrupted" and exits 130."""
+
+
 class PositionNotCoveredError(KeyError):
     """The table does not hold the requested position."""
 

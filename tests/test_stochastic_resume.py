@@ -134,3 +134,45 @@ def test_slow_checkpoints_are_spaced_out_and_a_stopped_walk_keeps_its_last_round
     assert any("resuming from the checkpoint after sweep 9" in s for s in said)
     fresh = solve(o, tmp_path / "fresh", tolerance=1e-6, threads=1, graph="regenerate")
     assert np.abs(np.asarray(table["value"]) - np.asarray(fresh["value"])).max() < 1e-5
+
+
+def test_a_stopped_solve_says_where_its_files_are_and_how_to_resume(tmp_path, monkeypatch) -> None:
+    """Ctrl-C (or SIGTERM) ends a solve as ``Interrupted``: the folder, what it keeps there, and
+    that the same command resumes it; before any checkpoint, that nothing is kept to resume. The
+    CLI prints it after "interrupted" and exits 130."""
+    from click.testing import CliRunner
+
+    from gamesolver.solver.cli import cli
+    from gamesolver.solver.errors import Interrupted
+
+    o = mini_options(tmp_path, 4)
+    real_sweep = iteration._sweep
+    rounds = [0]
+
+    def sweep(*args, **kw):  # the fourth full sweep is stopped
+        rounds[0] += 1
+        if rounds[0] == 4:
+            raise KeyboardInterrupt
+        return real_sweep(*args, **kw)
+
+    monkeypatch.setattr(iteration, "_sweep", sweep)
+    root = tmp_path / "t"
+    with pytest.raises(Interrupted) as stop:
+        solve(o, root, tolerance=1e-6, threads=1, graph="regenerate")
+    said = str(stop.value)
+    assert f"kept in {root}" in said and "MiB" in said
+    assert "run the same command again to resume from its checkpoint after sweep 3" in said
+    assert f"delete {root} to start over" in said
+    assert not (root / iteration.POLICY_FILE).exists()
+    # stopped before the first checkpoint: nothing to resume
+    rounds[0] = 3
+    with pytest.raises(Interrupted, match="nothing to resume yet"):
+        solve(o, tmp_path / "u", tolerance=1e-6, threads=1, graph="regenerate")
+    # through the CLI: one message after "interrupted", exit 130
+    rounds[0] = 0
+    out = tmp_path / "cli"
+    r = CliRunner().invoke(cli, ["ur", "solve", "--pieces", "4", "--board", o.board_file, "--graph", "regenerate",
+                                 "--no-proof", "--out", str(out)])
+    assert r.exit_code == 130 and "Traceback" not in r.output, r.output
+    last = r.output.strip().splitlines()[-1]
+    assert last.startswith(f"interrupted: ") and f"kept in {out}" in last and "resume from its checkpoint" in last

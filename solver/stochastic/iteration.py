@@ -15,6 +15,7 @@ solve ends with the endless check (``endless_check``), and values that fail it a
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -25,7 +26,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from gamesolver.solver.errors import InputError, TableWriteError
+from gamesolver.solver.errors import InputError, Interrupted, TableWriteError
 from gamesolver.solver.stochastic.krylov import bicgstab
 from gamesolver.solver.limits import duration
 from gamesolver.solver.stochastic.outcomes import (
@@ -119,6 +120,23 @@ class Solved:
     rounds: list[dict[str, float]] = field(default_factory=list)
 
 
+def _resumable(solve: Callable[..., "Solved"]) -> Callable[..., "Solved"]:
+    """A solve stopped by Ctrl-C or SIGTERM (``KeyboardInterrupt``) ends as ``Interrupted``, which
+    says what it left in its folder and that the same command resumes it."""
+
+    @functools.wraps(solve)
+    def run(game: Any, root: Path, *args: Any, **kwargs: Any) -> "Solved":
+        try:
+            return solve(game, root, *args, **kwargs)
+        except Interrupted:
+            raise
+        except KeyboardInterrupt:
+            raise Interrupted(stopped_message(Path(root))) from None
+
+    return run
+
+
+@_resumable
 def solve_values(
     game: Any,
     root: Path,
@@ -1184,6 +1202,28 @@ def _halfway(values: np.ndarray, where: Any, before: np.ndarray) -> None:
     """A damped sweep's end (see _Flip): the values at ``where`` (a slice or ranks), which the
     sweep just wrote, averaged with ``before``, the ones it started from."""
     values[where] = (values[where] + before) * values.dtype.type(0.5)
+
+
+def stopped_message(root: Path) -> str:
+    """What a stopped solve leaves in ``root`` and how to go on: the same command resumes from the
+    checkpoint (or, where none was written yet, starts over); deleting the folder frees the disk."""
+    kept = [p for p in root.iterdir() if p.name != POLICY_FILE] if root.is_dir() else []
+    size = sum(p.stat().st_size for p in kept if p.is_file()) + sum(
+        f.stat().st_size for p in kept if p.is_dir() for f in p.rglob("*") if f.is_file())
+    try:
+        info = json.loads((root / CHECKPOINT_INFO).read_text())
+        at = f"its checkpoint after sweep {int(info.get('sweeps', 0))}"
+    except (OSError, ValueError, TypeError, AttributeError):
+        at = None
+    if at is None:
+        return (f"nothing to resume yet ({_size(size)} in {root}); the same command starts over, "
+                f"or delete {root}")
+    return (f"{_size(size)} kept in {root}; run the same command again to resume from {at}, or delete "
+            f"{root} to start over and free the disk")
+
+
+def _size(nbytes: int) -> str:
+    return f"{nbytes / 2**30:.2f} GiB" if nbytes >= 2**30 else f"{nbytes / 2**20:.1f} MiB"
 
 
 def _checkpoint(root: Path, values: np.ndarray, info: dict[str, Any]) -> None:
