@@ -103,19 +103,26 @@ _cache_option = click.option("--cache", type=click.Path(file_okay=False), defaul
 
 
 def _table(options: UrOptions, table_dir: str | None, cache: str | None = None, as_json: bool = False,
-           scattered: bool = False) -> Any:
-    """The table a query reads. A query never writes where ``--table`` points, and a large solve
-    never starts as its side effect: only a small table missing from the cache is built.
+           scattered: bool = False, solve_first: bool = False) -> Any:
+    """The table a query reads. Without ``solve_first`` (``--solve``) a query never writes where
+    ``--table`` points, and a large solve never starts as its side effect: only a small table
+    missing from the cache is built. With it a missing table of any size is solved first, where
+    ``--table`` points or in the cache, with its progress shown (a stopped solve resumes).
     ``scattered``: the caller reads a few values, not the whole table (``solve.read_scattered``)."""
     where = Path(table_dir) if table_dir is not None else default_table_dir(options, cache)
     if table_dir is not None and where.is_file():  # the user's mistake (exit 2), not a table to solve there
         raise InputError(f"--table {where} is {file_kind(where)}, not a table: a table is a folder holding "
                          f"header.json (one that 'solver ur solve --pieces {options.pieces} --out FOLDER' makes)")
-    if table_dir is not None or options.pieces > AUTO_BUILD_MAX_PIECES:
+    if (table_dir is not None or options.pieces > AUTO_BUILD_MAX_PIECES) and not solve_first:
         if not (where / "header.json").is_file():
             _missing_table(options, where, table_dir is not None, as_json)
     return load_table(options, where, log=_log, cache=cache, scattered=scattered)
 
+
+_solve_option = click.option(
+    "--solve", "solve_first", is_flag=True,
+    help="Solve a missing table first, however large (without --solve the message says how long it "
+         "would take), with a progress bar, then answer; a stopped solve resumes with the same command.")
 
 _opening_option = click.option(
     "--opening", "opening_file", type=click.Path(dir_okay=False), default=None,
@@ -124,20 +131,21 @@ _opening_option = click.option(
 
 
 def _source(options: UrOptions, table_dir: str | None, cache: str | None, as_json: bool,
-            opening_file: str | None) -> tuple[Any, Any]:
+            opening_file: str | None, solve_first: bool = False) -> tuple[Any, Any]:
     """What a query reads, and the opening file it is (None for a table): ``--opening``; else the
-    table; else, when no table was named and the cache has none, the shipped opening file."""
+    table; else, when no table was named and the cache has none, the shipped opening file (not
+    with ``solve_first``, which solves the missing table instead: ``_table``)."""
     from gamesolver.games.ur import opening
 
     if opening_file is not None:
-        if table_dir is not None:
-            raise InputError("give --table or --opening, not both")
+        if table_dir is not None or solve_first:
+            raise InputError(f"give {'--table' if table_dir is not None else '--solve'} or --opening, not both")
         book = opening.load(opening_file, options)
         return book, book
-    book = shipped_fallback(options, cache) if table_dir is None else None
+    book = shipped_fallback(options, cache) if table_dir is None and not solve_first else None
     if book is not None:
         return book, book
-    return _table(options, table_dir, cache, as_json, scattered=True), None
+    return _table(options, table_dir, cache, as_json, scattered=True, solve_first=solve_first), None
 
 
 def shipped_fallback(options: UrOptions, cache: str | Path | None) -> Any:
@@ -162,8 +170,11 @@ def outside_opening_message(options: UrOptions, book: Any, cache: str | Path | N
 
 
 def _outside_opening(options: UrOptions, book: Any, cache: str | None, as_json: bool) -> None:
-    """``outside_opening_message`` as the CLI's error (exit 1; JSON with --json)."""
+    """``outside_opening_message`` as the CLI's error (exit 1; JSON with --json), with --solve's hint."""
     text, fields = outside_opening_message(options, book, cache)
+    note, nl, rest = text.partition("\n")
+    first, nl2, more = rest.partition("\n")
+    text = f"{note}{nl}{first}; {SOLVE_HINT}{nl2}{more}"
     if as_json:
         click.echo(json.dumps({"error": text, **fields}))
         raise SystemExit(1)
@@ -331,9 +342,15 @@ def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple
                                  "solve_seconds_here_stored": list(stored) if stored else None}}
 
 
+SOLVE_HINT = "or add --solve to this command to solve it first (with a progress bar; a stopped solve resumes)"
+
+
 def _missing_table(options: UrOptions, where: Path, named: bool, as_json: bool) -> None:
-    """Exit 1 with ``missing_table_message``; with ``as_json`` as a JSON object."""
+    """Exit 1 with ``missing_table_message`` and, on the command line, that --solve would build
+    it; with ``as_json`` as a JSON object."""
     text, fields = missing_table_message(options, where, named)
+    first, nl, rest = text.partition("\n")
+    text = f"{first}; {SOLVE_HINT}{nl}{rest}"
     if as_json:
         click.echo(json.dumps({"error": text, **fields}))
         raise SystemExit(1)
@@ -715,9 +732,10 @@ def _roll_index(options: UrOptions, roll: str) -> int:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @_rules_option
 @_opening_option
+@_solve_option
 def best_move(position: str, roll: str, pieces: int, board_file: str | None, dice_file: str | None,
               table_dir: str | None, cache: str | None, as_json: bool, rules_name: str,
-              opening_file: str | None) -> None:
+              opening_file: str | None, solve_first: bool) -> None:
     """The best action for ROLL in POSITION (or 'start') and its value for the side to move."""
     from gamesolver.games.ur.opening import OutsideOpening
 
@@ -726,11 +744,11 @@ def best_move(position: str, roll: str, pieces: int, board_file: str | None, dic
         from gamesolver.games.ur import royal_cli
 
         _fort_only(rules, board=board_file, dice=dice_file, cache=cache, opening=opening_file)
-        return royal_cli.best_move_cmd(rules, position, roll, table_dir, as_json)
+        return royal_cli.best_move_cmd(rules, position, roll, table_dir, as_json, solve_first)
     options = _opts(pieces, board_file, dice_file)
     pos = parse(position, options)
     r = _roll_index(options, roll)
-    table, book = _source(options, table_dir, cache, as_json, opening_file)
+    table, book = _source(options, table_dir, cache, as_json, opening_file, solve_first)
     try:
         ranked = choices(options, table, pos, r)
     except OutsideOpening:
@@ -762,8 +780,9 @@ def best_move(position: str, roll: str, pieces: int, board_file: str | None, dic
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @_rules_option
 @_opening_option
+@_solve_option
 def analyze(position: str, pieces: int, board_file: str | None, dice_file: str | None, table_dir: str | None,
-            cache: str | None, as_json: bool, rules_name: str, opening_file: str | None) -> None:
+            cache: str | None, as_json: bool, rules_name: str, opening_file: str | None, solve_first: bool) -> None:
     """The value of POSITION before the roll, and each roll's best action and value."""
     from gamesolver.games.ur.opening import OutsideOpening
 
@@ -772,10 +791,10 @@ def analyze(position: str, pieces: int, board_file: str | None, dice_file: str |
         from gamesolver.games.ur import royal_cli
 
         _fort_only(rules, board=board_file, dice=dice_file, cache=cache, opening=opening_file)
-        return royal_cli.analyze_cmd(rules, position, table_dir, as_json)
+        return royal_cli.analyze_cmd(rules, position, table_dir, as_json, solve_first)
     options = _opts(pieces, board_file, dice_file)
     pos = parse(position, options)
-    table, book = _source(options, table_dir, cache, as_json, opening_file)
+    table, book = _source(options, table_dir, cache, as_json, opening_file, solve_first)
     try:
         answer = analyze_answer(options, table, pos)
     except OutsideOpening:
@@ -839,9 +858,10 @@ def show(position: str, pieces: int, board_file: str | None, dice_file: str | No
 @_rules_option
 @click.option("--value-type", default="percent16", show_default=True,
               help="With --format rgu: the stored values, percent16, f32 (float32) or f64 (float64).")
+@_solve_option
 def export_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_dir: str | None,
                cache: str | None, fmt: str, out: str | None, reachable: bool, threads: int | None,
-               as_json: bool, rules_name: str, value_type: str) -> None:
+               as_json: bool, rules_name: str, value_type: str, solve_first: bool) -> None:
     """Write every position of a solved table with its value (X to move; both mirror images), or a
     RoyalUr rule set's table as RoyalUr's .rgu file (written whole or not at all)."""
     from gamesolver.games.ur.export import write_csv, write_npy
@@ -854,7 +874,7 @@ def export_cmd(pieces: int, board_file: str | None, dice_file: str | None, table
         _fort_only(rules, board=board_file, dice=dice_file, cache=cache, reachable=reachable, json=as_json)
         if out is None:
             raise InputError("--format rgu needs --out FILE")
-        return royal_cli.export_cmd(rules, fmt, table_dir, out, value_type)
+        return royal_cli.export_cmd(rules, fmt, table_dir, out, value_type, solve_first)
     if fmt == "rgu":
         raise InputError("--format rgu writes RoyalUr's rule sets (--rules finkel, blitz or masters), "
                          "not the fort rules")
@@ -865,7 +885,7 @@ def export_cmd(pieces: int, board_file: str | None, dice_file: str | None, table
         raise InputError("--json reports the file written with --out FILE; without --out the CSV goes to standard output")
     if threads is not None and threads < 1:
         raise InputError("--threads must be at least 1")
-    table = _table(options, table_dir, cache)
+    table = _table(options, table_dir, cache, solve_first=solve_first)
     n_threads = threads or default_threads()
     if out is None:
         write_csv(options, table, click.get_text_stream("stdout"), reachable, n_threads)

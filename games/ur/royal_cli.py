@@ -39,10 +39,12 @@ def _log(text: str) -> None:
     click.echo(text, err=True)
 
 
-def lookup(rules: royal.RuleSet, table: str | None) -> tuple[Callable[[royal.State], float], str, Provenance]:
+def lookup(rules: royal.RuleSet, table: str | None,
+           solve_first: bool = False) -> tuple[Callable[[royal.State], float], str, Provenance]:
     """A function from a state to the mover's chance of winning, where it reads (an ``.rgu`` file
-    (``--table FILE.rgu``), a table directory, or the cache: small tables built on demand), and
-    whether its values are proven (RoyalUr's rule sets are not: a table says its residual)."""
+    (``--table FILE.rgu``), a table directory, or the cache: small tables built on demand, any
+    table missing with ``solve_first``), and whether its values are proven (RoyalUr's rule sets
+    are not: a table says its residual)."""
     if table is not None and Path(table).is_file():
         if not rgu.looks_like_rgu(table):  # the user's mistake (exit 2), not a damaged table
             raise InputError(
@@ -56,15 +58,23 @@ def lookup(rules: royal.RuleSet, table: str | None) -> tuple[Callable[[royal.Sta
     if table is not None and table.endswith(".rgu"):
         raise InputError(f"no .rgu file at {table}")
     where = Path(table) if table is not None else default_table_dir(rules)
-    build = table is None and rules.pieces <= AUTO_BUILD_MAX_PIECES
-    book = shipped_fallback(rules) if table is None else None
+    book = shipped_fallback(rules) if table is None and not solve_first else None
     if book is not None:  # the opening, answered at once from the file shipped with the program
         return book.lookup(), book.describe(True), book.provenance
-    try:
-        solved = load_royal_table(rules, where, build=build, log=_log)
-    except MissingTableError:
-        raise MissingTableError(missing_table_message(rules, where, table)) from None
+    solved = _solved(rules, where, table, solve_first)
     return table_lookup(rules, solved), str(solved.path), of_table(solved)
+
+
+def _solved(rules: royal.RuleSet, where: Path, table: str | None, solve_first: bool) -> Any:
+    """The table at ``where``: a small one missing from the cache is solved into it, as is any
+    missing one with ``solve_first`` (--solve); otherwise a missing table is the message that says
+    how to build it."""
+    build = solve_first or (table is None and rules.pieces <= AUTO_BUILD_MAX_PIECES)
+    try:
+        return load_royal_table(rules, where, build=build, log=_log)
+    except MissingTableError:
+        raise MissingTableError(missing_table_message(rules, where, table) + "; or add --solve to this command "
+                                "to solve it first (with a progress bar; a stopped solve resumes)") from None
 
 
 def shipped_fallback(rules: royal.RuleSet, cache: str | Path | None = None) -> Any:
@@ -160,12 +170,13 @@ def outside_opening(rules: royal.RuleSet) -> MissingTableError:
                              f"not this one; {missing_table_message(rules, default_table_dir(rules))}")
 
 
-def best_move_cmd(rules: royal.RuleSet, position: str, roll: str, table: str | None, as_json: bool) -> None:
+def best_move_cmd(rules: royal.RuleSet, position: str, roll: str, table: str | None, as_json: bool,
+                  solve_first: bool = False) -> None:
     from gamesolver.games.ur.opening import OutsideOpening
 
     pos = royal.parse(position, rules)
     r = parse_roll(rules, roll)
-    look, source, prov = lookup(rules, table)
+    look, source, prov = lookup(rules, table, solve_first)
     try:
         ranked = royal_choices(rules, look, pos.state(), r)
     except OutsideOpening:
@@ -212,11 +223,12 @@ def analyze_answer(rules: royal.RuleSet, pos: royal.Position, look: Callable[[ro
             "win_probability": look(state), **prov.fields(0.0), "rolls": rows, "table": source}
 
 
-def analyze_cmd(rules: royal.RuleSet, position: str, table: str | None, as_json: bool) -> None:
+def analyze_cmd(rules: royal.RuleSet, position: str, table: str | None, as_json: bool,
+                solve_first: bool = False) -> None:
     pos = royal.parse(position, rules)
     from gamesolver.games.ur.opening import OutsideOpening
 
-    look, source, prov = lookup(rules, table)
+    look, source, prov = lookup(rules, table, solve_first)
     try:
         answer = analyze_answer(rules, pos, look, source, prov)
     except OutsideOpening:
@@ -233,17 +245,14 @@ def analyze_cmd(rules: royal.RuleSet, position: str, table: str | None, as_json:
     click.echo(f"(from {source}; {prov.text()})")
 
 
-def export_cmd(rules: royal.RuleSet, fmt: str, table: str | None, out: str, value_type: str) -> None:
+def export_cmd(rules: royal.RuleSet, fmt: str, table: str | None, out: str, value_type: str,
+               solve_first: bool = False) -> None:
     if fmt != "rgu":
         raise InputError(f"unknown export format {fmt!r}; expected rgu")
     where = Path(table) if table is not None else default_table_dir(rules)
     # as a query does: a small table (seconds) is solved into the cache on first use, a larger one
-    # is asked for with the command that builds it
-    build = table is None and rules.pieces <= AUTO_BUILD_MAX_PIECES
-    try:
-        solved = load_royal_table(rules, where, build=build, log=_log)
-    except MissingTableError:
-        raise MissingTableError(missing_table_message(rules, where, table)) from None
+    # is asked for with the command that builds it, or solved first with --solve
+    solved = _solved(rules, where, table, solve_first)
     values = (1.0 + np.asarray(solved["value"], dtype=np.float64)) / 2.0
     rgu.write_values(out, rules, values, value_type,
                      notes={"author": "gamesolver", "tolerance": solved.meta.get("tolerance")})
