@@ -338,3 +338,18 @@ def test_each_shipped_file_solves_the_game_near_the_start(pieces: int) -> None:
     if book.intervals is not None:
         lo, hi = book.stored_interval(0, 0)
         assert low <= lo <= hi <= high
+
+
+def test_an_unproven_value_says_so_on_its_own_line(tmp_path, monkeypatch) -> None:
+    """Six pieces' shipped opening file is unproven: the value's own line says so (with the
+    residual its table stopped at), not only the source line below it."""
+    monkeypatch.setenv("SOLVER_CACHE_DIR", str(tmp_path))
+    book = opening.shipped(UrOptions(pieces=6))
+    if book is None:
+        pytest.skip("no opening file is shipped for six pieces")
+    assert not book.provenance.proven
+    for args in (["analyze", "start"], ["best-move", "start", "--roll", "gold+gold"]):
+        r = run(*args, "--pieces", "6")
+        assert r.exit_code == 0, r.output
+        line = next(x for x in r.output.splitlines() if "value for X" in x)
+        assert "(unproven: residual" in line, r.output

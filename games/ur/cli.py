@@ -201,7 +201,14 @@ def source_line(table: Any, book: Any, opening_file: str | None) -> str:
 
 
 def proven_text(answer: dict[str, Any]) -> str:
-    """' (proven between a and b)' for a value with an interval, else ''."""
+    """' (proven between a and b)' for a value with an interval; ' (unproven: residual r)' (or
+    'residual below r') where the answer says it is not proven, on the value's own line; else ''."""
+    if answer.get("proven") is False:
+        if "residual" in answer:
+            return f" (unproven: residual {answer['residual']:.2g})"
+        if "residual_below" in answer:
+            return f" (unproven: residual below {answer['residual_below']:.2g})"
+        return " (unproven)"
     if not answer.get("proven") or "lower" not in answer:
         return ""
     if answer["lower"] == answer["upper"]:
