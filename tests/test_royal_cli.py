@@ -169,3 +169,23 @@ def test_export_has_royalurs_keys_and_their_file_answers_queries(finkel2_table, 
     them = json.loads(run("ur", "analyze", pos, "--rules", "finkel", "--pieces", "2", "--table", str(theirs),
                           "--json").output)
     assert them["win_probability"] == pytest.approx(ours["win_probability"], abs=2 / 65535)
+
+
+@pytest.mark.parametrize(("value_type", "within"), [("percent16", 0.5 / 65535), ("f32", 2.0**-18 / 100)])
+def test_a_value_read_from_an_rgu_file_says_it_is_rounded(finkel2_table, tmp_path, value_type: str,
+                                                          within: float) -> None:
+    """An .rgu file rounds its values to its value type: answers read from one say so and by how
+    much, and the answer is within that of the table's own (the bound is no looser than needed)."""
+    out = tmp_path / "f2.rgu"
+    r = run("ur", "export", "--format", "rgu", "--rules", "finkel", "--pieces", "2", "--table", str(finkel2_table),
+            "--out", str(out), "--value-type", value_type)
+    assert r.exit_code == 0, r.output
+    args = ["ur", "analyze", "start", "--rules", "finkel", "--pieces", "2"]
+    r = run(*args, "--table", str(out))
+    assert f"the file stores {value_type} values, each read within {within:.2g} of the one written" in r.output
+    doc = json.loads(run(*args, "--table", str(out), "--json").stdout)
+    assert doc["proven"] is False and doc["rounded_as"] == value_type and doc["rounded_within"] == within
+    exact = json.loads(run(*args, "--table", str(finkel2_table), "--json").stdout)
+    assert "rounded_as" not in exact
+    for a, b in zip([doc, *doc["rolls"]], [exact, *exact["rolls"]]):
+        assert abs(a["win_probability"] - b["win_probability"]) <= within * (1 + 1e-9)

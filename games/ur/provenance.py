@@ -22,6 +22,8 @@ class Provenance:
     bound: float | None = None  # proven: every value lies within this of the stored one
     residual: float | None = None  # unproven: the last sweep's largest change
     residual_below: float | None = None  # unproven, residual not recorded: it was below this
+    rounded_as: str | None = None  # read from a file that rounds its values (an .rgu file's value type) ...
+    rounded_within: float | None = None  # ... by at most this, in the answer's own unit
 
     @classmethod
     def of_meta(cls, meta: dict[str, Any], intervals: bool) -> "Provenance":
@@ -57,6 +59,9 @@ class Provenance:
             out["residual"] = self.residual
         elif self.residual_below is not None:
             out["residual_below"] = self.residual_below
+        if self.rounded_as is not None:
+            out["rounded_as"] = self.rounded_as
+            out["rounded_within"] = self.rounded_within
         return out
 
     def interval_fields(self, value: float, stored: tuple[float, float] | None) -> dict[str, Any]:
@@ -76,11 +81,13 @@ class Provenance:
         3.2e-06)' or 'unproven (residual below 1e-05)'."""
         if self.proven:
             return f"proven within {self.bound:.2g}" if self.bound is not None else "proven (an interval for every value)"
+        rounded = (f"; the file stores {self.rounded_as} values, each read within {self.rounded_within:.2g} "
+                   f"of the one written" if self.rounded_as is not None else "")
         if self.residual is not None:
-            return f"unproven (residual {self.residual:.2g})"
+            return f"unproven (residual {self.residual:.2g}){rounded}"
         if self.residual_below is not None:
-            return f"unproven (residual below {self.residual_below:g})"
-        return "unproven"
+            return f"unproven (residual below {self.residual_below:g}){rounded}"
+        return f"unproven{rounded}"
 
 
 def of_table(table: Any) -> Provenance:

@@ -298,6 +298,14 @@ class RguTable:
     def entry_count(self) -> int:
         return sum(len(k) for k in self.keys)
 
+    @property
+    def rounding(self) -> float:
+        """How far a win chance read from this file can be from the one written to it, by the
+        value type's rounding alone: half a step of 1/65,535 for percent16, half a float's last
+        place at 64-100 % for f32 and f64."""
+        half_place = {"percent16": 0.5 / PERCENT16_MAX, "f32": 2.0**-18 / 100, "f64": 2.0**-47 / 100}
+        return half_place[self.value_type]
+
     def _fence(self, m: int) -> np.ndarray:
         while len(self.fences) <= m:
             self.fences.append(np.asarray(self.keys[len(self.fences)][::FENCE], dtype=np.uint32))

@@ -54,7 +54,9 @@ def lookup(rules: royal.RuleSet, table: str | None,
                 f"{rules.pieces} --out FILE.rgu')")
         t = rgu.read_rgu(table)
         t.expect(rules)  # an .rgu for other settings is one line, not wrong answers
-        return (lambda s: t.win_probability(s, rules)), str(table), Provenance(False)
+        # an .rgu file records no residual, and its values are rounded to its value type
+        return ((lambda s: t.win_probability(s, rules)), str(table),
+                Provenance(False, rounded_as=t.value_type, rounded_within=t.rounding))
     if table is not None and table.endswith(".rgu"):
         raise InputError(f"no .rgu file at {table}")
     where = Path(table) if table is not None else default_table_dir(rules)
