@@ -1,4 +1,5 @@
-"""``solver verify``: run every claim in the registry; a summary table first, then the evidence."""
+"""``solver verify``: run every claim in the registry; one line a claim and the tally, then, with
+``--details`` (or for claims named one by one with ``--claim``), each claim's evidence."""
 from __future__ import annotations
 
 import json
@@ -46,7 +47,9 @@ def show_progress() -> bool:
 @click.command()
 @click.option("--claim", "names", multiple=True, help="Check only this claim (repeatable).")
 @click.option("--game", "games", multiple=True, help="Check only the claims about this game (repeatable).")
-@click.option("--details", is_flag=True, help="Also print the long listings (every position, every row).")
+@click.option("--details", is_flag=True,
+              help="Also print each claim's evidence: its source, options, figures and long listings "
+                   "(claims named with --claim show theirs, without the long listings, anyway).")
 @click.option("--plots", "plots", type=click.Path(file_okay=False), default=None,
               help="Write the pictures (histograms, cycles) into this directory.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON: per claim its source, options, verdict, "
@@ -86,9 +89,12 @@ def verify(names: tuple[str, ...], games: tuple[str, ...], details: bool, plots:
     for line in summary_table(report, shutil.get_terminal_size((160, 24)).columns):
         click.echo(line)
     counts = {s: sum(1 for _, r, _ in report if r.status == s) for s in MARK}
-    click.echo(f"{len(report)} claims: {counts['verified']} verified, {counts['refuted']} refuted, "
-               f"{counts['undetermined']} undetermined"
-               + ("" if details else "  (long listings: --details)"))
+    named = bool(names) and not details
+    click.echo(f"{len(report)} claim{'s' if len(report) != 1 else ''}: {counts['verified']} verified, "
+               f"{counts['refuted']} refuted, {counts['undetermined']} undetermined"
+               + ("" if details or named else "  (the evidence behind each verdict: --details)"))
+    if not (details or named):
+        return
     click.echo()
     for c, r, s in report:
         click.echo(f"{MARK[r.status]:<13} {c.name}  ({c.game}, {s:.1f} s)")

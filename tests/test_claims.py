@@ -69,7 +69,7 @@ def invoke(*args: str):
     return CliRunner().invoke(cli, ["verify", *args])
 
 
-def test_verify_prints_the_summary_table_first_and_the_details_on_request() -> None:
+def test_verify_prints_one_line_a_claim_and_the_evidence_on_request() -> None:
     res = invoke("--game", "ghosts")
     assert res.exit_code == 0, res.output
     lines = res.output.splitlines()
@@ -77,8 +77,15 @@ def test_verify_prints_the_summary_table_first_and_the_details_on_request() -> N
     names = [c.name for c in load_claims() if c.game == "ghosts"]
     for i, name in enumerate(names):
         assert lines[2 + i].startswith(name)
-    assert "5 claims: 5 verified" in res.output
-    assert "options: modifiers=" in res.output
+    assert "5 claims: 5 verified" in res.output and "(the evidence behind each verdict: --details)" in res.output
+    assert len(lines) == 2 + len(names) + 1  # one line a claim and the tally, nothing more
+    assert "options: modifiers=" not in res.output
+    res = invoke("--game", "ghosts", "--details")
+    assert res.exit_code == 0 and "options: modifiers=" in res.output and "VERIFIED      ghosts-fighter-ladder" in res.output
+    assert "--details)" not in res.output
+    res = invoke("--claim", "ghosts-nanna-three-attempts")  # a claim asked for by name shows its block
+    assert res.exit_code == 0 and "1 claim: 1 verified" in res.output
+    assert "source:  Ghosts of Ur" in res.output and "details:" not in res.output
 
 
 def test_verify_json_carries_source_options_verdict_and_uncertainty() -> None:
