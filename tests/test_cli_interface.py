@@ -95,7 +95,7 @@ def test_ur_solve_json_and_cache(tmp_path):
 
 def test_unee_export_json(tmp_path):
     out = tmp_path / "four.csv"
-    result = CliRunner().invoke(cli, ["unee", "--holes", "2", "--balls", "2", "export", "--balls", "4",
+    result = CliRunner().invoke(cli, ["unee", "--holes", "2", "--balls", "2", "export", "--on-board", "4",
                                       "--out", str(out), "--json", "--cache", str(tmp_path / "c")])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
@@ -103,6 +103,12 @@ def test_unee_export_json(tmp_path):
     refused = CliRunner().invoke(cli, ["unee", "--holes", "2", "--balls", "2", "export", "--json",
                                        "--cache", str(tmp_path / "c")])
     assert refused.exit_code == 2 and "--out" in refused.output
+    # --balls means balls per hole wherever it stands, as in every other command
+    after = tmp_path / "after.csv"
+    result = CliRunner().invoke(cli, ["unee", "--holes", "2", "export", "--balls", "2", "--on-board", "4",
+                                      "--out", str(after), "--json", "--cache", str(tmp_path / "c")])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["options"] == data["options"] and after.read_text() == out.read_text()
 
 
 def test_ulus_race_table_out_and_cache(tmp_path):

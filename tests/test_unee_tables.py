@@ -150,7 +150,7 @@ def test_split_analyze_exact(small_tables):
 
 
 def test_export_csv_and_npy(small_tables, tmp_path):
-    out = run(*SMALL_ARGS, "export", "--balls", "4", "--table", str(small_tables["uncounted"]))
+    out = run(*SMALL_ARGS, "export", "--on-board", "4", "--table", str(small_tables["uncounted"]))
     lines = out.output.strip().splitlines()
     assert lines[0] == "position,side,balls,value,remoteness,cycling,best_moves"
     from math import comb
@@ -180,7 +180,7 @@ def test_export_csv_and_npy(small_tables, tmp_path):
         (("analyze", "3 3 / 3 3 S", "--exact"), "--exact is for --rule split"),
         (("export", "--format", "npy"), "needs --out"),
         (("export", "--out", "/nonexistent/dir/x.csv"), "not a writable directory"),
-        (("export", "--balls", "99"), "expected 0..12"),
+        (("export", "--on-board", "99"), "expected 0..12"),
     ],
 )
 def test_bad_query_input(args, words):

@@ -49,8 +49,8 @@ def variant_options(f: Callable[..., Any] | None = None, *, before_only: tuple[s
     """Give the command the variant as its first argument ``options``: the group's, with any
     variant option given after the command taking its place (checked once, here).
 
-    ``before_only`` names variant options that the command uses for something else (``export
-    --balls`` filters by balls on the board); those are taken only before the command."""
+    ``before_only`` names variant options that a command would use for something else; those are
+    taken only before the command (none does now: every variant option means one thing)."""
     if f is None:
         return functools.partial(variant_options, before_only=before_only)
     accepted = [name for name in _VARIANT if name not in before_only]

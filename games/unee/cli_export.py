@@ -19,30 +19,28 @@ from gamesolver.games.unee.rules import UneeOptions
 from gamesolver.solver.report import example
 
 
-@unee.command(epilog=example('solver unee export --balls 4 --reachable --out four.csv'))
+@unee.command(epilog=example('solver unee export --on-board 4 --reachable --out four.csv'))
 @click.option("--rule", type=RULE_CHOICE, default="uncounted", show_default=True, help=RULE_HELP)
 @click.option("--format", "fmt", type=click.Choice(["csv", "npy"]), default="csv", show_default=True)
-@click.option("--balls", type=int, default=None, help="Only positions with this many balls on the board.")
+@click.option("--on-board", "balls", type=int, default=None,
+              help="Only positions with this many balls on the board (the variant's --balls is per hole).")
 @click.option("--reachable", is_flag=True, help="Only positions reachable from the standard start.")
 @click.option("--out", "out", type=click.Path(dir_okay=False), default=None,
               help="Output file (CSV goes to stdout without it; npy needs it).")
 @cache_option
 @table_option
 @click.option("--json", "as_json", is_flag=True, help="With --out: print what was written as JSON.")
-@variant_options(before_only=("balls_per_hole",))
+@variant_options
 def export(options: UneeOptions, rule: str, fmt: str, balls: int | None, reachable: bool, out: str | None,
            cache: str | None, table_dir: str | None, as_json: bool) -> None:
-    """Export the table in the player's notation: position, side, value, remoteness, best moves.
-
-    The variant's --balls (balls per hole) goes before the command here: after it, --balls picks
-    the positions with that many balls on the board."""
+    """Export the table in the player's notation: position, side, value, remoteness, best moves."""
     from gamesolver.games.unee.export import export_array, write_csv
     from gamesolver.solver.tables.atomic import atomic_path, check_writable
     from gamesolver.games.unee.graph import build_graph
     from gamesolver.solver.errors import InputError
 
     if balls is not None and not 0 <= balls <= options.max_balls:
-        raise InputError(f"--balls {balls}: expected 0..{options.max_balls}")
+        raise InputError(f"--on-board {balls}: expected 0..{options.max_balls} balls on the board")
     if fmt == "npy" and out is None:
         raise InputError("--format npy needs --out FILE")
     if as_json and out is None:
