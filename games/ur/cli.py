@@ -297,6 +297,23 @@ MIRROR_SWEEP_COST = 1.5
 MIRROR_TIMED_MAX = 150_000_000
 
 
+def gpu_solve_seconds(options: UrOptions) -> tuple[tuple[float, float], bool]:
+    """The solve's time on one GPU of the kind measured (GPU_MEASURED_ON), from its measured rates
+    times the walk's typical rounds (TYPICAL_SWEEPS), and whether the stored graph fits there
+    beside the values, the walk's policy and marks (then it sweeps from the graph). The missing
+    table's message and the README's table of results both quote it."""
+    from gamesolver.solver.stochastic.outcomes import estimate_bytes
+    from gamesolver.solver.stochastic.iteration import extra_bytes
+
+    plain = kernel(dataclasses.replace(options, mirror=False))
+    states = stored_state_count(options)
+    graph = int(estimate_bytes(plain) * states / max(1, plain.state_count))
+    need = graph + 4 * states + extra_bytes(states, plain.roll_count, "walk")
+    stores = need <= GPU_MEMORY_USABLE * GPU_MEMORY_BYTES
+    rate = GPU_STORED_SECONDS_PER_STATE if stores else GPU_SECONDS_PER_STATE
+    return (TYPICAL_SWEEPS[0] * rate[0] * states, TYPICAL_SWEEPS[1] * rate[1] * states), stores
+
+
 def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple[str, dict[str, Any]]:
     """Why a query cannot answer without the table at ``where`` and what building it would take:
     one sweep rate measured now on this machine, times the sweeps such solves need
@@ -325,11 +342,7 @@ def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple
     fits = auto_stores(graph + extra_bytes(p.states, plain.roll_count, "walk"))
     stored = p.solve_seconds(cores, stored=STORED_SWEEP_SPEEDUP) if fits else None
     out = f" --out {where}" if named else ""
-    # on the GPU the stored graph must fit beside the values, the walk's policy and marks
-    gpu_need = graph + p.value_bytes + extra_bytes(p.states, plain.roll_count, "walk")
-    gpu_stores = gpu_need <= GPU_MEMORY_USABLE * GPU_MEMORY_BYTES
-    rate = GPU_STORED_SECONDS_PER_STATE if gpu_stores else GPU_SECONDS_PER_STATE
-    gpu = (TYPICAL_SWEEPS[0] * rate[0] * p.states, TYPICAL_SWEEPS[1] * rate[1] * p.states)
+    gpu, gpu_stores = gpu_solve_seconds(options)
     commands = [f"solver ur solve --pieces {k}{out}",
                 f"solver ur solve --pieces {k}{out} --backend ray --address HEAD:6379",
                 f"solver ur solve --pieces {k}{out} --backend gpu"]
