@@ -40,3 +40,24 @@ def test_the_unsolved_game_quotes_the_messages_projection() -> None:
     lo, hi = TYPICAL_SWEEPS
     assert f"projected at {span(seconds)} of one {GPU_MEASURED_ON}" in row
     assert f"times {lo}-{hi} rounds" in row
+
+
+def test_serve_md_names_every_shipped_opening_file() -> None:
+    """docs/serve.md lists which games the board answers from a shipped opening file: every file in
+    data/ur_opening is among them."""
+    import json
+
+    import numpy as np
+
+    text = " ".join((ROOT / "docs" / "serve.md").read_text(encoding="utf-8").split())
+    listed = text.split("shipped opening file (", 1)[1].split(")", 1)[0]
+    pieces = []
+    for f in sorted((ROOT / "data" / "ur_opening").glob("*.npz")):
+        with np.load(f, allow_pickle=False) as z:
+            header = json.loads(bytes(z["header"]).decode("utf-8"))
+        if header["format"] == "gamesolver-royalur-opening":
+            assert header["rules"].capitalize() in listed, (f.name, listed)
+        else:
+            pieces.append(header["options"]["pieces"])
+    words = {4: "four", 5: "five", 6: "six"}
+    assert f"fort rules with {words[min(pieces)]} to {words[max(pieces)]} pieces" in listed, (pieces, listed)
