@@ -446,6 +446,10 @@ def test_unee_page_in_a_browser(browser_env, unee_tables, tmp_path):
     start = unee.parse("start")
     assert rows == [[m.move, str(m.value)] for m in t.analyze(start)]
 
+    legend = page.text_content("#unee-legend")  # the badges under the holes are explained on the page
+    assert "Under each hole" in legend and "less those the other side captures" in legend
+    assert page.get_attribute("#unee-board .hole.playable .badge", "title")
+
     page.fill("#unee-position", "3 0 1 / 2 0 6 S")
     page.click("#unee-form button")
     shown(page, "unee", position="3 0 1 / 2 0 6 S")
@@ -462,6 +466,8 @@ def test_unee_page_in_a_browser(browser_env, unee_tables, tmp_path):
     shown(page, "unee", position=str(best.position))
     page.select_option("#unee-rule", "draw")
     shown(page, "unee", position=str(best.position), rule="draw")
+    assert page.get_attribute("#unee-legend", "data-rule") == "draw"
+    assert "wins, draw or loses" in page.text_content("#unee-legend")
     outcome = unee_tables["draw"].probe_value(best.position, captured=0)
     assert page.text_content("#unee-meaning").count({1: "wins", 0: "draws", -1: "loses"}[outcome]) >= 1
     page.screenshot(path=str(tmp_path / "unee.png"), full_page=True)
@@ -493,6 +499,12 @@ def test_ur_page_in_a_browser(browser_env, tmp_path):
     shown_values = page.eval_on_selector_all("#ur-actions tbody tr", "rs => rs.map(r => Number(r.dataset.value))")
     assert shown_values == pytest.approx([c.win_probability for c in ranked], abs=1e-12)
     assert float(page.get_attribute("#ur-gauge-label", "data-p")) == pytest.approx(look(pos.state()), abs=1e-12)
+    # every roll's tile shows its best action, without a click; the value says where it is from
+    answer = page.evaluate("fetch('/api/ur/analyze?rules=finkel&pieces=2&position=start').then(r => r.json())")
+    tiles = page.eval_on_selector_all("#ur-rolls button", "bs => bs.map(b => [b.dataset.roll, b.querySelector('.rbest').textContent])")
+    assert tiles == [[str(row["roll"]), row["best"]] for row in answer["rolls"]] and all(best for _, best in tiles)
+    note = page.text_content("#ur-gauge-note")
+    assert "unproven (residual" in note and "from " in note
 
     page.locator("#ur-actions tbody tr").first.click()  # play the best move: dark to move
     after = royal.Position.of(ranked[0].move.after, "L" if ranked[0].move.extra_roll else "D")

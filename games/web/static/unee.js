@@ -99,7 +99,7 @@ const Unee = {
         for (let b = 0; b < Math.min(n, 24); b++) dots.append(el("span", { class: "ball" }));
         hole.append(el("div", { class: "count" }, String(n)), dots);
         if (info) {
-          hole.append(el("div", { class: "badge" }, this.valueText(info)));
+          hole.append(el("div", { class: "badge", title: this.badgeTitle() }, this.valueText(info)));
           hole.addEventListener("click", () => this.play(info));
         }
         r.append(hole);
@@ -109,6 +109,9 @@ const Unee = {
       return r;
     };
     board.append(row("N", shown.north), row("S", shown.south));
+    const legend = document.getElementById("unee-legend");
+    legend.textContent = this.legend();
+    legend.dataset.rule = this.rule;
     const who = shown.side === "S" ? "South" : "North";
     const meaning = document.getElementById("unee-meaning");
     if (repeated >= 0) {
@@ -119,9 +122,32 @@ const Unee = {
       meaning.textContent = `${who} has no ball to sow: the game is over and the ${shown.balls} balls go to ${other}.`;
       meaning.dataset.value = "";
     } else {
-      meaning.textContent = `${who} to move. ${analysis.meaning}`;
+      const said = analysis.meaning.charAt(0).toUpperCase() + analysis.meaning.slice(1);
+      meaning.textContent = `${who} to move. ${said}`;
       meaning.dataset.value = analysis.value === null ? "" : String(analysis.value);
     }
+  },
+
+  // what the badges under the holes say, for the rule shown: the page explains them in a line under
+  // the board and in each badge's tooltip
+  legend() {
+    const common = "The number in a hole is its balls; the boxes at the row ends hold each side's captures so far. ";
+    const best = " The highlighted hole is the best move.";
+    if (this.rule === "draw")
+      return common + "Under each hole the side to move may sow: the result of sowing it with best play after it "
+        + "(wins, draw or loses, the captures so far counted)." + best;
+    if (this.rule === "split")
+      return common + "Under each hole the side to move may sow: what sowing it is worth, the balls it and the rest "
+        + "of the game capture for that side less those the other side captures, with best play after it; "
+        + "where the split rule's value is known only within certified bounds, the range low…high." + best;
+    return common + "Under each hole the side to move may sow: what sowing it is worth, the balls it and the rest "
+      + "of the game capture for that side less those the other side captures, with best play after it." + best;
+  },
+
+  badgeTitle() {
+    return { draw: "the result of sowing this hole, with best play after it",
+      split: "what sowing this hole is worth (captures from now on, less the other side's), or its certified bounds" }[this.rule]
+      || "what sowing this hole is worth: captures from now on, less the other side's, with best play";
   },
 
   valueText(m) {

@@ -130,7 +130,8 @@ const Ur = {
       ? "P(win) + ½ P(endless play) for the side to move, before rolling" + (this.board.pieces < 4 ? "; with fewer than 4 pieces nobody can hold four forts, so every value is 0" : "")
         + (analysis.source && analysis.source.kind === "opening-file" ? `; answered from the opening file shipped with the program (the positions within ${analysis.source.turns} turns of the start; no table for ${this.board.pieces} pieces here)` : "")
         + "; " + proofText(analysis)
-      : "P(win) for the side to move, before rolling";
+      : "P(win) for the side to move, before rolling; " + proofText(analysis)
+        + (analysis.table ? `; from ${analysis.table}` : "");
   },
 
   drawRolls(analysis) {
@@ -143,7 +144,8 @@ const Ur = {
       const v = info ? (this.fort ? signed(+info.value.toFixed(4)) : `${(100 * info.win_probability).toFixed(1)} %`) : "";
       const b = el("button", { class: `roll${String(this.roll) === r.name ? " chosen" : ""}`, dataset: { roll: r.name },
         title: info ? `best: ${info.best}` : "" },
-        el("span", { class: "rname" }, r.name), el("span", { class: "rp" }, `p ${+r.probability.toFixed(4)}`), el("span", { class: "rv" }, v));
+        el("span", { class: "rname" }, r.name), el("span", { class: "rp" }, `p ${+r.probability.toFixed(4)}`), el("span", { class: "rv" }, v),
+        el("span", { class: "rbest" }, info && info.best ? info.best : ""));
       b.addEventListener("click", () => this.choose(r.name));
       box.append(b);
     }
