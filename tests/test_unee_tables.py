@@ -188,3 +188,26 @@ def test_bad_query_input(args, words):
     assert out.exit_code == 2, out.output
     assert words in out.output and "Traceback" not in out.output
     assert len(out.output.strip().splitlines()) == 1, out.output
+
+
+@pytest.mark.parametrize("rule", ["uncounted", "split"])
+@pytest.mark.parametrize("position", ["3 3 / 3 3 S", "1 5 / 2 4 N", "0 6 / 3 3 S", "6 0 / 0 6 N", "2 1 / 0 9 S"])
+def test_pv_says_where_every_ball_went(small_tables, rule: str, position: str) -> None:
+    """The line's end accounts for every ball: captures along the line, the balls left (to the side
+    that moved last, or by the repetition rule), each side's total; the verdict's margin is the
+    difference of the totals, and the totals add up to the balls in play."""
+    import re
+
+    out = run(*SMALL_ARGS, "pv", position, "--rule", rule, "--table", str(small_tables[rule]))
+    assert out.exit_code == 0, out.output
+    end = out.output.strip().splitlines()[-1]
+    south, north = map(int, re.search(r"South (\d+), North (\d+) in all", end).groups())
+    mover = "South" if position.endswith("S") else "North"
+    mine, theirs = (south, north) if mover == "South" else (north, south)
+    margin = re.search(rf"with best play {mover} (wins by (\d+)|loses by (\d+)|draws)", end)
+    assert margin, end
+    want = int(margin.group(2)) if margin.group(2) else -int(margin.group(3)) if margin.group(3) else 0
+    assert mine - theirs == want, end
+    balls = sum(int(x) for x in position[:-1].replace("/", " ").split())
+    left = re.search(r"the (\d+) balls? left count for nobody", end)
+    assert south + north == balls - (int(left.group(1)) if left else 0), end

@@ -1,6 +1,8 @@
 """``solver unee solve``, ``best-move``, ``analyze`` and ``pv``: solving tables and asking them."""
 from __future__ import annotations
 
+from typing import Any
+
 import time
 
 import click
@@ -198,6 +200,35 @@ def analyze(options: UneeOptions, position: str, rule: str, captured: str | None
     click.echo("(* best; values are for the player making the move, counting only what happens from now on)")
 
 
+def pv_tally(start: notation.Position, caps: tuple[int, int], line: Any, rule: str) -> str:
+    """Where every ball went by the end of a principal variation: the balls left on the board (to
+    the side that moved last when the other cannot move; under a repetition, to nobody, to each
+    row's owner or no result, by the rule) and each side's total with the captures so far, so that
+    the verdict's margin can be read off the line. Empty for a line cut short."""
+    south, north = caps
+    for m, _ in line.plies:
+        if m.move.startswith("S"):
+            south += m.captured
+        else:
+            north += m.captured
+    final = line.final
+    left = final.balls
+    if line.end == "no-move":
+        to = "North" if final.side == "S" else "South"
+        where = f"the {left} ball{'s' if left != 1 else ''} left go{'es' if left == 1 else ''} to {to}" if left else ""
+        south, north = (south + left, north) if to == "South" else (south, north + left)
+    elif line.end == "repetition" and rule in ("uncounted", "split"):
+        if rule == "uncounted":
+            where = f"the {left} ball{'s' if left != 1 else ''} left count for nobody" if left else ""
+        else:
+            where = f"each side takes its own row ({sum(final.south)} South, {sum(final.north)} North)"
+            south, north = south + sum(final.south), north + sum(final.north)
+    else:
+        return ""
+    total = f"South {south}, North {north} in all"
+    return f"{where}: {total}" if where else total
+
+
 @unee.command(epilog=example('solver unee pv "3 0 1 / 2 0 6 S"'))
 @click.argument("position")
 @click.option("--rule", type=RULE_CHOICE, default="uncounted", show_default=True, help=RULE_HELP)
@@ -235,5 +266,11 @@ def pv(options: UneeOptions, position: str, rule: str, captured: str | None, dia
         click.echo(f"{i:>4}. {m.move:<10} -> {p}{cap}")
         if diagrams:
             click.echo(notation.diagram(p, indent="      "))
-    result = "unfinished" if line.end == "limit" else verdict(total)
-    click.echo(f"end: {end}; with best play {mover} {result}")
+    tally = pv_tally(pos, caps, line, rule)
+    if line.end == "limit":
+        result = f"{mover} unfinished"
+    elif total is None:
+        result = "the game has no result (under the draw rule a repetition ends it without a winner)"
+    else:
+        result = f"{mover} {verdict(total)}"
+    click.echo(f"end: {end}; {tally + '; ' if tally else ''}with best play {result}")
