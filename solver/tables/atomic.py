@@ -2,12 +2,19 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from pathlib import Path
 from typing import Iterator
 
 from gamesolver.solver.errors import DataFileError, InputError, OutputWriteError, TableError
+
+
+# errors of creating a file that say the path given is wrong (the user's to change, exit 2), as
+# against the system's faults (a full disk, an I/O error: exit 1)
+PATH_REFUSED = frozenset({errno.ENOENT, errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR, errno.EISDIR,
+                          errno.ENAMETOOLONG, errno.EINVAL})
 
 
 def check_writable(path: str | os.PathLike[str]) -> Path:
@@ -46,6 +53,9 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[str]:
         fd, tmp = tempfile.mkstemp(prefix=f".{out.stem}-", suffix=out.suffix, dir=out.resolve().parent)
         os.close(fd)
     except OSError as exc:
+        if exc.errno in PATH_REFUSED:  # the place the user named takes no file (e.g. under /proc): exit 2
+            raise InputError(f"cannot write {out}: {out.resolve().parent} takes no new file "
+                             f"({exc.strerror or exc}); give another path") from None
         raise OutputWriteError(f"cannot write {out}: {exc.strerror or exc}") from None
     try:
         yield tmp
