@@ -4,8 +4,10 @@ end in ``| head -N`` or ``| tail -N`` to show part of its output. Every such com
 the order the documents list them (README.md, then docs/ by name), with one table cache that
 starts empty, so only what ships with the package and what solves in seconds is used; its output
 is compared with the block after timings ("(0.5 s)", "in 2.48 s") and the cache folder are
-normalised. Blocks that are not marked ``console`` (long solves, commands that write files,
-outputs shortened with "...") are not run.
+normalised. Blocks that are not marked ``console`` (commands that write files, outputs shortened
+with "...") are not compared; their ``$ solver`` commands are run too (``runs``), in a folder of
+their own and from a second empty cache, and must succeed (exit 0), so that an example that
+needs a table no command built first fails.
 
     python -m tests.doc_examples          # say which examples differ (exit 1 if any)
     python -m tests.doc_examples --write  # rewrite the blocks with what the commands print now
@@ -82,6 +84,41 @@ def run(command: str, cache: str) -> str:
         n = int(m.group(2))
         lines = lines[:n] if m.group(1) == "head" else lines[-n:]
     return shown("\n".join(lines), cache)
+
+
+def commands(path: Path) -> list[str]:
+    """The ``$ solver ...`` commands of the fenced blocks not marked ``console`` (a line that also
+    runs something else, as ``pip install ... && solver serve`` does, is not one)."""
+    out, fence = [], None  # fence: the open block's language ("" unmarked), None outside blocks
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            fence = line[3:].strip() if fence is None else None
+        elif fence not in (None, "console") and line.startswith("$ solver ") and "&&" not in line:
+            out.append(line[2:])
+    return out
+
+
+def runs() -> list[tuple[Path, str, int, str]]:
+    """Run the unmarked blocks' commands in a temporary folder, with a cache that starts empty;
+    return those that failed: (document, command, exit code, last line said)."""
+    from click.testing import CliRunner
+    from gamesolver.solver.cli import cli
+
+    failed = []
+    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as here:
+        before = os.getcwd()
+        os.chdir(here)
+        try:
+            for path in documents():
+                for command in commands(path):
+                    words = shlex.split(command.partition(" | ")[0])
+                    result = CliRunner().invoke(cli, words[1:], env={"SOLVER_CACHE_DIR": cache, "COLUMNS": "100"})
+                    if result.exit_code != 0:
+                        last = (result.output.strip().splitlines() or [repr(result.exception)])[-1]
+                        failed.append((path, command, result.exit_code, last))
+        finally:
+            os.chdir(before)
+    return failed
 
 
 def check(write: bool = False) -> list[tuple[Example, str]]:
