@@ -146,7 +146,7 @@ def test_bad_roll_and_missing_table_are_one_line(tmp_path) -> None:
     assert "not a roll of masters's dice" in line
     line = one_line_error(run("ur", "analyze", "start", "--rules", "finkel", "--pieces", "7", "--table",
                               str(tmp_path / "none")), 1)
-    assert "build it first" in line
+    assert "states takes about" in line and "solver ur solve --rules finkel --pieces 7" in line
     line = one_line_error(run("ur", "export", "--format", "csv", "--rules", "finkel", "--pieces", "2", "--out",
                               str(tmp_path / "x")), 2)
     assert "unknown export format" in line
@@ -189,3 +189,20 @@ def test_a_value_read_from_an_rgu_file_says_it_is_rounded(finkel2_table, tmp_pat
     assert "rounded_as" not in exact
     for a, b in zip([doc, *doc["rolls"]], [exact, *exact["rolls"]]):
         assert abs(a["win_probability"] - b["win_probability"]) <= within * (1 + 1e-9)
+
+
+def test_a_missing_table_says_how_long_it_takes(tmp_path) -> None:
+    """A RoyalUr table too large to solve on a query gets what the fort rules' does: the states,
+    about how long they take here (from the measured whole-solve rates) and the command."""
+    from gamesolver.games.ur.royal_cli import solve_seconds
+    from gamesolver.solver.stochastic.iteration import default_threads
+    from gamesolver.solver.stochastic.projection import span
+
+    rules = royal.load_ruleset("finkel", 4)
+    line = one_line_error(run("ur", "analyze", "start", "--rules", "finkel", "--pieces", "4", "--table",
+                              str(tmp_path / "t")), 1)
+    assert f"solving its {royal.encoding(rules).size:,} states takes about " \
+           f"{span(solve_seconds(rules, default_threads()))} on" in line
+    assert f"'solver ur solve --rules finkel --pieces 4 --out {tmp_path / 't'}'" in line
+    low, high = solve_seconds(royal.load_ruleset("finkel"), 2)
+    assert low < 810 < high * 1.2  # the seven-piece Finkel solve measured 810 s on 2 cores

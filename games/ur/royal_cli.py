@@ -89,11 +89,29 @@ def shipped_fallback(rules: royal.RuleSet, cache: str | Path | None = None) -> A
     return royal_opening.shipped(rules)
 
 
+# core-seconds a state of a whole solve, measured on the 2-core machine (benchmarks/bench_royal.py,
+# docs/royalur.md): Blitz 381 core-seconds for 41,243,781 states, Finkel 1,537 for 137,870,097
+CORE_SECONDS_PER_STATE = (381.0 / 41_243_781, 1537.0 / 137_870_097)
+
+
+def solve_seconds(rules: royal.RuleSet, cores: int) -> tuple[float, float]:
+    """About how long solving the rule set takes on ``cores`` cores, from the measured rates."""
+    states = royal.encoding(rules).size
+    return (states * CORE_SECONDS_PER_STATE[0] / cores, states * CORE_SECONDS_PER_STATE[1] / cores)
+
+
 def missing_table_message(rules: royal.RuleSet, where: Path, given: str | None = None) -> str:
-    """Why a query does not build the rule set's table at ``where`` itself (``given``: --table)."""
+    """Why a query does not build the rule set's table at ``where`` itself (``given``: --table):
+    what is missing, about how long solving it takes here, and the command."""
+    from gamesolver.solver.stochastic.projection import span
+    from gamesolver.solver.stochastic.iteration import default_threads
+
     hint = "" if given is None else f" --out {given}"
-    return (f"no solved table for {rules.name} with {rules.pieces} pieces at {where}; build it first with "
-            f"'solver ur solve --rules {rules.name} --pieces {rules.pieces}{hint}'")
+    cores = default_threads()
+    return (f"no solved table for {rules.name} with {rules.pieces} pieces at {where}; solving its "
+            f"{royal.encoding(rules).size:,} states takes about {span(solve_seconds(rules, cores))} on "
+            f"{cores} core{'s' if cores != 1 else ''}: 'solver ur solve --rules {rules.name} "
+            f"--pieces {rules.pieces}{hint}'")
 
 
 def table_lookup(rules: royal.RuleSet, solved: Any) -> Callable[[royal.State], float]:
