@@ -64,8 +64,11 @@ def test_analyze_and_best_move_read_our_table_and_an_rgu_file_alike(finkel2_tabl
     assert 0.0 < ours["win_probability"] < 1.0
     bm = json.loads(run("ur", "best-move", pos, "--roll", "2", "--rules", "finkel", "--pieces", "2", "--table",
                         str(out), "--json").output)
-    probs = [m["win_probability"] for m in bm["moves"]]
+    probs = [m["win_probability"] for m in bm["actions"]]
     assert probs == sorted(probs, reverse=True) and len(probs) >= 2
+    assert bm["best"] == bm["actions"][0]["action"] and bm["win_probability"] == probs[0]
+    assert bm["source"]["kind"] == "rgu-file" and bm["source"]["path"] == str(out)
+    assert bm["source"]["rounded_as"] in ("percent16", "f32", "f64") and bm["source"]["proven"] is False
     text = run("ur", "best-move", pos, "--roll", "2", "--rules", "finkel", "--pieces", "2", "--table",
                str(finkel2_table)).output
     assert text.startswith("light to move, roll 2: ")

@@ -69,7 +69,7 @@ def test_the_cli_answers_the_opening_from_the_shipped_file(small, monkeypatch, t
     args = ["ur", "analyze", "start", "--rules", rules.name, "--pieces", "2"]
     doc = json.loads(run.invoke(cli, [*args, "--json"]).stdout)
     assert doc["win_probability"] == table_lookup(rules, table)(royal.start(rules).state())
-    assert doc["proven"] is False and "shipped opening file" in doc["table"]
+    assert doc["proven"] is False and doc["source"]["kind"] == "opening-file" and doc["source"]["shipped"]
     text = run.invoke(cli, args).output
     assert "shipped opening file" in text and text.count("unproven (residual") == 1
     far = max(royal_opening.reachable(rules, 9).items(), key=lambda kv: kv[1])[0]

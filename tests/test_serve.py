@@ -215,7 +215,7 @@ def test_ur_royal_answers_equal_the_cli_and_the_positions_after(client):
         want = cli_json("ur", "best-move", position, "--roll", str(roll), "--rules", "finkel", "--pieces", "2")
         assert_mirrors(best, want, position)
         # each move's chance is the position after it, seen by whoever moves there
-        for m in best["moves"]:
+        for m in best["actions"]:
             if m["after"] is None:
                 assert m["wins"] and m["win_probability"] == 1.0
                 continue
@@ -223,7 +223,7 @@ def test_ur_royal_answers_equal_the_cli_and_the_positions_after(client):
             same_side = after["to_move"] == got["to_move"]
             p = after["win_probability"] if same_side else 1.0 - after["win_probability"]
             assert m["win_probability"] == pytest.approx(p, abs=1e-12)
-        nxt = [m["after"] for m in best["moves"] if m["after"]]
+        nxt = [m["after"] for m in best["actions"] if m["after"]]
         position = rng.choice(nxt) if nxt else best["pass_to"] or "start"
         seen += 1
 
@@ -352,7 +352,7 @@ def test_royalur_openings_are_answered_from_the_shipped_files(tmp_path):
     assert r.status_code == 200, r.text
     cli = cli_json("ur", "analyze", "start", "--rules", "blitz")
     assert r.json()["win_probability"] == cli["win_probability"] and r.json()["proven"] is False
-    assert "shipped opening file" in r.json()["table"]
+    assert r.json()["source"]["kind"] == "opening-file" and r.json()["source"]["shipped"] is True
     far = royal.format_position(royal.Position.of(max(royal_opening.reachable(rules, 10).items(),
                                                       key=lambda kv: kv[1])[0], "L"), rules)
     r = client.get(url("/api/ur/analyze", position=far, rules="blitz"))

@@ -39,12 +39,18 @@ def _log(text: str) -> None:
     click.echo(text, err=True)
 
 
+def table_source(solved: Any) -> dict[str, Any]:
+    """An answer's ``source`` in JSON for one of our tables (the fort rules' answers say the same)."""
+    return {"kind": "table", "path": str(solved.path), **of_table(solved).table_fields()}
+
+
 def lookup(rules: royal.RuleSet, table: str | None,
-           solve_first: bool = False) -> tuple[Callable[[royal.State], float], str, Provenance]:
+           solve_first: bool = False) -> tuple[Callable[[royal.State], float], dict[str, Any], Provenance]:
     """A function from a state to the mover's chance of winning, where it reads (an ``.rgu`` file
     (``--table FILE.rgu``), a table directory, or the cache: small tables built on demand, any
-    table missing with ``solve_first``), and whether its values are proven (RoyalUr's rule sets
-    are not: a table says its residual)."""
+    table missing with ``solve_first``), the answer's ``source`` (JSON fields; ``source_text``
+    says it in words), and whether its values are proven (RoyalUr's rule sets are not: a table
+    says its residual)."""
     if table is not None and Path(table).is_file():
         if not rgu.looks_like_rgu(table):  # the user's mistake (exit 2), not a damaged table
             raise InputError(
@@ -55,16 +61,26 @@ def lookup(rules: royal.RuleSet, table: str | None,
         t = rgu.read_rgu(table)
         t.expect(rules)  # an .rgu for other settings is one line, not wrong answers
         # an .rgu file records no residual, and its values are rounded to its value type
-        return ((lambda s: t.win_probability(s, rules)), str(table),
-                Provenance(False, rounded_as=t.value_type, rounded_within=t.rounding))
+        prov = Provenance(False, rounded_as=t.value_type, rounded_within=t.rounding)
+        return ((lambda s: t.win_probability(s, rules)), {"kind": "rgu-file", "path": str(table), **prov.fields(0.0)},
+                prov)
     if table is not None and table.endswith(".rgu"):
         raise InputError(f"no .rgu file at {table}")
     where = Path(table) if table is not None else default_table_dir(rules)
     book = shipped_fallback(rules) if table is None and not solve_first else None
     if book is not None:  # the opening, answered at once from the file shipped with the program
-        return book.lookup(), book.describe(True), book.provenance
+        return book.lookup(), book.source(True), book.provenance
     solved = _solved(rules, where, table, solve_first)
-    return table_lookup(rules, solved), str(solved.path), of_table(solved)
+    return table_lookup(rules, solved), table_source(solved), of_table(solved)
+
+
+def source_text(source: dict[str, Any], rules: royal.RuleSet) -> str:
+    """Where an answer came from, in words, from its ``source`` fields."""
+    if source["kind"] == "opening-file":
+        which = "the shipped opening file" if source["shipped"] else f"the opening file {source['file']}"
+        return (f"{which} (positions within {source['turns']} moves of the start), built from table "
+                f"{source['table_values_sha256'][:16]} ({rules.name}, pieces={rules.pieces})")
+    return source["path"]
 
 
 def _solved(rules: royal.RuleSet, where: Path, table: str | None, solve_first: bool) -> Any:
@@ -133,12 +149,18 @@ def parse_roll(rules: royal.RuleSet, roll: str) -> int:
     return value
 
 
-def describe(move: royal.Move, rules: royal.RuleSet, side: str) -> str:
+def move_text(move: royal.Move, rules: royal.RuleSet, side: str) -> str:
+    """The move as from-to: 'hand-A3', 'C2-off'."""
     path = rules.path_of(side)
     src = "hand" if move.source < 0 else path[move.source]
     dest = "off" if move.dest == rules.length else path[move.dest]
+    return f"{src}-{dest}"
+
+
+def describe(move: royal.Move, rules: royal.RuleSet, side: str) -> str:
+    """``move_text`` with what the move does besides: 'hand-A1 (rolls again)'."""
     notes = [n for n, on in (("captures", move.capture), ("wins", move.win), ("rolls again", move.extra_roll)) if on]
-    return f"{src}-{dest}" + (f" ({', '.join(notes)})" if notes else "")
+    return move_text(move, rules, side) + (f" ({', '.join(notes)})" if notes else "")
 
 
 def solve_cmd(rules: royal.RuleSet, out: str | None, tolerance: float | None, threads: int | None,
@@ -203,7 +225,7 @@ def best_move_cmd(rules: royal.RuleSet, position: str, roll: str, table: str | N
         raise outside_opening(rules) from None
     who = royal.SIDE_NAMES[pos.to_move]
     if as_json:
-        click.echo(json.dumps({**best_move_answer(rules, pos, r, ranked, prov), "table": source}))
+        click.echo(json.dumps({**best_move_answer(rules, pos, r, ranked, prov), "source": source}))
         return
     if not ranked:
         click.echo(f"{who} to move, roll {r}: no legal move, the turn passes")
@@ -213,34 +235,42 @@ def best_move_cmd(rules: royal.RuleSet, position: str, roll: str, table: str | N
                f"(wins {100 * best.win_probability:.4f} %)")
     for c in ranked[1:]:
         click.echo(f"  also {describe(c.move, rules, pos.to_move)}: {100 * c.win_probability:.4f} %")
-    click.echo(f"(from {source}; {prov.text()})")
+    click.echo(f"(from {source_text(source, rules)}; {prov.text()})")
 
 
 def best_move_answer(rules: royal.RuleSet, pos: royal.Position, roll: int, ranked: list[Any],
                      prov: Provenance) -> dict[str, Any]:
-    """``best-move --json`` from the ranked ``royal_choices`` (the server answers the same), with
-    whether the values are proven (``proven: false`` and the table's residual)."""
-    return {"position": royal.format_position(pos, rules), "roll": roll, **prov.fields(0.0),
-            "moves": [{"move": describe(c.move, rules, pos.to_move), "win_probability": c.win_probability}
-                      for c in ranked]}
+    """``best-move --json`` from the ranked ``royal_choices`` (the server answers the same), in the
+    fort rules' shape: the position, the side to move, the roll, the best action's value (``value``,
+    P(win) - P(loss), which RoyalUr's games, always finished, make 2 P(win) - 1; and
+    ``win_probability``) with whether it is proven (``proven: false`` and the table's residual),
+    ``best``, and every legal action best first (``actions``: its move, its chances, whether it
+    rolls again or captures); ``best`` is None and ``actions`` empty where the roll must pass."""
+    actions = [{"action": move_text(c.move, rules, pos.to_move), "value": 2.0 * c.win_probability - 1.0,
+                "win_probability": c.win_probability, "extra_roll": bool(c.move.extra_roll),
+                "captures": bool(c.move.capture), "wins": bool(c.move.win)} for c in ranked]
+    best = actions[0] if actions else None
+    return {"position": royal.format_position(pos, rules), "to_move": pos.to_move, "roll": roll,
+            "value": best["value"] if best else None, "win_probability": best["win_probability"] if best else None,
+            **prov.fields(0.0), "best": best["action"] if best else None, "actions": actions}
 
 
 def analyze_answer(rules: royal.RuleSet, pos: royal.Position, look: Callable[[royal.State], float],
-                   source: str, prov: Provenance) -> dict[str, Any]:
-    """``analyze --json``: the mover's chance before rolling and each roll's best move, with
-    whether the values are proven (``proven: false`` and the table's residual)."""
+                   source: dict[str, Any], prov: Provenance) -> dict[str, Any]:
+    """``analyze --json``, in the fort rules' shape: the mover's value (``value``, 2 P(win) - 1) and
+    chance (``win_probability``) before rolling and each roll's best move with both, whether the
+    values are proven (``proven: false`` and the table's residual), and the ``source``."""
     state = pos.state()
     rows: list[dict[str, Any]] = []
     for roll, prob in rules.roll_probabilities:
         ranked = royal_choices(rules, look, state, roll)
-        if ranked:
-            rows.append({"roll": roll, "probability": float(prob), "best": describe(ranked[0].move, rules, pos.to_move),
-                         "win_probability": ranked[0].win_probability})
-        else:
-            rows.append({"roll": roll, "probability": float(prob), "best": "pass",
-                         "win_probability": 1.0 - look(state.swapped())})
-    return {"position": royal.format_position(pos, rules), "to_move": pos.to_move,
-            "win_probability": look(state), **prov.fields(0.0), "rolls": rows, "table": source}
+        p = ranked[0].win_probability if ranked else 1.0 - look(state.swapped())
+        rows.append({"roll": roll, "probability": float(prob),
+                     "best": describe(ranked[0].move, rules, pos.to_move) if ranked else "pass",
+                     "value": 2.0 * p - 1.0, "win_probability": p})
+    p = look(state)
+    return {"position": royal.format_position(pos, rules), "to_move": pos.to_move, "value": 2.0 * p - 1.0,
+            "win_probability": p, **prov.fields(0.0), "rolls": rows, "source": source}
 
 
 def analyze_cmd(rules: royal.RuleSet, position: str, table: str | None, as_json: bool,
@@ -262,7 +292,7 @@ def analyze_cmd(rules: royal.RuleSet, position: str, table: str | None, as_json:
     for row in answer["rolls"]:
         click.echo(f"  roll {row['roll']} p={row['probability']:<7g} {100 * row['win_probability']:8.4f} %  "
                    f"{row['best']}")
-    click.echo(f"(from {source}; {prov.text()})")
+    click.echo(f"(from {source_text(source, rules)}; {prov.text()})")
 
 
 def export_cmd(rules: royal.RuleSet, fmt: str, table: str | None, out: str, value_type: str,

@@ -139,6 +139,12 @@ class RoyalOpening:
     def lookup(self) -> Callable[[royal.State], float]:
         return self.win_probability
 
+    def source(self, shipped: bool) -> dict[str, Any]:
+        """``describe`` as an answer's ``source`` in JSON, as the fort rules' opening files give it."""
+        t = self.header["table"]
+        return {"kind": "opening-file", "shipped": shipped, "file": str(self.path), "turns": self.turns,
+                "table_values_sha256": t["values_sha256"], **self.provenance.table_fields()}
+
     def describe(self, shipped: bool) -> str:
         t = self.header["table"]
         which = "the shipped opening file" if shipped else f"the opening file {self.path}"

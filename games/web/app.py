@@ -276,28 +276,26 @@ class Server:
         # the opening answered at once from the shipped file where the CLI would (unless the table is open)
         book = None if self.tables.is_open(where.key) else royal_cli.shipped_fallback(rules, self.cache)
         if book is not None:
-            look, prov, source = book.lookup(), book.provenance, book.describe(True)
+            look, prov, source = book.lookup(), book.provenance, book.source(True)
         else:
             solved = self.tables.get(where)
-            look, prov, source = royal_cli.table_lookup(rules, solved), of_table(solved), str(solved.path)
+            look, prov, source = royal_cli.table_lookup(rules, solved), of_table(solved), royal_cli.table_source(solved)
         try:
             if r is None:
                 return {**royal_cli.analyze_answer(rules, pos, look, source, prov), "view": view}
             ranked = royal_choices(rules, look, pos.state(), r)
         except OutsideOpening:
             raise TooLarge(str(royal_cli.outside_opening(rules))) from None
-        answer = {**royal_cli.best_move_answer(rules, pos, r, ranked, prov), "table": source}
+        answer = {**royal_cli.best_move_answer(rules, pos, r, ranked, prov), "source": source}
         other = "D" if pos.to_move == "L" else "L"
         top = ranked[0].win_probability if ranked else None
-        for row, c in zip(answer["moves"], ranked):
+        for row, c in zip(answer["actions"], ranked):
             m = c.move
             nxt = pos.to_move if (m.extra_roll or m.win) else other
-            row.update(captures=m.capture, extra_roll=m.extra_roll, wins=m.win, best=c.win_probability == top,
+            row.update(best=c.win_probability == top, text=royal_cli.describe(m, rules, pos.to_move),
                        after=None if m.win else royal.format_position(royal.Position.of(m.after, nxt), rules))
         passed = royal.Position(pos.light, pos.dark, other)
-        return {**answer, "to_move": pos.to_move, "view": view,
-                "pass_to": None if ranked else royal.format_position(passed, rules),
-                "win_probability": look(pos.state())}
+        return {**answer, "view": view, "pass_to": None if ranked else royal.format_position(passed, rules)}
 
 
 def _answer(call: Callable[[Request], Any]) -> Callable[[Request], Response]:

@@ -131,7 +131,7 @@ const Ur = {
         + (analysis.source && analysis.source.kind === "opening-file" ? `; answered from the opening file shipped with the program (the positions within ${analysis.source.turns} turns of the start; no table for ${this.board.pieces} pieces here)` : "")
         + "; " + proofText(analysis)
       : "P(win) for the side to move, before rolling; " + proofText(analysis)
-        + (analysis.table ? `; from ${analysis.table}` : "");
+        + (analysis.source ? `; from ${sourceText(analysis.source)}` : "");
   },
 
   drawRolls(analysis) {
@@ -157,18 +157,18 @@ const Ur = {
     document.getElementById("ur-actions-head").textContent = best ? `Actions for ${best.roll}` : "Actions (choose or roll the dice)";
     document.getElementById("ur-action-value-head").textContent = this.fort ? "value" : "P(win)";
     if (!best) return;
-    const rows = this.fort ? best.actions : best.moves;
+    const rows = best.actions;
     if (!this.fort && rows.length === 0) {
       const tr = el("tr", { class: "best", dataset: { action: "pass" } }, el("td", {}, "★"), el("td", {}, "pass (no legal move)"), el("td", {}, ""));
       tr.addEventListener("click", () => { this.history.push(best.pass_to); this.roll = null; this.render(); });
       body.append(tr);
     }
     for (const a of rows) {
-      const text = this.fort ? a.action : a.move;
+      const text = this.fort ? a.action : a.text;  // RoyalUr's with what the move does: "(rolls again)"
       const value = this.fort ? signed(+a.value.toFixed(6)) : `${(100 * a.win_probability).toFixed(3)} %`;
       const tr = el("tr", { class: a.best ? "best" : "", dataset: { action: text, value: String(this.fort ? a.value : a.win_probability) } },
         el("td", {}, a.best ? "★" : ""), el("td", {}, text), el("td", { class: "value" }, value));
-      const tiles = this.fort ? a.paths.flat() : text.split(" ")[0].split("-");
+      const tiles = this.fort ? a.paths.flat() : a.action.split("-");
       tr.addEventListener("mouseenter", () => this.highlight(tiles, true));
       tr.addEventListener("mouseleave", () => this.highlight(tiles, false));
       tr.addEventListener("click", () => {
@@ -190,6 +190,13 @@ const Ur = {
 };
 
 Tabs.boards.ur = Ur;
+
+// where an answer came from, in words: a table's folder, an .rgu file, or an opening file
+function sourceText(source) {
+  if (source.kind === "opening-file")
+    return `${source.shipped ? "the shipped opening file" : "the opening file " + source.file} (positions within ${source.turns} moves of the start)`;
+  return source.path;
+}
 
 // whether a fort-rules value is proven: its interval, or "unproven" with the residual of the solve
 function proofText(answer) {
