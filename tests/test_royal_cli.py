@@ -209,3 +209,15 @@ def test_a_missing_table_says_how_long_it_takes(tmp_path) -> None:
     assert f"'solver ur solve --rules finkel --pieces 4 --out {tmp_path / 't'}'" in line
     low, high = solve_seconds(royal.load_ruleset("finkel"), 2)
     assert low < 810 < high * 1.2  # the seven-piece Finkel solve measured 810 s on 2 cores
+
+
+def test_show_takes_json_as_every_command_does() -> None:
+    """``ur show --json`` under RoyalUr's rules: the fort rules' fields (position, side to move, the
+    tiles each side holds), with the pieces in hand and borne off; it reads back as the same position."""
+    rules = royal.load_ruleset("finkel", 3)
+    r = run("ur", "show", "L:1/A3,B2/0 D:1/B6/1 D", "--rules", "finkel", "--pieces", "3", "--json")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    assert doc["to_move"] == "D" and doc["L"] == ["A3", "B2"] and doc["D"] == ["B6"]
+    assert doc["off_board"] == {"L": {"hand": 1, "borne_off": 0}, "D": {"hand": 1, "borne_off": 1}}
+    assert royal.format_position(royal.parse(doc["position"], rules), rules) == doc["position"]

@@ -853,8 +853,8 @@ def show(position: str, pieces: int, board_file: str | None, dice_file: str | No
     if rules is not None:
         from gamesolver.games.ur import royal_cli
 
-        _fort_only(rules, board=board_file, dice=dice_file, json=as_json)
-        return royal_cli.show_cmd(rules, position)
+        _fort_only(rules, board=board_file, dice=dice_file)
+        return royal_cli.show_cmd(rules, position, as_json)
     options = _opts(pieces, board_file, dice_file)
     pos = parse(position, options)
     if as_json:

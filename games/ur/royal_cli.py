@@ -202,8 +202,21 @@ def graph_cmd(rules: royal.RuleSet, as_json: bool) -> None:
                f"{enc.royalur_state_count():,}")
 
 
-def show_cmd(rules: royal.RuleSet, position: str) -> None:
-    click.echo(royal.diagram(royal.parse(position, rules), rules))
+def show_answer(rules: royal.RuleSet, pos: royal.Position) -> dict[str, Any]:
+    """``show --json``, as the fort rules' (the tiles each side holds and the side to move), with
+    each side's pieces in hand and borne off."""
+    return {"position": royal.format_position(pos, rules), "to_move": pos.to_move,
+            "L": sorted(rules.path[i] for i in pos.light.path), "D": sorted(rules.dark_path[i] for i in pos.dark.path),
+            "off_board": {s: {"hand": side.hand, "borne_off": side.scored}
+                          for s, side in (("L", pos.light), ("D", pos.dark))}}
+
+
+def show_cmd(rules: royal.RuleSet, position: str, as_json: bool = False) -> None:
+    pos = royal.parse(position, rules)
+    if as_json:
+        click.echo(json.dumps(show_answer(rules, pos)))
+        return
+    click.echo(royal.diagram(pos, rules))
 
 
 def outside_opening(rules: royal.RuleSet) -> MissingTableError:

@@ -262,11 +262,9 @@ class Server:
         from gamesolver.games.ur.royal_table import royal_choices
 
         pos = royal.parse(p["position"], rules)
-        view = {"pieces": {**{rules.path[i]: "L" for i in pos.light.path},
-                           **{rules.dark_path[i]: "D" for i in pos.dark.path}},
-                "off_board": {s: {"hand": side.hand, "borne_off": side.scored}
-                              for s, side in (("L", pos.light), ("D", pos.dark))},
-                "game_over": False}  # royal.parse refuses a finished game
+        shown = royal_cli.show_answer(rules, pos)
+        view = {"pieces": {**{t: "L" for t in shown["L"]}, **{t: "D" for t in shown["D"]}},
+                "off_board": shown["off_board"], "game_over": False}  # royal.parse refuses a finished game
         if what == "show":
             return {"position": royal.format_position(pos, rules), "to_move": pos.to_move, "view": view}
         r = royal_cli.parse_roll(rules, p["roll"]) if what == "best-move" else None
