@@ -487,7 +487,13 @@ def test_ur_page_in_a_browser(browser_env, tmp_path):
     shown(page, "ur")
     page.select_option("#ur-pieces", "2")
     shown(page, "ur", rules="fort", pieces="2")  # built on first use when missing, progress on the page
+    page.select_option("#ur-rules", "finkel")  # a rule set opens at its own piece count, not the last one's
+    shown(page, "ur", rules="finkel", pieces="7", position="L:7/-/0 D:7/-/0 L")
+    page.select_option("#ur-rules", "blitz")
+    shown(page, "ur", rules="blitz", pieces="5", position="L:5/-/0 D:5/-/0 L")
     page.select_option("#ur-rules", "finkel")
+    shown(page, "ur", rules="finkel", pieces="7")
+    page.select_option("#ur-pieces", "2")
     shown(page, "ur", rules="finkel", pieces="2", position="L:2/-/0 D:2/-/0 L")
     page.click("#ur-rolls button[data-roll='2']")
     shown(page, "ur", rules="finkel", pieces="2", roll="2")

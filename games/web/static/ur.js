@@ -16,7 +16,9 @@ const Ur = {
     const $ = (id) => document.getElementById(id);
     const pieces = $("ur-pieces");
     for (let k = 1; k <= 7; k++) pieces.append(el("option", { value: String(k) }, String(k)));
-    $("ur-rules").addEventListener("change", () => this.load(pieces.value));
+    // a new rule set opens at its own piece count (RoyalUr's: the rule set's; the fort rules': the
+    // most answered at once), not the last one's, which it may have no table for
+    $("ur-rules").addEventListener("change", () => this.load(null));
     pieces.addEventListener("change", () => this.load(pieces.value));
     $("ur-form").addEventListener("submit", (e) => { e.preventDefault(); this.set($("ur-position").value); });
     $("ur-start").addEventListener("click", () => this.set("start"));
@@ -29,9 +31,8 @@ const Ur = {
     return { rules: this.board.rules, pieces: this.board.pieces, ...extra };
   },
 
-  // a rule set and piece count; at first the fort rules with the most pieces answered at once (a
-  // cached table or a shipped opening file; else 3, which solves in seconds), then the piece count
-  // stays as chosen when the rules change
+  // a rule set and piece count (null: the rule set's own, for the fort rules the most pieces
+  // answered at once: a cached table or a shipped opening file; else 3, which solves in seconds)
   async load(pieces) {
     const rules = document.getElementById("ur-rules").value;
     const gen = ++this.gen;
