@@ -76,3 +76,29 @@ def test_the_other_examples_run_from_an_empty_cache() -> None:
     failed = doc_examples.runs()
     assert not failed, "\n".join(f"{p.name}: $ {c} -> exit {code}: {last}" for p, c, code, last in failed)
 
+
+
+def test_the_readmes_python_runs_and_says_what_its_comments_say(tmp_path, monkeypatch) -> None:
+    """The README's Python block, run as written from an empty cache: each line whose comment
+    shows a value ('# 'spawn on B6'', '# 0.5154047325..') gives it."""
+    import re
+
+    monkeypatch.setenv("SOLVER_CACHE_DIR", str(tmp_path))
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"^```python\n(.*?)^```\n", text, re.MULTILINE | re.DOTALL).group(1)
+    scope: dict = {}
+    checked = 0
+    for line in block.splitlines():
+        code, _, comment = line.partition("  #")
+        if not code.strip():
+            continue
+        if "=" in code.split("(")[0] or code.startswith(("from ", "import ")):
+            exec(code, scope)
+            continue
+        got = eval(code, scope)
+        shown = comment.strip()
+        if shown.startswith(("'", "[", "0.", "-0.")):  # a value, written as Python would, maybe cut by '..'
+            want = shown.split("..")[0]
+            assert repr(got).startswith(want), (code, got, shown)
+            checked += 1
+    assert checked >= 3

@@ -62,3 +62,43 @@ def test_solve_table_stays_callable_after_the_solve_module_is_imported(table, tm
 
     again = ur.solve_table(pieces=2, out=table.path)  # solved again, replacing its own table
     assert callable(ur.solve_table) and again.value("start") == table.value("start")
+
+
+def test_royalur_rule_sets_answer_through_the_same_api(tmp_path) -> None:
+    """``rules=`` gives RoyalUr's rule sets the same calls: solve_table, open_table (a folder or an
+    .rgu file), open_opening (the shipped file), parse; the answers are the CLI's, and each says it
+    is unproven with its residual."""
+    import json
+
+    from click.testing import CliRunner
+
+    from gamesolver.solver.cli import cli
+
+    solved = ur.solve_table(rules="finkel", pieces=2, out=tmp_path / "f2", show_progress=False)
+    again = ur.open_table(tmp_path / "f2", rules="finkel", pieces=2)
+    cli_json = lambda *a: json.loads(CliRunner().invoke(cli, ["ur", *a, "--rules", "finkel", "--pieces", "2",
+                                                              "--table", str(tmp_path / "f2"), "--json"]).stdout)
+    analysis = cli_json("analyze", "start")
+    for t in (solved, again):
+        assert t.win_probability("start") == analysis["win_probability"] and t.value("start") == analysis["value"]
+        v = t.evaluate("start")
+        assert v.proven is False and v.residual == analysis["residual"]
+    for roll in range(5):
+        best = cli_json("best-move", "start", "--roll", str(roll))
+        got = solved.actions("start", roll)
+        assert [a.value for a in got] == [a["value"] for a in best["actions"]]
+        assert [a.extra_turn for a in got] == [a["extra_roll"] for a in best["actions"]]
+        assert (solved.best_action("start", roll) is None) == (best["best"] is None)
+    pos = ur.parse("start", rules="finkel", pieces=2)
+    assert solved.value(pos) == solved.value("start")
+    rgu = tmp_path / "f2.rgu"
+    assert CliRunner().invoke(cli, ["ur", "export", "--format", "rgu", "--rules", "finkel", "--pieces", "2",
+                                    "--table", str(tmp_path / "f2"), "--out", str(rgu)]).exit_code == 0
+    from_file = ur.open_table(rgu, rules="finkel", pieces=2)
+    assert abs(from_file.win_probability("start") - analysis["win_probability"]) <= from_file.provenance.rounded_within
+    book = ur.open_opening(rules="finkel")
+    assert book.rules.pieces == 7 and 0.5 < book.win_probability("start") < 0.52
+    with pytest.raises(MissingTableError, match=r"ur.solve_table\(rules='finkel', pieces=3\)"):
+        ur.open_table(tmp_path / "none", rules="finkel", pieces=3)
+    with pytest.raises(InputError, match="rules="):
+        ur.open_table(tmp_path / "f2", rules="finkel", options=ur.UrOptions(pieces=2))

@@ -3,6 +3,8 @@
     from gamesolver.games import ur
     t = ur.solve_table(pieces=3)            # or ur.open_table(path, pieces=3)
     t.value("start"), t.best_action("X:A1,B4 O:C7 X", "gold+gold").text
+    f = ur.open_opening(rules="finkel")     # RoyalUr's rule sets through the same calls
+    f.win_probability("start"), f.best_action("start", 2).text
 
 ``rules`` reads the board and dice data, ``notation`` the positions players write, ``engine``
 the legal actions in Python, ``solve`` builds the exact value table, ``api`` answers from it.
@@ -15,12 +17,12 @@ import os
 from functools import lru_cache
 from typing import Any
 
-from gamesolver.games.ur.api import UrAction, UrTable, open_opening, open_table, parse, solve_table
+from gamesolver.games.ur.api import RoyalTable, UrAction, UrTable, open_opening, open_table, parse, solve_table
 from gamesolver.games.ur.notation import Position, format_position
 from gamesolver.games.ur.rules import Board, Dice, UrOptions, load_board, load_dice
 from gamesolver.solver.errors import InputError
 
-__all__ = ["Board", "Dice", "Position", "UrAction", "UrOptions", "UrTable", "format_position", "fresh_kernel", "kernel",
+__all__ = ["Board", "Dice", "Position", "RoyalTable", "UrAction", "UrOptions", "UrTable", "format_position", "fresh_kernel", "kernel",
            "load_board", "load_dice", "open_opening", "open_table", "parse", "royal_solve", "solve_table"]
 
 

@@ -121,6 +121,91 @@ class UrTable:
         return self.actions(position, roll)[0]
 
 
+class RoyalTable:
+    """A table of one of RoyalUr's rule sets (ours, an ``.rgu`` file, or an opening file) answering
+    in the same words as ``UrTable``: positions in RoyalUr's notation ('L:7/-/0 D:7/-/0 L' or
+    'start'), rolls as numbers, ``value`` P(win) - P(loss) (2 P(win) - 1: these games always end)
+    and ``win_probability`` beside it."""
+
+    def __init__(self, lookup: Any, rules: Any, provenance: Any, path: Path) -> None:
+        self._look, self.rules, self.provenance, self._path = lookup, rules, provenance, path
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    def position(self, position: str | Any) -> Any:
+        from gamesolver.games.ur import royal
+
+        return royal.parse(position, self.rules) if isinstance(position, str) else position
+
+    def win_probability(self, position: str | Any) -> float:
+        """The chance that the side to move wins, before it rolls."""
+        return self._look(self.position(position).state())
+
+    def value(self, position: str | Any) -> float:
+        """P(win) - P(loss) for the side to move, before it rolls (2 P(win) - 1)."""
+        return 2.0 * self.win_probability(position) - 1.0
+
+    def evaluate(self, position: str | Any) -> UrValue:
+        """The value before rolling, unproven (RoyalUr's rule sets are solved, not proven), with the
+        residual of the solve it came from where it is known."""
+        fields = self.provenance.fields(0.0)
+        return UrValue(self.value(position), False, residual=fields.get("residual", fields.get("residual_below")))
+
+    def actions(self, position: str | Any, roll: int) -> list[UrAction]:
+        """Every legal move for ``roll`` (0-4; 0 to 8 with Masters' dice), best first; empty when
+        the roll must pass."""
+        from gamesolver.games.ur import royal_cli
+        from gamesolver.games.ur.royal_table import royal_choices
+
+        pos = self.position(position)
+        r = royal_cli.parse_roll(self.rules, str(roll))
+        path = self.rules.path_of(pos.to_move)
+        out = []
+        for c in royal_choices(self.rules, self._look, pos.state(), r):
+            m = c.move
+            tiles = tuple(t for t in ((path[m.source] if m.source >= 0 else None),
+                                      (path[m.dest] if m.dest < self.rules.length else None)) if t)
+            kind = "enter" if m.source < 0 else ("bear off" if m.dest == self.rules.length else "move")
+            capture = (path[m.dest],) if m.capture else ()
+            out.append(UrAction(text=royal_cli.describe(m, self.rules, pos.to_move), kind=kind, paths=(tiles,),
+                                captures=capture, extra_turn=m.extra_roll, wins=m.win,
+                                value=2.0 * c.win_probability - 1.0))
+        return out
+
+    def best_action(self, position: str | Any, roll: int) -> UrAction | None:
+        """The best move for ``roll``; None when the roll must pass."""
+        moves = self.actions(position, roll)
+        return moves[0] if moves else None
+
+
+def _royal(rules: str, pieces: int | None) -> Any:
+    """RoyalUr's rule set named ``rules``, or None for the fort rules."""
+    if str(rules).strip().lower() == "fort":
+        return None
+    from gamesolver.games.ur import royal
+
+    return royal.load_ruleset(rules, pieces)
+
+
+def _royal_table(rules: Any, path: Where | None, cache: Where | None) -> RoyalTable:
+    from gamesolver.games.ur import rgu, royal_cli
+    from gamesolver.games.ur.provenance import of_table
+    from gamesolver.games.ur.royal_table import default_table_dir, load_royal_table
+
+    if path is not None and Path(path).is_file():  # a RoyalUr .rgu file
+        look, source, prov = royal_cli.lookup(rules, str(path))
+        return RoyalTable(look, rules, prov, Path(path))
+    where = Path(path) if path is not None else default_table_dir(rules, None if cache is None else str(cache))
+    try:
+        solved = load_royal_table(rules, where, build=False)
+    except MissingTableError:
+        raise MissingTableError(f"no {rules.name} table for {rules.pieces} pieces at {where}; make it with "
+                                f"ur.solve_table(rules={rules.name!r}, pieces={rules.pieces})") from None
+    return RoyalTable(royal_cli.table_lookup(rules, solved), rules, of_table(solved), Path(solved.path))
+
+
 def _options(options: UrOptions | None, pieces: int | None) -> UrOptions:
     if options is not None and pieces is not None and options.pieces != pieces:
         raise InputError(f"pieces={pieces} disagrees with the options' pieces={options.pieces}; give one")
@@ -130,11 +215,17 @@ def _options(options: UrOptions | None, pieces: int | None) -> UrOptions:
 
 
 def open_table(path: Where | None = None, *, pieces: int | None = None, options: UrOptions | None = None,
-               cache: Where | None = None) -> UrTable:
+               cache: Where | None = None, rules: str = "fort") -> UrTable | RoyalTable:
     """Open the table at ``path`` (default: the cache); never solves. A missing table is a
-    MissingTableError naming the folder; one built for other options is a TableMismatchError."""
+    MissingTableError naming the folder; one built for other options is a TableMismatchError.
+    ``rules``: ``fort`` (the default) or one of RoyalUr's (``finkel``, ``blitz``, ``masters``;
+    ``pieces`` defaults to the rule set's own, and ``path`` may also be an ``.rgu`` file)."""
     from gamesolver.games.ur.solve import default_table_dir, load_table
 
+    royal_rules = _royal(rules, pieces)
+    if royal_rules is not None:
+        _fort_options_only(options)
+        return _royal_table(royal_rules, path, cache)
     opts = _options(options, pieces)
     where = Path(path) if path is not None else default_table_dir(opts, None if cache is None else str(cache))
     try:
@@ -147,13 +238,24 @@ def open_table(path: Where | None = None, *, pieces: int | None = None, options:
 
 
 def open_opening(path: Where | None = None, *, pieces: int | None = None,
-                 options: UrOptions | None = None) -> UrTable:
+                 options: UrOptions | None = None, rules: str = "fort") -> UrTable | RoyalTable:
     """Answer from an opening file (``path``; default: the one shipped for these options): the
     values of the positions within a few turns of the start, taken from a solved table. A position
     outside it raises ``games.ur.opening.OutsideOpening`` (a KeyError); no file shipped for these
-    options is a MissingTableError."""
+    options is a MissingTableError. ``rules`` as in ``open_table``."""
     from gamesolver.games.ur import opening
 
+    royal_rules = _royal(rules, pieces)
+    if royal_rules is not None:
+        from gamesolver.games.ur import royal_opening
+
+        _fort_options_only(options)
+        book = royal_opening.load(path, royal_rules) if path is not None else royal_opening.shipped(royal_rules)
+        if book is None:
+            raise MissingTableError(f"no opening file is shipped for {royal_rules.name} with {royal_rules.pieces} "
+                                    f"pieces; make one from a solved table with 'solver ur opening build --rules "
+                                    f"{royal_rules.name}'")
+        return RoyalTable(book.lookup(), royal_rules, book.provenance, Path(book.path))
     opts = _options(options, pieces)
     if path is not None:
         return UrTable(opening.load(path, opts), opts)
@@ -165,7 +267,7 @@ def open_opening(path: Where | None = None, *, pieces: int | None = None,
 
 
 def solve_table(pieces: int | None = None, *, options: UrOptions | None = None, out: Where | None = None,
-          cache: Where | None = None, **settings: Any) -> UrTable:
+                cache: Where | None = None, rules: str = "fort", **settings: Any) -> UrTable | RoyalTable:
     """Solve (or resume solving) and write the table, then open it; ``settings`` go to the solver
     (``tolerance``, ``threads``, ``method``, ``graph``, ``policy_place``). Not named ``solve``: that
     name is the package's ``solve`` module, which replaces a function of that name once it is
@@ -174,13 +276,34 @@ def solve_table(pieces: int | None = None, *, options: UrOptions | None = None, 
     from gamesolver.games.ur.solve import default_table_dir
     from gamesolver.games.ur.solve import solve as _solve
 
+    royal_rules = _royal(rules, pieces)
+    if royal_rules is not None:  # RoyalUr's rule sets: ``settings`` as games.ur.royal_table.royal_solve
+        from gamesolver.games.ur.royal_table import default_table_dir as royal_dir, royal_solve
+
+        _fort_options_only(options)
+        if out is None:
+            out = royal_dir(royal_rules, None if cache is None else str(cache))
+        royal_solve(royal_rules, out, **settings)
+        return _royal_table(royal_rules, out, None)
     opts = _options(options, pieces)
     if out is None:
         out = default_table_dir(opts, None if cache is None else str(cache))
     return UrTable(_solve(opts, out, **settings), opts)
 
 
-def parse(text: str, pieces: int | None = None, options: UrOptions | None = None) -> Position:
-    """A position in the players' notation, e.g. 'X:A1,B4 O:C7 X', or 'start'."""
+def parse(text: str, pieces: int | None = None, options: UrOptions | None = None, rules: str = "fort") -> Any:
+    """A position in the players' notation, e.g. 'X:A1,B4 O:C7 X', or 'start' (with one of
+    RoyalUr's ``rules``, theirs: 'L:7/-/0 D:7/-/0 L')."""
+    royal_rules = _royal(rules, pieces)
+    if royal_rules is not None:
+        from gamesolver.games.ur import royal
+
+        _fort_options_only(options)
+        return royal.parse(text, royal_rules)
     return _parse(text, _options(options, pieces))
+
+
+def _fort_options_only(options: UrOptions | None) -> None:
+    if options is not None:
+        raise InputError("options= (board, dice) belong to the fort rules; RoyalUr's rule sets are named by rules=")
 
