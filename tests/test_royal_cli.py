@@ -221,3 +221,29 @@ def test_show_takes_json_as_every_command_does() -> None:
     assert doc["to_move"] == "D" and doc["L"] == ["A3", "B2"] and doc["D"] == ["B6"]
     assert doc["off_board"] == {"L": {"hand": 1, "borne_off": 0}, "D": {"hand": 1, "borne_off": 1}}
     assert royal.format_position(royal.parse(doc["position"], rules), rules) == doc["position"]
+
+
+def test_check_takes_the_rules_too(finkel2_table, tmp_path) -> None:
+    """``ur check --rules``: a solved RoyalUr table passes (checksums, residual, endless play); the
+    same table with one value moved fails with exit 1; the fort rules' proof options are refused."""
+    import numpy as np
+
+    from gamesolver.games.ur.royal_table import ENCODING, ENCODING_VERSION, GAME, header, load_royal_table
+    from gamesolver.solver.tables.table import write_table
+
+    rules = royal.load_ruleset("finkel", 2)
+    r = run("ur", "check", "--rules", "finkel", "--pieces", "2", "--table", str(finkel2_table), "--json")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.stdout)
+    assert doc["passed"] is True and doc["residual"] < doc["stop_residual"] and doc["flagged"] == 0
+    solved = load_royal_table(rules, finkel2_table, build=False)
+    values = np.array(solved["value"], dtype=np.float64)
+    values[values.shape[0] // 2] += 1e-3
+    bad = write_table(tmp_path / "bad", game=GAME, rule=rules.name, encoding=ENCODING,
+                      encoding_version=ENCODING_VERSION, state_count=values.shape[0], arrays={"value": values},
+                      options=header(rules), meta=dict(solved.meta))
+    r = run("ur", "check", "--rules", "finkel", "--pieces", "2", "--table", str(bad))
+    assert r.exit_code == 1 and "NOT below" in r.output and "FAILED" in r.output, r.output
+    line = one_line_error(run("ur", "check", "--rules", "finkel", "--pieces", "2", "--table", str(finkel2_table),
+                              "--bounds"), 2)
+    assert "--bounds applies to the fort rules only" in line

@@ -637,19 +637,30 @@ def _check_gpu(method: str) -> None:
                    "are narrower than the values' own error, the values become their middles and analyze shows "
                    "each position's interval); the table is rewritten whole, never half.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@_rules_option
 def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_dir: str | None, cache: str | None,
               eps: float | None, threads: int | None, graph: str, with_bounds: bool, bounds_sweeps: int,
-              refine: int, gap: float | None, record: bool, as_json: bool) -> None:
+              refine: int, gap: float | None, record: bool, as_json: bool, rules_name: str) -> None:
     """Check a solved table against endless play (exit 1 when it fails).
 
     Passes when the table solves the Bellman equations and, from every state where a side is
     ahead, that side's best actions can bring the game to an end; values that only endless
     play could keep are not the game's values. It also recomputes every checksum and compares the
-    mirror index stored with the table with one built now.
+    mirror index stored with the table with one built now. With one of RoyalUr's rule sets
+    (--rules), the same check of their table (its checksums, residual and endless play; no proof).
     """
-    options = _opts(pieces, board_file, dice_file)
     if eps is not None and not 0 < eps < 1:
         raise InputError("--eps must be between 0 and 1")
+    if threads is not None and threads < 1:
+        raise InputError("--threads must be at least 1")
+    rules = _royal(rules_name, pieces)
+    if rules is not None:
+        from gamesolver.games.ur import royal_cli
+
+        _fort_only(rules, board=board_file, dice=dice_file, cache=cache, bounds=with_bounds, record=record,
+                   gap=gap)
+        return royal_cli.check_cmd(rules, table_dir, eps, threads, as_json)
+    options = _opts(pieces, board_file, dice_file)
     if bounds_sweeps < 1:
         raise InputError(f"--bounds-sweeps must be at least 1; got {bounds_sweeps}")
     if refine < 0:

@@ -20,6 +20,7 @@ from gamesolver.games.ur.royal_table import (
     default_table_dir,
     load_royal_table,
     royal_choices,
+    royal_game,
     royal_solve,
     state_rank,
     tier_ranges,
@@ -200,6 +201,49 @@ def graph_cmd(rules: royal.RuleSet, as_json: bool) -> None:
         click.echo(f"  {' + '.join(f'({a},{b})' for a, b in row['tiers']):<16} {row['states']:>14,}")
     click.echo(f"states (mover-relative, game not over): {enc.size:,}; as RoyalUr counts them: "
                f"{enc.royalur_state_count():,}")
+
+
+def check_cmd(rules: royal.RuleSet, table: str | None, eps: float | None, threads: int | None,
+              as_json: bool) -> None:
+    """``ur check --rules NAME``: the table's checksums recomputed, its Bellman residual against
+    the tolerance it was solved to, and the endless-play check, as for the fort rules' tables (exit
+    1 when it fails). RoyalUr's values are not proven here, and the check says so."""
+    from gamesolver.solver.stochastic.iteration import check_eps, default_threads, endless_check
+    from gamesolver.solver.stochastic.outcomes import Regenerated
+
+    where = Path(table) if table is not None else default_table_dir(rules)
+    if table is not None and Path(table).is_file():
+        raise InputError(f"--table {table} is a file; ur check reads a table folder of ours (an .rgu file "
+                         f"records no residual to check)")
+    try:
+        solved = load_royal_table(rules, where, build=False, verify=True)
+    except MissingTableError:
+        raise MissingTableError(missing_table_message(rules, where, table)) from None
+    game = royal_game(rules)
+    values = np.ascontiguousarray(solved["value"], dtype=np.float64)
+    tolerance = float(solved.meta.get("tolerance", DEFAULT_TOLERANCE))
+    eps = eps if eps is not None else check_eps(tolerance)
+    n = threads or default_threads()
+    residual = float(game.sweep(values.copy(), threads=n, write=False))
+    result = endless_check(Regenerated(game), values, eps, n, show_progress=None)
+    ok = result.passed and residual < tolerance
+    if as_json:
+        click.echo(json.dumps({"table": str(solved.path), "rules": rules.name, "pieces": rules.pieces,
+                               "states": solved.state_count, "stop_residual": tolerance, "residual": residual,
+                               "eps": eps, "passes": result.passes, "flagged": result.flagged, "passed": ok}))
+    else:
+        click.echo(f"table {solved.path}: {rules.name}, {rules.pieces} pieces, {solved.state_count:,} states, "
+                   f"solved until the residual fell below {tolerance:g}; {of_table(solved).text()}")
+        click.echo(f"  Bellman residual {residual:.2g} ({'below' if residual < tolerance else 'NOT below'} that target)")
+        if result.passed:
+            click.echo(f"  endless play: from every state where a side is ahead by more than {eps:g}, its best "
+                       f"moves can end the game ({result.passes} passes)")
+        else:
+            click.echo(f"  endless play: {result.flagged:,} states claim an advantage by more than {eps:g} that "
+                       f"only a game that never ends could keep")
+        click.echo("passed: these solve the game's equations (unproven)" if ok else "FAILED: not the game's values")
+    if not ok:
+        raise SystemExit(1)
 
 
 def show_answer(rules: royal.RuleSet, pos: royal.Position) -> dict[str, Any]:

@@ -134,9 +134,9 @@ def royal_solve(
 
 
 def load_royal_table(rules: royal.RuleSet, table_dir: str | os.PathLike[str] | None = None, *,
-                     build: bool = True, log: Any = None) -> Table:
+                     build: bool = True, log: Any = None, verify: bool | str | None = None) -> Table:
     """The solved table of the rule set, from ``table_dir`` (or the cache); solved when missing
-    and ``build``."""
+    and ``build``. ``verify`` as in ``solver.tables.table.open_table`` (True: every checksum now)."""
     root = Path(table_dir) if table_dir is not None else default_table_dir(rules)
     expect = {"game": GAME, "rule": rules.name, "encoding": ENCODING, "encoding_version": ENCODING_VERSION,
               "options": header(rules)}
@@ -146,7 +146,9 @@ def load_royal_table(rules: royal.RuleSet, table_dir: str | os.PathLike[str] | N
             log(f"no table at {root}; solving {rules.name} with {rules.pieces} pieces first")
         royal_solve(rules, root, log=log)
 
-    return open_or_build(root, expect, make if build else None)
+    if verify is None:
+        return open_or_build(root, expect, make if build else None)
+    return open_or_build(root, expect, make if build else None, verify=verify)
 
 
 def win_probability(values: np.ndarray, rules: royal.RuleSet, state: royal.State) -> float:
