@@ -761,7 +761,7 @@ def test_four_pieces_are_proven_below_a_gap_of_1e_5(tmp_path) -> None:
 
 def rank_pass_ref(game, V: np.ndarray, eps: float, RP: np.ndarray, RQ: np.ndarray, counter: np.ndarray,
                   policy: np.ndarray | None = None, backwards: bool = False, blocks: int = 1) -> int:
-    """One pass of the certificate's ranking (``_stochastic.rank_pass``), written out plainly, one
+    """One pass of the certificate's ranking (``_engine.rank_pass``), written out plainly, one
     state at a time in rank order, on the game's own outcome lists for each roll. The states fall
     into ``blocks`` contiguous blocks (one a thread), each visited in order with its own count of
     ranks from the last one given before the pass; a node removed in this pass counts as removed
@@ -838,7 +838,7 @@ def test_a_rank_pass_is_the_written_ranking(mini4, seed: int, eps: float, with_p
 
 def check_attractor_policy(game, V: np.ndarray, eps: float, RP: np.ndarray, RQ: np.ndarray,
                            policy: np.ndarray, every: bool = False) -> None:
-    """``_stochastic.attractor_policy``'s rule, written out: the best action by V on every roll,
+    """``_engine.attractor_policy``'s rule, written out: the best action by V on every roll,
     except at a ranked node where no roll's best action leads on (ends the game or goes to a
     smaller rank): there the roll where a near-best leading action gives up least (probability
     times value given up, the first such roll on a tie) takes its best leading action. ``every``:

@@ -633,7 +633,7 @@ def _check_gpu(method: str) -> None:
                    "an action of the proven strategy must be (default: the table's tolerance). A table solved "
                    "to 1e-6 is proven below 1e-5 faster with '--gap 1e-5' than below 1e-6.")
 @click.option("--record", is_flag=True,
-              help="With --bounds: keep the proof in the table, as 'solve --certify' does (where the intervals "
+              help="With --bounds: keep the proof in the table, as 'solve' does with its proof (where the intervals "
                    "are narrower than the values' own error, the values become their middles and analyze shows "
                    "each position's interval); the table is rewritten whole, never half.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")

@@ -5,9 +5,9 @@ rules with four pieces, values that move less than 1e-5 a sweep were 7e-5 off). 
 turns solved values into proven bounds:
 
 1. **A strategy** for the side to move: the best action by the values, except where play must be
-   made to move on. Ranking passes (``_stochastic.rank_pass``) number every (position, side to
+   made to move on. Ranking passes (``_engine.rank_pass``) number every (position, side to
    move) by when play can be made to leave the positions where it could last for ever, using
-   actions within the tolerance of the best; the strategy (``_stochastic.attractor_policy``)
+   actions within the tolerance of the best; the strategy (``_engine.attractor_policy``)
    makes sure each ranked node leads to a smaller rank on at least one roll: for free where a
    roll's best action does, else on the roll where a near-best leading action gives up least.
    (The greedy strategy, best by the values alone, can cycle on near-ties where it is ahead, and
@@ -46,7 +46,7 @@ turns solved values into proven bounds:
    was widened (step 1), a kept node can lead on anyway: on five pieces, pass 2's margin over
    every kept node was 0.361, from one node worth +0.36 whose strategy leaves the cycle it was
    kept for.
-4. **Rounding.** Each backup is summed with its exact rounding errors (``_stochastic.bounds_sweep``)
+4. **Rounding.** Each backup is summed with its exact rounding errors (``_engine.bounds_sweep``)
    and rounded outward only when a step was inexact, so float32 storage never moves a bound
    across the value. The roll probabilities are the game's float32 ones (exact for dice in
    sixteenths, as Ur's).
@@ -458,7 +458,7 @@ def _ranks(game: Any, values: np.ndarray, eps: float, threads: int, policy: np.n
            ranks: tuple[np.ndarray, np.ndarray] | None = None,
            allow: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int]:
     """The rank at which each node (state, side) leaves the set where play can last for ever
-    (``_stochastic.rank_pass``), 0 for the nodes that never do; and the passes it took.
+    (``_engine.rank_pass``), 0 for the nodes that never do; and the passes it took.
     ``ranks`` (RP, RQ): go on from these, in place, every new rank above the ones given.
     ``allow`` (a byte a state): only there may the certified side's nodes leave."""
     n = game.state_count

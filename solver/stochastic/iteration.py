@@ -1142,7 +1142,7 @@ def endless_check(K: Any, values: np.ndarray, eps: float, threads: int = 1,
     A small Bellman residual is not enough: with endless play counted 0, the equations have
     other solutions, in which a side claims an advantage that it can only keep by letting the
     game go on for ever. The check marks, pass after pass, the states from which the game can
-    be made to end (see ``_stochastic.endless_pass``): the side ahead may use only its best
+    be made to end (see ``_engine.endless_pass``): the side ahead may use only its best
     actions (within ``eps``), the side behind any action. The value of a state that stays
     unmarked while a side is ahead by more than ``eps`` is wrong: that side's best play lets the
     game run for ever, which is worth 0, not the advantage it claims. Values that pass, and

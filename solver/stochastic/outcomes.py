@@ -2,7 +2,7 @@
 
 ``Regenerated`` asks the game for every state's outcomes in every sweep (4 bytes a state for the
 values, nothing more). ``StoredGraph`` keeps every state's distinct outcome codes, grouped as the
-game writes them (see ``_stochastic.graph_build``), and sweeps over them with the same arithmetic
+game writes them (see ``_engine.graph_build``), and sweeps over them with the same arithmetic
 in the same order, so both give the same values sweep for sweep; the stored graph costs 4 bytes
 per distinct outcome plus 8 + (groups) bytes a state (Ur, four pieces: 3.3 GiB) and makes a sweep
 an order of magnitude cheaper. Both offer the same methods, which the solver calls.

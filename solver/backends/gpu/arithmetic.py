@@ -96,7 +96,7 @@ def state_functions(jit: Callable[[Any], Any], ngroups: int, nrolls: int) -> Any
     @jit
     def reaches(codes, counts, V, ahead, good, eps, RG, starts):
         """1 when the state joins the states from which the game can be made to end (see
-        ``_stochastic.endless_pass``)."""
+        ``_engine.endless_pass``)."""
         at = 0
         for k in range(G):
             starts[k] = at
