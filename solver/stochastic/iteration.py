@@ -1216,8 +1216,8 @@ def stopped_message(root: Path) -> str:
     except (OSError, ValueError, TypeError, AttributeError):
         at = None
     if at is None:
-        return (f"nothing to resume yet ({_size(size)} in {root}); the same command starts over, "
-                f"or delete {root}")
+        kept_here = f"{_size(size)} in {root}, " if size else ""
+        return f"nothing to resume yet ({kept_here}no checkpoint written); the same command starts over"
     return (f"{_size(size)} kept in {root}; run the same command again to resume from {at}, or delete "
             f"{root} to start over and free the disk")
 
