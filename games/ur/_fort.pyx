@@ -32,6 +32,7 @@ DEF MAXDEG = 8
 DEF MAXROLLS = 8
 DEF MAXK = 8
 DEF BUF = 2048  # outcomes of one group of one state; K = 7 has at most a few hundred
+DEF DEFER = 8192  # outcomes of one state, ranked before any is numbered (SG_MAX_OUTCOMES)
 
 cdef extern from *:
     int __builtin_ctz(unsigned int) nogil
@@ -837,37 +838,28 @@ cdef class FortGame(StochasticGame):
             return <int32_t> (-self.compact(v >> 1) - 1)
         return <int32_t> self.compact(v >> 1)
 
-    cdef inline int32_t out_code(self, const Parent* p, uint32_t M2, uint32_t O2, int flag) noexcept nogil:
-        """``code`` for an outcome of the state in ``p``."""
-        return self.finish(self.out_rank(p, M2, O2, flag))
-
-    cdef inline int flush(self, const Parent* p, Buf* buf, Outcomes* out) noexcept nogil:
-        """Append the outcomes in ``buf`` to ``out`` as codes; returns how many. With the mirror,
-        every outcome is ranked first and its word of the mirror's index fetched ahead, then all
-        are numbered: the index (16 bytes a 64 full ranks, 320 MB for K = 7) is read at random, so
-        the reads overlap instead of waiting one after the other."""
-        cdef int i
-        cdef int64_t v[BUF]
-        for i in range(buf.n):
-            v[i] = self.out_rank(p, buf.m[i], buf.o[i], buf.f[i])
-            if self.mirrored and v[i] >= 0:
-                __builtin_prefetch(&self.words[v[i] >> 7])
-        for i in range(buf.n):
-            if out.n < SG_MAX_OUTCOMES:
-                out.codes[out.n] = self.finish(v[i])
-                sg_hint(out, out.codes[out.n])
-                out.n += 1
-        return buf.n
-
     cdef int generate(self, int64_t rank, Outcomes* out) noexcept nogil:
         cdef uint64_t packed = self.unrank_packed(rank)
         return self.generate_masks(<uint32_t> packed, <uint32_t> (packed >> 32), out)
 
+    cdef inline void stage(self, const Parent* p, int64_t* v, int* n, uint32_t M2, uint32_t O2, int flag) noexcept nogil:
+        """Rank one outcome now and ask for its word of the mirror's index; ``finish`` numbers it later."""
+        cdef int64_t x = self.out_rank(p, M2, O2, flag)
+        if self.mirrored and x >= 0:
+            __builtin_prefetch(&self.words[x >> 7])
+        v[n[0]] = x
+        n[0] += 1
+
     cdef int generate_masks(self, uint32_t M, uint32_t O, Outcomes* out) noexcept nogil:
-        cdef int G = self.ngroups, g, r, t, has
+        """Every outcome of the state, group after group. All are ranked first (``stage``), each
+        asking the cache for its 16-byte word of the mirror's index (320 MB for K = 7, read at
+        random), and only then numbered (``finish``), so that the reads of a whole state overlap
+        instead of waiting group by group; each code's value is then asked for (``sg_hint``)."""
+        cdef int G = self.ngroups, g, r, t, has, i, n = 0
         cdef uint32_t tiles, adj = 0
         cdef Buf buf
         cdef Parent p
+        cdef int64_t v[DEFER]
         out.n = 0
         for g in range(G):
             out.counts[g] = 0
@@ -878,21 +870,28 @@ cdef class FortGame(StochasticGame):
             return 1
         self.parent(&p, M, O)
         if self.entry_legal(M, O):
-            out.codes[0] = self.out_code(&p, M | self.entry, O & ~self.entry, 0)
-            sg_hint(out, out.codes[0])
+            self.stage(&p, v, &n, M | self.entry, O & ~self.entry, 0)
             out.counts[0] = 1
-            out.n = 1
         buf.n = 0
         self.one_piece(&buf, M, O, 1, 1)
-        out.counts[1] = self.flush(&p, &buf, out)
+        for i in range(buf.n):
+            if n < DEFER:
+                self.stage(&p, v, &n, buf.m[i], buf.o[i], buf.f[i])
+        out.counts[1] = buf.n
         buf.n = 0
         self.one_piece(&buf, M, O, 2, 2)
         self.two_pieces(&buf, M, O)
-        out.counts[2] = self.flush(&p, &buf, out)
+        for i in range(buf.n):
+            if n < DEFER:
+                self.stage(&p, v, &n, buf.m[i], buf.o[i], buf.f[i])
+        out.counts[2] = buf.n
         if self.hmax > 2 and (M & self.heaven) == self.heaven:
             buf.n = 0
             self.one_piece(&buf, M, O, 3, self.hmax)
-            out.counts[3] = self.flush(&p, &buf, out)
+            for i in range(buf.n):
+                if n < DEFER:
+                    self.stage(&p, v, &n, buf.m[i], buf.o[i], buf.f[i])
+            out.counts[3] = buf.n
         if p.a < self.k:
             adj = self.adjacent(M)
             for r in range(self.nrolls):
@@ -900,20 +899,23 @@ cdef class FortGame(StochasticGame):
                 while tiles:
                     t = __builtin_ctz(tiles)
                     tiles &= tiles - 1
-                    out.codes[out.n] = self.out_code(&p, M | ((<uint32_t> 1) << t), O, 0)
-                    sg_hint(out, out.codes[out.n])
-                    out.n += 1
+                    if n < DEFER:
+                        self.stage(&p, v, &n, M | ((<uint32_t> 1) << t), O, 0)
                     out.counts[4 + r] += 1
         for r in range(self.nrolls):
             has = out.counts[0] or out.counts[4 + r] or (self.roll_steps[r] >= 1 and out.counts[1]) or (
                 self.roll_steps[r] >= 2 and (out.counts[2] or (self.roll_heaven[r] > 2 and out.counts[3])))
             if not has:
-                out.codes[out.n] = self.out_code(&p, M, O, 0)
-                sg_hint(out, out.codes[out.n])
-                out.n += 1
+                if n < DEFER:
+                    self.stage(&p, v, &n, M, O, 0)
                 out.counts[G - 1] = 1
                 break
-        return out.n
+        for i in range(n):  # every word was asked for above: now number the outcomes
+            out.codes[i] = self.finish(v[i])
+            sg_hint(out, out.codes[i])
+        out.n = n
+        return n
+
 
     def successors(self, uint32_t mine, uint32_t theirs, int roll):
         """Outcomes of ``roll`` from the state: list of (mine, theirs, flag); flag 3 = pass."""
