@@ -20,7 +20,7 @@ from gamesolver.games.ur import kernel
 from gamesolver.solver.stochastic.outcomes import GRAPH_CHOICES, Regenerated, scratch_graph, want_graph
 from gamesolver.games.ur.notation import Position, diagram, format_position, parse
 from gamesolver.games.ur.provenance import of_table
-from gamesolver.games.ur.rules import MAX_PIECES, UrOptions
+from gamesolver.games.ur.rules import AUTO_BUILD_MAX_PIECES, MAX_PIECES, UrOptions
 from gamesolver.games.ur.solve import (
     DEFAULT_TOLERANCE,
     DEFAULT_WIDTH,
@@ -51,7 +51,6 @@ from gamesolver.solver.stochastic.iteration import TYPICAL_SWEEPS
 from gamesolver.solver.report import example
 
 BACKENDS = ("cpu", "ray", "gpu")
-AUTO_BUILD_MAX_PIECES = 3  # queries solve missing tables up to this size on their own (seconds)
 
 
 def _options_decorator(default_pieces: int = MAX_PIECES) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

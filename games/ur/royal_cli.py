@@ -25,10 +25,9 @@ from gamesolver.games.ur.royal_table import (
     state_rank,
     tier_ranges,
 )
+from gamesolver.games.ur.rules import AUTO_BUILD_MAX_PIECES  # one limit for both rule families
 from gamesolver.solver.errors import InputError, MissingTableError
 from gamesolver.solver.tables.paths import file_kind
-
-AUTO_BUILD_MAX_PIECES = 3  # queries solve a missing table up to this size on their own (seconds)
 
 
 def ruleset(name: str, pieces: int | None) -> royal.RuleSet:

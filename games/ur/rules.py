@@ -18,6 +18,9 @@ from gamesolver import data
 from gamesolver.solver.errors import InputError
 
 MAX_PIECES = 7
+# a query solves a missing table of up to this many pieces on its own, in seconds (both rule
+# families: the fort rules' three pieces, RoyalUr's three); larger ones are asked for, or --solve
+AUTO_BUILD_MAX_PIECES = 3
 MAX_TILES = 32  # tile sets are 32-bit masks in the kernels
 ROLES = ("fort", "entry", "royal", "ishtar", "marduk")
 SECTIONS = ("earth", "bridge", "heaven")
