@@ -80,8 +80,6 @@ WALK_FLIP_GAIN = 0.5  # ... and where the sweep after a damped one did not halve
 # walk: full sweeps back up from its recorded policy row every state whose choice is proven unchanged
 # (solver.stochastic.skip), on engines that can (a regenerating one); the values are the same
 WALK_SKIP = True
-WALK_ANDERSON = 0  # rounds of history for the walk's Anderson step (0: none, the default); see _Anderson
-WALK_ANDERSON_TRUST = 0.0  # with it: a state moves at most this times its own last change (0: no limit)
 # bytes a state for the policy method: int32 codes per roll, plus eight float64 Krylov vectors
 # and two temporaries
 _POLICY_BYTES_PER_ROLL = 4
@@ -424,7 +422,7 @@ def estimate(game: Any, method: str, stored: bool, threads: int, dtype: str = "f
     return (f"estimate: {n:,} states; memory {np.dtype(dtype).itemsize * n / 2**20:,.0f} MiB of values"
             + (f", {policy / 2**20:,.0f} MiB of policy" + (" (mapped from disk)" if policy_on_disk else "")
                if policy else "")
-            + (f", {history / 2**20:,.0f} MiB of hot-set marks" + (" and Anderson history" if WALK_ANDERSON else "")
+            + (f", {history / 2**20:,.0f} MiB of hot-set marks"
                + (" and skip bytes" if WALK_SKIP and not stored else "") if history else "")
             + (f", {graph / 2**30:,.2f} GiB of stored graph" if graph else "")
             + f"; one full sweep about {sweep:,.1f} s here ({'stored graph' if stored else 'regenerating'}, "
@@ -640,13 +638,11 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
             g = float(np.float32(1.0 - d))
             end = max(aim, WALK_EARLY_AIM) if stage < len(WALK_DISCOUNTS) - 1 else aim
             stalled = _Stall(WALK_PROGRESS, WALK_NEAR * end, WALK_NEAR_ROUNDS)
-            anderson = _Anderson(WALK_ANDERSON, WALK_ANDERSON_TRUST)
             flip, damp = _Flip(), False
             between = 0  # sweeps of every state since the last full sweep, besides the next one
             while sweeps < max_sweeps:
                 t0 = time.perf_counter()
                 label = f"sweep {sweeps + 1} (1 - discount {d:g})" if d else f"sweep {sweeps + 1}"
-                before = values.copy() if WALK_ANDERSON and not damp else None
                 last = _full_sweep(K, values, threads, label, show_progress, policy, g, damp, skip, counted)
                 t_full = time.perf_counter() - t0
                 sweeps += 1
@@ -671,11 +667,6 @@ def _walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolera
                         if K.evaluate(policy, values, threads=threads, discount=g) < tolerance / 10:
                             break
                 between = cheap - was
-                if not done and before is not None:
-                    sync = getattr(K, "sync", None)
-                    if sync is not None:  # an engine whose policy sweeps left its own copy ahead (a GPU)
-                        sync(values)
-                    anderson(before, values)
                 t_round = time.perf_counter() - t0
                 spent += t_round
                 pacer.round(_walk_info(header, tolerance, sweeps, cheap, hot, stage + done, last), force=done)
@@ -726,84 +717,6 @@ def _skip_figures(skip: Skip | None, counted: np.ndarray | None) -> dict[str, An
     if skip is not None:
         out["rounds"] = list(skip.log)
     return out
-
-
-class _Anderson:
-    """Anderson acceleration of the walk's rounds (type II, as in Walker & Ni, SIAM J. Numer.
-    Anal. 49, 2011): a round maps the values x it starts from to f(x) (a full sweep and the policy
-    sweeps); with the last few rounds' results f_i and changes g_i = f_i - x_i, the next round
-    starts from f_k - sum_j gamma_j (f_{j+1} - f_j), the gamma that make the same combination of
-    the changes smallest in least squares. The slow modes of a game that mixes slowly (play
-    that can last hundreds of moves) shrink by a near-constant factor a round, and the
-    combination extrapolates them. Measured on the fort rules with four pieces (history 5): 151
-    full and 3,301 policy sweeps where the walk without it took 261 and 6,927 (stages 1e-2 to 1e-5:
-    24, 16, 22, 52 rounds against 17, 22, 54, 103), the start's value the same to 1e-6.
-
-    It is off by default (``WALK_ANDERSON = 0``) because those values failed the endless check in
-    54 states and lay up to 4.1e-4 from the walk's: an extrapolated step also moves the values
-    of cycles that only endless play keeps up, and once the discount is weak no later sweep
-    washes that out (such a cycle decays at 1 - discount a sweep). A plain sweep never adds to
-    those modes, so the walk without it ends where the check passes.
-    A trust region (``trust``: each state moves at most that times its own last change; 10 was
-    tried) left the same 54 states failing.
-
-    The history is float32 (two arrays a round, ``memory + 1`` rounds); the sums are float64,
-    taken a chunk at a time. A stage starts a new history, as its rounds solve another game.
-    """
-
-    _CHUNK = 1 << 20
-
-    def __init__(self, memory: int, trust: float = 0.0) -> None:
-        self.memory = memory
-        self.trust = trust
-        self.results: list[np.ndarray] = []
-        self.changes: list[np.ndarray] = []
-
-    def __call__(self, before: np.ndarray, values: np.ndarray) -> float:
-        """``before``: the values the round started from; ``values``: where it ended, replaced
-        in place by the extrapolated start of the next round. Returns the largest move."""
-        if not self.memory:
-            return 0.0
-        self.results.append(values.astype(np.float32, copy=True))
-        self.changes.append((values - before).astype(np.float32))
-        if len(self.results) > self.memory + 1:
-            del self.results[0], self.changes[0]
-        k = len(self.results) - 1
-        if k < 1:
-            return 0.0
-        n = values.shape[0]
-        A = np.zeros((k, k))
-        b = np.zeros(k)
-        for a in range(0, n, self._CHUNK):
-            z = min(n, a + self._CHUNK)
-            G = np.stack([c[a:z] for c in self.changes]).astype(np.float64)
-            dG = np.diff(G, axis=0)
-            A += dG @ dG.T
-            b += dG @ G[-1]
-        scale = float(np.trace(A))
-        if not scale > 0.0 or not np.isfinite(scale):
-            return 0.0
-        try:
-            gamma = np.linalg.solve(A + 1e-12 * scale * np.eye(k), b)
-        except np.linalg.LinAlgError:
-            return 0.0
-        if not np.all(np.isfinite(gamma)):
-            return 0.0
-        # f_k - sum_j gamma_j (f_{j+1} - f_j) = sum_i alpha_i f_i
-        alpha = -(np.concatenate(([0.0], gamma)) - np.concatenate((gamma, [0.0])))
-        alpha[-1] += 1.0
-        move = 0.0
-        for a in range(0, n, self._CHUNK):
-            z = min(n, a + self._CHUNK)
-            new = alpha @ np.stack([f[a:z] for f in self.results]).astype(np.float64)
-            if self.trust:  # a state moves at most trust times its own last change
-                here = values[a:z].astype(np.float64)
-                reach = self.trust * np.abs(self.changes[-1][a:z]).astype(np.float64)
-                np.clip(new, here - reach, here + reach, out=new)
-            np.clip(new, -1.0, 1.0, out=new)
-            move = max(move, float(np.abs(new - values[a:z]).max()))
-            values[a:z] = new
-        return move
 
 
 class _Stall:
@@ -1021,13 +934,12 @@ def check_eps(tolerance: float) -> float:
 
 def extra_bytes(n: int, nrolls: int, method: str, policy_on_disk: bool = False) -> int:
     """Memory a method needs beyond the values and a stored graph: the walk's and the policy
-    method's greedy policy (not when the walk maps it from disk), the walk's Anderson history, the
-    policy method's Krylov vectors."""
+    method's greedy policy (not when the walk maps it from disk), the walk's hot-set marks and skip
+    bytes, the policy method's Krylov vectors."""
     if method == "sweeps":
         return 0
     need = 0 if policy_on_disk else n * nrolls * _POLICY_BYTES_PER_ROLL
     if method == "walk":
-        need += n * 4 * 2 * (WALK_ANDERSON + 1) if WALK_ANDERSON else 0
         need += 2 * n if WALK_HOT_SWEEPS else 0  # the hot rounds' mark and hot set (see _hot_round)
         # lead and stamp bytes, and a copy of the values (mapped from a file beside a policy on disk)
         need += (SKIP_BYTES + (0 if policy_on_disk else 4)) * n if WALK_SKIP else 0
