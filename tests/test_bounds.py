@@ -193,7 +193,7 @@ def test_stored_graph_bounds_equal_the_generated_ones(tmp_path) -> None:
     assert np.array_equal(a.lower, b.lower) and np.array_equal(a.upper, b.upper)
 
 
-def test_solve_certify_records_the_bound_and_analyze_shows_it(tmp_path) -> None:
+def test_solve_proof_records_the_bound_and_analyze_shows_it(tmp_path) -> None:
     import json
 
     from click.testing import CliRunner
@@ -203,7 +203,7 @@ def test_solve_certify_records_the_bound_and_analyze_shows_it(tmp_path) -> None:
     o = mini_options(tmp_path, 4)
     common = ["--pieces", "4", "--board", o.board_file]
     out = tmp_path / "t"
-    res = CliRunner().invoke(cli, ["ur", "solve", *common, "--out", str(out), "--tolerance", "1e-6", "--certify",
+    res = CliRunner().invoke(cli, ["ur", "solve", *common, "--out", str(out), "--tolerance", "1e-6", "--proof",
                                    "--json"])
     assert res.exit_code == 0, res.output
     cert = json.loads(res.stdout)["certified"]
@@ -684,7 +684,7 @@ def test_solve_certify_proves_over_the_graph_the_solve_stored(tmp_path, monkeypa
     assert stored.meta["certified"]["gap"] < 1e-6 and regenerated.meta["certified"]["gap"] < 1e-6
 
 
-def test_solve_certify_aims_at_the_gap_asked_for(tmp_path) -> None:
+def test_solve_proof_aims_at_the_width_asked_for(tmp_path) -> None:
     import json
 
     from click.testing import CliRunner
@@ -693,23 +693,25 @@ def test_solve_certify_aims_at_the_gap_asked_for(tmp_path) -> None:
 
     o = mini_options(tmp_path, 4)
     common = ["ur", "solve", "--pieces", "4", "--board", o.board_file, "--out", str(tmp_path / "t")]
-    res = CliRunner().invoke(cli, [*common, "--tolerance", "1e-6", "--certify", "--certify-gap", "1e-5", "--json"])
+    res = CliRunner().invoke(cli, [*common, "--tolerance", "1e-6", "--proof", "--width", "1e-5", "--json"])
     assert res.exit_code == 0, res.output
     cert = json.loads(res.stdout)["certified"]
     assert cert["aimed_at"] == 1e-5 and cert["gap"] <= 1e-5 and cert["method"] == "strategy"
     res = CliRunner().invoke(cli, [*common, "--width", "1e-5", "--no-proof"])
     assert res.exit_code == 2 and "--width is the proof's aim" in res.output
-    res = CliRunner().invoke(cli, [*common[:-2], "--out", str(tmp_path / "u"), "--tolerance", "1e-6", "--certify",
-                                   "--certify-gap", "1e-5"])
+    res = CliRunner().invoke(cli, [*common[:-2], "--out", str(tmp_path / "u"), "--tolerance", "1e-6", "--proof",
+                                   "--width", "1e-5"])
     assert res.exit_code == 0, res.output
     assert "(proven between" in res.output and "proof: every interval at most" in res.output
     assert "1 pass, method strategy" in res.output
-    res = CliRunner().invoke(cli, [*common, "--certify", "--certify-gap", "0"])
+    res = CliRunner().invoke(cli, [*common, "--proof", "--width", "0"])
     assert res.exit_code == 2 and "--width must be between 0 and 1; got 0" in res.output
+    res = CliRunner().invoke(cli, [*common, "--certify"])  # the old hidden name is gone: click's one line
+    assert res.exit_code == 2 and "No such option '--certify'" in res.output
 
 
 def test_a_proof_that_cannot_fit_is_refused_before_anything_is_solved(tmp_path, monkeypatch) -> None:
-    """``--certify`` (and ``check --bounds``, and ``certify`` itself) on a machine whose memory
+    """``--proof`` (and ``check --bounds``, and ``certify`` itself) on a machine whose memory
     cannot hold the proof: one line naming what it needs, exit 2, no table folder, no solve."""
     from click.testing import CliRunner
 
@@ -724,12 +726,12 @@ def test_a_proof_that_cannot_fit_is_refused_before_anything_is_solved(tmp_path, 
     solved = CliRunner().invoke(cli, [*common, "--out", str(tmp_path / "t")])  # for check, below
     assert solved.exit_code == 0, solved.output
     monkeypatch.setattr(bounds, "memory_bytes", lambda: need - 1)
-    res = CliRunner().invoke(cli, [*common, "--out", str(tmp_path / "u"), "--certify"])
+    res = CliRunner().invoke(cli, [*common, "--out", str(tmp_path / "u"), "--proof"])
     assert res.exit_code == 2 and not (tmp_path / "u").exists()
     line = res.output.strip()
     assert "\n" not in line and "Traceback" not in line
     assert f"needs about {need / 2**30:.1f} GiB" in line and "solve with --no-proof" in line
-    # without --proof (or --certify) the solve goes on unproven and says so in one line first
+    # without --proof the solve goes on unproven and says so in one line first
     res = CliRunner().invoke(cli, [*common, "--out", str(tmp_path / "v"), "--json"])
     assert res.exit_code == 0 and "solving without it, so the values will be labelled unproven" in res.stderr
     assert json.loads(res.stdout)["proven"] is False
@@ -1213,7 +1215,7 @@ def test_where_the_fallback_strategy_widens_it_still_leads_on_with_every_roll(tm
 
 def test_check_record_keeps_the_proof_a_solve_would_have_kept(tmp_path) -> None:
     # 'check --bounds --record' proves a finished table and rewrites it with the proof: the same
-    # arrays and figures as 'solve --certify' from the same values (one thread: the same values),
+    # arrays and figures as 'solve --proof' from the same values (one thread: the same values),
     # the stored graph mapped from a scratch folder that is gone afterwards
     import json
 

@@ -480,14 +480,12 @@ _solve_graph_option = click.option(
 @click.option("--width", type=float, default=None,
               help=f"The widest proven interval to aim for (default {DEFAULT_WIDTH:g}). Four pieces: solved "
                    "and proven to 1e-5 in minutes on two cores (docs/ur.md).")
-@click.option("--certify", "certified", is_flag=True, hidden=True)  # the older name of --proof
-@click.option("--certify-gap", type=float, default=None, hidden=True)  # the older name of --width
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (the progress log stays on stderr).")
 @_rules_option
 def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: str | None, cache: str | None,
               tolerance: float | None, threads: int | None, method: str, policy_place: str, graph: str,
               backend: str, address: str | None, workers: int | None, proof: bool | None, width: float | None,
-              certified: bool, certify_gap: float | None, as_json: bool, rules_name: str) -> None:
+              as_json: bool, rules_name: str) -> None:
     """Solve every state by value iteration, prove an interval around every value where the proof
     fits, and write the table (resumes a stopped run)."""
     if threads is not None and threads < 1:
@@ -496,14 +494,6 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
     if policy_place != "auto" and (method != "walk" or backend != "cpu"):
         raise InputError("--walk-policy applies to the walk (--method walk) on --backend cpu; the GPU and Ray "
                          "engines keep the policy where they sweep")
-    if certified:
-        if proof is False:
-            raise InputError("--certify asks for the proof and --no-proof refuses it; give one")
-        proof = True
-    if certify_gap is not None:
-        if width is not None:
-            raise InputError("--certify-gap is the older name of --width; give one")
-        width = certify_gap
     if width is not None and proof is False:
         raise InputError("--width is the proof's aim; drop --width, or drop --no-proof")
     if width is not None and not 0 < width < 1:

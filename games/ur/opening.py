@@ -9,7 +9,7 @@ seven pieces is 2.4 GiB and takes a GPU or a cluster to build.
 The file is an ``.npz`` (no pickled objects): ``keys`` (uint64, sorted: the mover's tile mask
 in the high 32 bits, the other side's in the low 32, the smaller of the two mirror images when
 the board's mirror is used), ``values`` (float32, the table's numbers as stored), ``depth``
-(uint8, the fewest turns from the start), from a proven table (``solve --certify``) ``lower`` and
+(uint8, the fewest turns from the start), from a proven table (``solve`` with its proof) ``lower`` and
 ``upper`` too (float32, each position's proven interval, as the table stores it), and ``header``
 (JSON as bytes: rules and options with the board's and dice's digests, T, and the SHA-256 of the
 table's values with its tolerance and proven bound). Keys need no rank, so answering needs neither

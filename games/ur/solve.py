@@ -355,8 +355,8 @@ def state_value(options: UrOptions, table: Any, mine: frozenset[int], theirs: fr
 
 def state_interval(options: UrOptions, table: Any, mine: frozenset[int],
                    theirs: frozenset[int]) -> tuple[float, float] | None:
-    """The proven interval of the position's value where the table stores one (``solve
-    --certify``, or an opening file built from such a table), else None."""
+    """The proven interval of the position's value where the table stores one (``solve`` with its
+    proof, or an opening file built from such a table), else None."""
     book = hasattr(table, "stored_interval")  # an opening file (games.ur.opening): keyed by tiles, not ranks
     if table.intervals is None if book else "lower" not in (getattr(table, "arrays", None) or {}):
         return None
