@@ -843,12 +843,23 @@ cdef class FortGame(StochasticGame):
         return self.generate_masks(<uint32_t> packed, <uint32_t> (packed >> 32), out)
 
     cdef inline void stage(self, const Parent* p, int64_t* v, int* n, uint32_t M2, uint32_t O2, int flag) noexcept nogil:
-        """Rank one outcome now and ask for its word of the mirror's index; ``finish`` numbers it later."""
-        cdef int64_t x = self.out_rank(p, M2, O2, flag)
+        """Rank one outcome now and ask for its word of the mirror's index; ``finish`` numbers it later.
+        Beyond DEFER outcomes (none of this board's states comes near) the rest are not kept."""
+        cdef int64_t x
+        if n[0] >= DEFER:
+            return
+        x = self.out_rank(p, M2, O2, flag)
         if self.mirrored and x >= 0:
             __builtin_prefetch(&self.words[x >> 7])
         v[n[0]] = x
         n[0] += 1
+
+    cdef inline int stage_all(self, const Parent* p, int64_t* v, int* n, const Buf* buf) noexcept nogil:
+        """``stage`` every outcome of one group in ``buf``; returns how many it holds."""
+        cdef int i
+        for i in range(buf.n):
+            self.stage(p, v, n, buf.m[i], buf.o[i], buf.f[i])
+        return buf.n
 
     cdef int generate_masks(self, uint32_t M, uint32_t O, Outcomes* out) noexcept nogil:
         """Every outcome of the state, group after group. All are ranked first (``stage``), each
@@ -874,24 +885,15 @@ cdef class FortGame(StochasticGame):
             out.counts[0] = 1
         buf.n = 0
         self.one_piece(&buf, M, O, 1, 1)
-        for i in range(buf.n):
-            if n < DEFER:
-                self.stage(&p, v, &n, buf.m[i], buf.o[i], buf.f[i])
-        out.counts[1] = buf.n
+        out.counts[1] = self.stage_all(&p, v, &n, &buf)
         buf.n = 0
         self.one_piece(&buf, M, O, 2, 2)
         self.two_pieces(&buf, M, O)
-        for i in range(buf.n):
-            if n < DEFER:
-                self.stage(&p, v, &n, buf.m[i], buf.o[i], buf.f[i])
-        out.counts[2] = buf.n
+        out.counts[2] = self.stage_all(&p, v, &n, &buf)
         if self.hmax > 2 and (M & self.heaven) == self.heaven:
             buf.n = 0
             self.one_piece(&buf, M, O, 3, self.hmax)
-            for i in range(buf.n):
-                if n < DEFER:
-                    self.stage(&p, v, &n, buf.m[i], buf.o[i], buf.f[i])
-            out.counts[3] = buf.n
+            out.counts[3] = self.stage_all(&p, v, &n, &buf)
         if p.a < self.k:
             adj = self.adjacent(M)
             for r in range(self.nrolls):
@@ -899,15 +901,13 @@ cdef class FortGame(StochasticGame):
                 while tiles:
                     t = __builtin_ctz(tiles)
                     tiles &= tiles - 1
-                    if n < DEFER:
-                        self.stage(&p, v, &n, M | ((<uint32_t> 1) << t), O, 0)
+                    self.stage(&p, v, &n, M | ((<uint32_t> 1) << t), O, 0)
                     out.counts[4 + r] += 1
         for r in range(self.nrolls):
             has = out.counts[0] or out.counts[4 + r] or (self.roll_steps[r] >= 1 and out.counts[1]) or (
                 self.roll_steps[r] >= 2 and (out.counts[2] or (self.roll_heaven[r] > 2 and out.counts[3])))
             if not has:
-                if n < DEFER:
-                    self.stage(&p, v, &n, M, O, 0)
+                self.stage(&p, v, &n, M, O, 0)
                 out.counts[G - 1] = 1
                 break
         for i in range(n):  # every word was asked for above: now number the outcomes
