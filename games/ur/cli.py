@@ -19,8 +19,8 @@ import numpy as np
 from gamesolver.games.ur import kernel
 from gamesolver.solver.stochastic.outcomes import GRAPH_CHOICES, Regenerated, scratch_graph, want_graph
 from gamesolver.games.ur.notation import Position, diagram, format_position, parse
-from gamesolver.games.ur.provenance import of_table
-from gamesolver.games.ur.rules import AUTO_BUILD_MAX_PIECES, MAX_PIECES, UrOptions
+from gamesolver.games.ur.provenance import check_lines, of_table
+from gamesolver.games.ur.rules import AUTO_BUILD_MAX_PIECES, MAX_PIECES, SOLVE_HINT, UrOptions
 from gamesolver.games.ur.solve import (
     DEFAULT_TOLERANCE,
     DEFAULT_WIDTH,
@@ -359,9 +359,6 @@ def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple
                                  "gpu_stored_graph": gpu_stores,
                                  "stored_graph_bytes": graph, "stored_graph_fits_here": fits,
                                  "solve_seconds_here_stored": list(stored) if stored else None}}
-
-
-SOLVE_HINT = "or add --solve to this command to solve it first (with a progress bar; a stopped solve resumes)"
 
 
 def _missing_table(options: UrOptions, where: Path, named: bool, as_json: bool) -> None:
@@ -706,16 +703,12 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
     else:
         click.echo(f"table {table.path}: {table.state_count:,} states, solved until the residual fell below "
                    f"{tolerance:g}; {of_table(table).text()}")
-        click.echo(f"  Bellman residual {residual:.2g} ({'below' if residual < tolerance else 'NOT below'} "
-                   f"that target)")
-        if result.passed:
-            click.echo(f"  endless play: from every state where a side is ahead by more than {eps:g}, its best "
-                       f"actions can end the game ({result.passes} passes)")
-        else:
-            click.echo(f"  endless play: {result.flagged:,} states claim an advantage by more than {eps:g} that "
-                       f"their side can keep only by never ending the game (worth 0); for example")
-            for e in examples:
-                click.echo(f"    {e['position']}  {e['value']:+.6f}")
+        lines = check_lines(residual, tolerance, result, "actions")
+        if not result.passed:
+            lines[-1] += "; for example"
+            lines += [f"    {e['position']}  {e['value']:+.6f}" for e in examples]
+        for line in lines:
+            click.echo(line)
         if index == "matches":
             click.echo("  mirror index stored with the table: equal to one built now")
         elif index == "differs":

@@ -95,3 +95,19 @@ def of_table(table: Any) -> Provenance:
     if hasattr(table, "stored_interval"):  # an opening file (games.ur.opening)
         return Provenance.of_meta(table.header["table"], table.intervals is not None)
     return Provenance.of_meta(table.meta, "lower" in (getattr(table, "arrays", None) or {}))
+
+
+def check_lines(residual: float, tolerance: float, check: Any, moves: str) -> list[str]:
+    """``ur check``'s report of a table's values, for either rule family: the Bellman residual
+    against the tolerance the table was solved to, and the endless-play check (``check``, a
+    ``solver.stochastic.iteration.EndlessCheck``); ``moves`` names what a side plays ("actions",
+    "moves")."""
+    lines = [f"  Bellman residual {residual:.2g} ({'below' if residual < tolerance else 'NOT below'} that target)"]
+    if check.passed:
+        lines.append(f"  endless play: from every state where a side is ahead by more than {check.eps:g}, its best "
+                     f"{moves} can end the game ({check.passes} passes)")
+    else:
+        lines.append(f"  endless play: {check.flagged:,} states claim an advantage by more than {check.eps:g} that "
+                     f"their side can keep only by never ending the game (worth 0)")
+    return lines
+

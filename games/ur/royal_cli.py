@@ -13,7 +13,7 @@ from typing import Any, Callable
 import click
 import numpy as np
 
-from gamesolver.games.ur.provenance import Provenance, of_table
+from gamesolver.games.ur.provenance import Provenance, check_lines, of_table
 from gamesolver.games.ur import rgu, royal
 from gamesolver.games.ur.royal_table import (
     DEFAULT_TOLERANCE,
@@ -25,7 +25,7 @@ from gamesolver.games.ur.royal_table import (
     state_rank,
     tier_ranges,
 )
-from gamesolver.games.ur.rules import AUTO_BUILD_MAX_PIECES  # one limit for both rule families
+from gamesolver.games.ur.rules import AUTO_BUILD_MAX_PIECES, SOLVE_HINT  # the same for both rule families
 from gamesolver.solver.errors import InputError, MissingTableError
 from gamesolver.solver.tables.paths import file_kind
 
@@ -91,8 +91,7 @@ def _solved(rules: royal.RuleSet, where: Path, table: str | None, solve_first: b
     try:
         return load_royal_table(rules, where, build=build, log=_log)
     except MissingTableError:
-        raise MissingTableError(missing_table_message(rules, where, table) + "; or add --solve to this command "
-                                "to solve it first (with a progress bar; a stopped solve resumes)") from None
+        raise MissingTableError(f"{missing_table_message(rules, where, table)}; {SOLVE_HINT}") from None
 
 
 def shipped_fallback(rules: royal.RuleSet, cache: str | Path | None = None) -> Any:
@@ -233,13 +232,8 @@ def check_cmd(rules: royal.RuleSet, table: str | None, eps: float | None, thread
     else:
         click.echo(f"table {solved.path}: {rules.name}, {rules.pieces} pieces, {solved.state_count:,} states, "
                    f"solved until the residual fell below {tolerance:g}; {of_table(solved).text()}")
-        click.echo(f"  Bellman residual {residual:.2g} ({'below' if residual < tolerance else 'NOT below'} that target)")
-        if result.passed:
-            click.echo(f"  endless play: from every state where a side is ahead by more than {eps:g}, its best "
-                       f"moves can end the game ({result.passes} passes)")
-        else:
-            click.echo(f"  endless play: {result.flagged:,} states claim an advantage by more than {eps:g} that "
-                       f"only a game that never ends could keep")
+        for line in check_lines(residual, tolerance, result, "moves"):
+            click.echo(line)
         click.echo("passed: these solve the game's equations (unproven)" if ok else "FAILED: not the game's values")
     if not ok:
         raise SystemExit(1)

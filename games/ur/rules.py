@@ -21,6 +21,8 @@ MAX_PIECES = 7
 # a query solves a missing table of up to this many pieces on its own, in seconds (both rule
 # families: the fort rules' three pieces, RoyalUr's three); larger ones are asked for, or --solve
 AUTO_BUILD_MAX_PIECES = 3
+# ... and what the command line adds where a missing table is larger (queries, exports)
+SOLVE_HINT = "or add --solve to this command to solve it first (with a progress bar; a stopped solve resumes)"
 MAX_TILES = 32  # tile sets are 32-bit masks in the kernels
 ROLES = ("fort", "entry", "royal", "ishtar", "marduk")
 SECTIONS = ("earth", "bridge", "heaven")
