@@ -190,12 +190,12 @@ def _royal(rules: str, pieces: int | None) -> Any:
 
 
 def _royal_table(rules: Any, path: Where | None, cache: Where | None) -> RoyalTable:
-    from gamesolver.games.ur import rgu, royal_cli
+    from gamesolver.games.ur import royal_cli
     from gamesolver.games.ur.provenance import of_table
     from gamesolver.games.ur.royal_table import default_table_dir, load_royal_table
 
     if path is not None and Path(path).is_file():  # a RoyalUr .rgu file
-        look, source, prov = royal_cli.lookup(rules, str(path))
+        look, _, prov = royal_cli.lookup(rules, str(path))
         return RoyalTable(look, rules, prov, Path(path))
     where = Path(path) if path is not None else default_table_dir(rules, None if cache is None else str(cache))
     try:
