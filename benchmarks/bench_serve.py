@@ -70,7 +70,7 @@ def row(name: str, ms: list[float], reference: list[float] | None = None) -> str
 
 def unee_positions(n: int, seed: int = 1) -> list[str]:
     from gamesolver.games import unee
-    from gamesolver.games.unee.cli_board import show_answer
+    from gamesolver.games.unee.answers import show_answer
 
     rng = random.Random(seed)
     out, pos = ["start"], unee.parse("start")
@@ -95,8 +95,9 @@ def main() -> None:
     import uvicorn
 
     from gamesolver.games import unee
-    from gamesolver.games.unee import cli_values as V
-    from gamesolver.games.ur import cli as UC
+    from gamesolver.games.unee import answers as V
+    from gamesolver.games.ur import answers as UA
+    from gamesolver.games.ur.notation import parse as ur_parse
     from gamesolver.games.ur.rules import UrOptions
     from gamesolver.games.ur.solve import choices, default_table_dir, load_table
     from gamesolver.games.web.app import create_app
@@ -143,7 +144,7 @@ def main() -> None:
     cases.append(("unee show", lambda: url("/api/unee/show", position=pick(positions)), None))
     cases.append((f"ur analyze (fort, K={args.pieces})",
                   lambda: url("/api/ur/analyze", position=pick(ur_positions), pieces=args.pieces),
-                  lambda p: UC.analyze_answer(fort, fort_table, UC.parse(p, fort))))
+                  lambda p: UA.analyze_answer(fort, fort_table, ur_parse(p, fort))))
     cases.append((f"ur best-move (fort, K={args.pieces})",
                   lambda: url("/api/ur/best-move", position=pick(ur_positions), pieces=args.pieces, roll=pick(rolls)),
                   None))

@@ -44,7 +44,7 @@ def drop_cache(folder: Path) -> None:
 def child(mode: str, table: str, pieces: int) -> dict:
     """One measurement in this (fresh) process; prints JSON."""
     from gamesolver.games.ur import kernel
-    from gamesolver.games.ur.cli import analyze_answer
+    from gamesolver.games.ur.answers import analyze_answer
     from gamesolver.games.ur.notation import parse
     from gamesolver.games.ur.rules import UrOptions
     from gamesolver.games.ur.solve import ENCODING, ENCODING_VERSION, GAME, RULE, choices, load_table

@@ -75,3 +75,26 @@ def test_the_gpu_backend_imports_one_way() -> None:
 def test_the_old_fused_kernel_is_gone() -> None:
     assert not list(ROOT.glob("games/ur/_kernel_v1.*"))
     assert "_kernel_v1" not in (ROOT / "setup.py").read_text(encoding="utf-8")
+
+
+def _package_files() -> dict[str, Path]:
+    return {module_of(p): p for top in ("solver", "games") for p in (ROOT / top).rglob("*.py")}
+
+
+def test_the_server_and_the_answers_import_no_command_line_module() -> None:
+    """The browser board answers from the games' answers modules, as the commands do; neither the
+    server nor an answers module reaches a module that defines a command or prints for one
+    (click.echo), directly or through others."""
+    files = _package_files()
+    command = re.compile(r"^@(?:click|[\w.]+)\.(?:command|group)\(|click\.s?echo\(", re.M)
+    uses_click = {m for m, p in files.items() if command.search(p.read_text(encoding="utf-8"))}
+    assert {"gamesolver.games.ur.cli", "gamesolver.games.ur.royal_cli", "gamesolver.games.unee.cli_board"} <= uses_click
+    graph = nx.DiGraph()
+    for m, p in files.items():
+        graph.add_edges_from((m, n) for n in imports(p) if n in files and n != m)
+    servers = [m for m in files if m.startswith("gamesolver.games.web.") and not m.endswith(".cli")]
+    answers = [m for m in files if m.rsplit(".", 1)[-1] in ("answers", "royal_answers")]
+    assert len(answers) == 3 and "gamesolver.games.web.app" in servers
+    for m in servers + answers:
+        reached = nx.descendants(graph, m) | {m}
+        assert not reached & uses_click, (m, sorted(reached & uses_click))

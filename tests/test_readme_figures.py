@@ -10,7 +10,7 @@ import re
 import pytest
 
 from gamesolver.games.ur import kernel
-from gamesolver.games.ur.cli import GPU_MEASURED_ON, gpu_solve_seconds
+from gamesolver.games.ur.answers import GPU_MEASURED_ON, gpu_solve_seconds
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.games.ur.solve import stored_state_count
 from gamesolver.solver.stochastic.iteration import TYPICAL_SWEEPS

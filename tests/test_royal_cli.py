@@ -197,7 +197,7 @@ def test_a_value_read_from_an_rgu_file_says_it_is_rounded(finkel2_table, tmp_pat
 def test_a_missing_table_says_how_long_it_takes(tmp_path) -> None:
     """A RoyalUr table too large to solve on a query gets what the fort rules' does: the states,
     about how long they take here (from the measured whole-solve rates) and the command."""
-    from gamesolver.games.ur.royal_cli import solve_seconds
+    from gamesolver.games.ur.royal_answers import solve_seconds
     from gamesolver.solver.stochastic.iteration import default_threads
     from gamesolver.solver.stochastic.projection import span
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from gamesolver.games.ur import royal, royal_cli, royal_opening
+from gamesolver.games.ur import royal, royal_answers, royal_opening
 from gamesolver.games.ur.opening import OutsideOpening
-from gamesolver.games.ur.royal_cli import table_lookup
+from gamesolver.games.ur.royal_answers import table_lookup
 from gamesolver.games.ur.royal_table import load_royal_table, royal_choices
 from gamesolver.solver.cli import cli
 from gamesolver.solver.errors import CorruptTableError, InputError, TableMismatchError
@@ -63,7 +63,7 @@ def test_a_file_for_other_rules_or_a_broken_file_is_one_line(small, tmp_path) ->
 def test_the_cli_answers_the_opening_from_the_shipped_file(small, monkeypatch, tmp_path) -> None:
     rules, table, book, _ = small
     monkeypatch.setenv("SOLVER_CACHE_DIR", str(tmp_path))  # no table cached
-    monkeypatch.setattr(royal_cli, "AUTO_BUILD_MAX_PIECES", 1)  # two pieces would be solved on first use
+    monkeypatch.setattr(royal_answers, "AUTO_BUILD_MAX_PIECES", 1)  # two pieces would be solved on first use
     monkeypatch.setattr(royal_opening, "shipped", lambda r: book if r == rules else None)
     run = CliRunner()
     args = ["ur", "analyze", "start", "--rules", rules.name, "--pieces", "2"]

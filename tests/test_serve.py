@@ -91,7 +91,7 @@ def wait_built(client: "TestClient", path: str) -> dict:
 def unee_sample(n: int = 8, seed: int = 17) -> list[tuple[str, str]]:
     """(position, captured so far) from random games, and a few from the README."""
     from gamesolver.games import unee
-    from gamesolver.games.unee.cli_board import show_answer
+    from gamesolver.games.unee.answers import show_answer
 
     rng = random.Random(seed)
     out = [("start", "0-0"), ("3 0 1 / 2 0 6 S", "12-8"), ("0 1 4 / 3 1 0 S", "0-0"), ("0 0 0 / 1 3 0 N", "20-12")]
@@ -477,7 +477,7 @@ def test_unee_page_in_a_browser(browser_env, unee_tables, tmp_path):
 @web
 def test_ur_page_in_a_browser(browser_env, tmp_path):
     from gamesolver.games.ur import royal
-    from gamesolver.games.ur.royal_cli import table_lookup
+    from gamesolver.games.ur.royal_answers import table_lookup
     from gamesolver.games.ur.royal_table import default_table_dir, load_royal_table, royal_choices
     from tests.browser import shown
 

@@ -132,7 +132,7 @@ def test_one_ball_is_a_ball():
 
 def test_draw_thresholds_that_never_apply_are_said_in_words():
     """On 2 x 4 the start is a draw under the draw rule whatever was captured: no threshold."""
-    from gamesolver.games.unee.cli_values import thresholds
+    from gamesolver.games.unee.answers import thresholds
 
     assert thresholds(None, None) == "no captured difference wins or loses"
     assert thresholds(-12, -12) == "wins iff captured difference > 12, loses iff < -12"

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from gamesolver.games.ur import kernel, opening
-from gamesolver.games.ur.cli import analyze_answer
+from gamesolver.games.ur.answers import analyze_answer
 from gamesolver.games.ur.notation import Position, format_position
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.games.ur.solve import (ENCODING, ENCODING_VERSION, GAME, RULE, choices, default_table_dir,

@@ -8,46 +8,11 @@ from typing import Any
 import click
 
 from gamesolver.games.unee import notation
+from gamesolver.games.unee.answers import show_answer
 from gamesolver.games.unee.cli_common import emit_json, unee, variant_options
 from gamesolver.games.unee.rules import UneeOptions
 from gamesolver.solver.report import example
 from gamesolver.solver.progress import progress
-
-
-def _move_rows(pos: notation.Position, options: UneeOptions) -> list[dict[str, Any]]:
-    from gamesolver.games.unee.rules import sow_relative
-
-    rows = []
-    board = pos.relative()
-    for hole in range(options.holes_per_row):
-        if board[hole] == 0:
-            continue
-        after, captured = sow_relative(board, hole, options)
-        nxt = notation.Position.from_relative(after, pos.other)
-        rows.append(
-            {
-                "move": notation.move_name(pos.side, hole, options.holes_per_row),
-                "balls": board[hole],
-                "captured": captured,
-                "position": str(nxt),
-                "game_over": sum(after[: options.holes_per_row]) == 0,
-            }
-        )
-    return rows
-
-
-def show_answer(pos: notation.Position, options: UneeOptions) -> dict[str, Any]:
-    """``show --json``: the position, its rows and every legal move (the server answers the same)."""
-    mover_row = pos.south if pos.side == "S" else pos.north
-    return {
-        "position": str(pos),
-        "side": pos.side,
-        "north": list(pos.north),
-        "south": list(pos.south),
-        "balls": pos.balls,
-        "game_over": sum(mover_row) == 0,
-        "moves": _move_rows(pos, options),
-    }
 
 
 @unee.command(epilog=example('solver unee show "3 0 1 / 2 0 6 S"'))

@@ -16,7 +16,7 @@ from gamesolver.games.unee.cli_common import (
     unee,
     variant_options,
 )
-from gamesolver.games.unee.cli_values import cycle_answer, mover_difference, parse_captured
+from gamesolver.games.unee.answers import cycle_answer, mover_difference, parse_captured
 from gamesolver.games.unee.rules import UneeOptions
 from gamesolver.solver.errors import InputError
 from gamesolver.solver.report import example

@@ -18,7 +18,7 @@ from gamesolver.games.unee.cli_common import (
     unee,
     variant_options,
 )
-from gamesolver.games.unee.cli_values import (
+from gamesolver.games.unee.answers import (
     analyze_answer,
     best_move_answer,
     describe_value,

@@ -156,11 +156,11 @@ class RoyalTable:
     def actions(self, position: str | Any, roll: int) -> list[UrAction]:
         """Every legal move for ``roll`` (0-4; 0 to 8 with Masters' dice), best first; empty when
         the roll must pass."""
-        from gamesolver.games.ur import royal_cli
+        from gamesolver.games.ur import royal_answers
         from gamesolver.games.ur.royal_table import royal_choices
 
         pos = self.position(position)
-        r = royal_cli.parse_roll(self.rules, str(roll))
+        r = royal_answers.parse_roll(self.rules, str(roll))
         path = self.rules.path_of(pos.to_move)
         out = []
         for c in royal_choices(self.rules, self._look, pos.state(), r):
@@ -169,7 +169,7 @@ class RoyalTable:
                                       (path[m.dest] if m.dest < self.rules.length else None)) if t)
             kind = "enter" if m.source < 0 else ("bear off" if m.dest == self.rules.length else "move")
             capture = (path[m.dest],) if m.capture else ()
-            out.append(UrAction(text=royal_cli.describe(m, self.rules, pos.to_move), kind=kind, paths=(tiles,),
+            out.append(UrAction(text=royal_answers.describe(m, self.rules, pos.to_move), kind=kind, paths=(tiles,),
                                 captures=capture, extra_turn=m.extra_roll, wins=m.win,
                                 value=2.0 * c.win_probability - 1.0))
         return out
@@ -190,12 +190,12 @@ def _royal(rules: str, pieces: int | None) -> Any:
 
 
 def _royal_table(rules: Any, path: Where | None, cache: Where | None) -> RoyalTable:
-    from gamesolver.games.ur import royal_cli
+    from gamesolver.games.ur import royal_answers
     from gamesolver.games.ur.provenance import of_table
     from gamesolver.games.ur.royal_table import default_table_dir, load_royal_table
 
     if path is not None and Path(path).is_file():  # a RoyalUr .rgu file
-        look, _, prov = royal_cli.lookup(rules, str(path))
+        look, _, prov = royal_answers.lookup(rules, str(path))
         return RoyalTable(look, rules, prov, Path(path))
     where = Path(path) if path is not None else default_table_dir(rules, None if cache is None else str(cache))
     try:
@@ -203,7 +203,7 @@ def _royal_table(rules: Any, path: Where | None, cache: Where | None) -> RoyalTa
     except MissingTableError:
         raise MissingTableError(f"no {rules.name} table for {rules.pieces} pieces at {where}; make it with "
                                 f"ur.solve_table(rules={rules.name!r}, pieces={rules.pieces})") from None
-    return RoyalTable(royal_cli.table_lookup(rules, solved), rules, of_table(solved), Path(solved.path))
+    return RoyalTable(royal_answers.table_lookup(rules, solved), rules, of_table(solved), Path(solved.path))
 
 
 def _options(options: UrOptions | None, pieces: int | None) -> UrOptions:

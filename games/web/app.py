@@ -1,7 +1,7 @@
 """The web app: the analysis page and a JSON API whose answers are the CLI's ``--json`` answers.
 
 Every ``/api/unee/...`` and ``/api/ur/...`` answer is built by the same function the CLI prints
-(``games.unee.cli_values``, ``cli_board``, ``games.ur.cli``, ``royal_cli``); the page's extras
+(``games.unee.answers``, ``games.ur.answers``, ``games.ur.royal_answers``); the page's extras
 (the position after each action, the pieces on the tiles) are added beside those fields, never
 in place of them. Bad input is HTTP 400 with the CLI's one-line message; a table that is being
 built is 202 with a job to poll at ``/api/jobs/{job}``; one too large to build here is 404 with
@@ -91,8 +91,8 @@ class Server:
                       build, total=n * progress_steps(rule))
 
     def unee(self, request: Request, what: str) -> dict[str, Any]:
-        from gamesolver.games.unee import cli_values as V
-        from gamesolver.games.unee.cli_board import show_answer
+        from gamesolver.games.unee import answers as V
+        from gamesolver.games.unee.answers import show_answer
         from gamesolver.games.unee.notation import parse_position
         from gamesolver.games.unee.rules import DEFAULT
 
@@ -135,10 +135,10 @@ class Server:
         return royal.load_ruleset(name, k)
 
     def ur_source(self, rules: Any) -> Source:
-        from gamesolver.games.ur.rules import UrOptions
+        from gamesolver.games.ur.rules import AUTO_BUILD_MAX_PIECES, UrOptions
 
         if isinstance(rules, UrOptions):
-            from gamesolver.games.ur.cli import AUTO_BUILD_MAX_PIECES, missing_table_message
+            from gamesolver.games.ur.answers import missing_table_message
             from gamesolver.games.ur.solve import default_table_dir, load_table, solve
 
             where = default_table_dir(rules, self.cache)
@@ -151,7 +151,7 @@ class Server:
             return Source(f"ur-fort-k{rules.pieces}", f"Ur, fort rules, {rules.pieces} pieces",
                           lambda: load_table(rules, where, build=False), build if small else None,
                           "" if small else missing_table_message(rules, where, False)[0])
-        from gamesolver.games.ur import royal_cli
+        from gamesolver.games.ur import royal_answers
         from gamesolver.games.ur.royal_table import default_table_dir as royal_dir, load_royal_table, royal_solve
 
         where = royal_dir(rules, self.cache)
@@ -162,8 +162,8 @@ class Server:
 
         return Source(f"ur-{rules.name}-k{rules.pieces}", f"Ur, {rules.name} rules, {rules.pieces} pieces",
                       lambda: load_royal_table(rules, where, build=False),
-                      build_royal if rules.pieces <= royal_cli.AUTO_BUILD_MAX_PIECES else None,
-                      royal_cli.missing_table_message(rules, where))
+                      build_royal if rules.pieces <= AUTO_BUILD_MAX_PIECES else None,
+                      royal_answers.missing_table_message(rules, where))
 
     def ur_board(self, request: Request) -> dict[str, Any]:
         """The board, the rolls and the sides for the page to draw (not a CLI answer)."""
@@ -214,14 +214,14 @@ class Server:
     def shipped_opening(self, options: Any) -> Any:
         """The opening file shipped for these options where the CLI would answer from it
         (``shipped_fallback``), unless the server holds the table open."""
-        from gamesolver.games.ur.cli import shipped_fallback
+        from gamesolver.games.ur.answers import shipped_fallback
 
         if self.tables.is_open(f"ur-fort-k{options.pieces}"):
             return None
         return shipped_fallback(options, self.cache)
 
     def fort(self, options: Any, what: str, p: dict[str, Any]) -> dict[str, Any]:
-        from gamesolver.games.ur import cli as C
+        from gamesolver.games.ur import answers as C
         from gamesolver.games.ur.opening import OutsideOpening
         from gamesolver.games.ur.engine import terminal_value
         from gamesolver.games.ur.notation import Position, format_position, parse
@@ -258,39 +258,39 @@ class Server:
         return {**answer, "view": view}
 
     def royal(self, rules: Any, what: str, p: dict[str, Any]) -> dict[str, Any]:
-        from gamesolver.games.ur import royal, royal_cli
+        from gamesolver.games.ur import royal, royal_answers
         from gamesolver.games.ur.royal_table import royal_choices
 
         pos = royal.parse(p["position"], rules)
-        shown = royal_cli.show_answer(rules, pos)
+        shown = royal_answers.show_answer(rules, pos)
         view = {"pieces": {**{t: "L" for t in shown["L"]}, **{t: "D" for t in shown["D"]}},
                 "off_board": shown["off_board"], "game_over": False}  # royal.parse refuses a finished game
         if what == "show":
             return {"position": royal.format_position(pos, rules), "to_move": pos.to_move, "view": view}
-        r = royal_cli.parse_roll(rules, p["roll"]) if what == "best-move" else None
+        r = royal_answers.parse_roll(rules, p["roll"]) if what == "best-move" else None
         from gamesolver.games.ur.opening import OutsideOpening
         from gamesolver.games.ur.provenance import of_table
         where = self.ur_source(rules)
         # the opening answered at once from the shipped file where the CLI would (unless the table is open)
-        book = None if self.tables.is_open(where.key) else royal_cli.shipped_fallback(rules, self.cache)
+        book = None if self.tables.is_open(where.key) else royal_answers.shipped_fallback(rules, self.cache)
         if book is not None:
             look, prov, source = book.lookup(), book.provenance, book.source(True)
         else:
             solved = self.tables.get(where)
-            look, prov, source = royal_cli.table_lookup(rules, solved), of_table(solved), royal_cli.table_source(solved)
+            look, prov, source = royal_answers.table_lookup(rules, solved), of_table(solved), royal_answers.table_source(solved)
         try:
             if r is None:
-                return {**royal_cli.analyze_answer(rules, pos, look, source, prov), "view": view}
+                return {**royal_answers.analyze_answer(rules, pos, look, source, prov), "view": view}
             ranked = royal_choices(rules, look, pos.state(), r)
         except OutsideOpening:
-            raise TooLarge(str(royal_cli.outside_opening(rules))) from None
-        answer = {**royal_cli.best_move_answer(rules, pos, r, ranked, prov), "source": source}
+            raise TooLarge(str(royal_answers.outside_opening(rules))) from None
+        answer = {**royal_answers.best_move_answer(rules, pos, r, ranked, prov), "source": source}
         other = "D" if pos.to_move == "L" else "L"
         top = ranked[0].win_probability if ranked else None
         for row, c in zip(answer["actions"], ranked):
             m = c.move
             nxt = pos.to_move if (m.extra_roll or m.win) else other
-            row.update(best=c.win_probability == top, text=royal_cli.describe(m, rules, pos.to_move),
+            row.update(best=c.win_probability == top, text=royal_answers.describe(m, rules, pos.to_move),
                        after=None if m.win else royal.format_position(royal.Position.of(m.after, nxt), rules))
         passed = royal.Position(pos.light, pos.dark, other)
         return {**answer, "view": view, "pass_to": None if ranked else royal.format_position(passed, rules)}

@@ -1,5 +1,6 @@
-"""How ``solver unee`` words a table's answer: captured balls so far, the value for the side to
-move and what it means for the result."""
+"""The Ünee answers, as data: a position and its moves (``show``), captured balls so far, the
+value for the side to move and what it means for the result. ``solver unee`` prints them and
+``solver serve`` sends them; nothing here knows click or HTTP."""
 from __future__ import annotations
 
 from typing import Any
@@ -157,3 +158,39 @@ def move_value_text(m: Any, rule: str) -> str:
     if m.lower == m.upper:
         return f"value {m.lower:+d} (exact)"
     return f"value in [{m.lower:+d}, {m.upper:+d}]"
+
+
+def _move_rows(pos: notation.Position, options: UneeOptions) -> list[dict[str, Any]]:
+    from gamesolver.games.unee.rules import sow_relative
+
+    rows = []
+    board = pos.relative()
+    for hole in range(options.holes_per_row):
+        if board[hole] == 0:
+            continue
+        after, captured = sow_relative(board, hole, options)
+        nxt = notation.Position.from_relative(after, pos.other)
+        rows.append(
+            {
+                "move": notation.move_name(pos.side, hole, options.holes_per_row),
+                "balls": board[hole],
+                "captured": captured,
+                "position": str(nxt),
+                "game_over": sum(after[: options.holes_per_row]) == 0,
+            }
+        )
+    return rows
+
+
+def show_answer(pos: notation.Position, options: UneeOptions) -> dict[str, Any]:
+    """``show --json``: the position, its rows and every legal move (the server answers the same)."""
+    mover_row = pos.south if pos.side == "S" else pos.north
+    return {
+        "position": str(pos),
+        "side": pos.side,
+        "north": list(pos.north),
+        "south": list(pos.south),
+        "balls": pos.balls,
+        "game_over": sum(mover_row) == 0,
+        "moves": _move_rows(pos, options),
+    }
