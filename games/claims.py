@@ -142,12 +142,12 @@ def dirichlet_draws(counts: Sequence[int], draws: int = 2000, seed: int = 0,
 
     A flat Dirichlet prior (every face 1 pseudo-throw) updated by the observed counts gives
     Dirichlet(counts + 1); a fixed seed keeps the report the same from run to run."""
-    counts = np.asarray(counts, dtype=float)
-    if counts.ndim != 1 or counts.size < 2 or np.any(counts < 0):
-        raise InputError(f"throw counts must be two or more non-negative numbers, got {list(counts)}")
+    seen = np.asarray(counts, dtype=float)
+    if seen.ndim != 1 or seen.size < 2 or np.any(seen < 0):
+        raise InputError(f"throw counts must be two or more non-negative numbers, got {list(seen)}")
     if draws < 100:
         raise InputError(f"draws must be at least 100 for a usable interval, got {draws}")
-    return np.random.default_rng(seed).dirichlet(counts + prior, size=draws)
+    return np.random.default_rng(seed).dirichlet(seen + prior, size=draws)
 
 
 def interval(values: Sequence[float] | np.ndarray, level: float = 0.95) -> tuple[float, float]:

@@ -18,7 +18,8 @@ from gamesolver.games.unee import split
 from gamesolver.games.unee.graph import build_graph
 from gamesolver.games.unee.notation import start_position
 from gamesolver.games.unee.rules import UneeOptions
-from gamesolver.games.unee.solution import solve_arrays, terminal_payoffs
+from gamesolver.games.unee.graph import terminal_payoffs
+from gamesolver.games.unee.solution import solve_arrays
 from gamesolver.solver.cli import cli
 from gamesolver.solver.retrograde import _split
 from gamesolver.solver.retrograde.memory import MemoryBounds

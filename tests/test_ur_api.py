@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gamesolver.games import ur
-from gamesolver.solver.errors import InputError, MissingTableError, TableMismatchError
+from gamesolver.solver.errors import InputError, MissingTableError, PositionNotCoveredError, TableMismatchError
 
 
 @pytest.fixture(scope="module")
@@ -98,6 +98,12 @@ def test_royalur_rule_sets_answer_through_the_same_api(tmp_path) -> None:
     assert abs(from_file.win_probability("start") - analysis["win_probability"]) <= from_file.provenance.rounded_within
     book = ur.open_opening(rules="finkel")
     assert book.rules.pieces == 7 and 0.5 < book.win_probability("start") < 0.52
+    assert book.get_win_probability("start") == book.probe_win_probability("start") == book.win_probability("start")
+    far = "L:1/B5,B6,A8/3 D:2/C8,B7/3 L"  # far from the start: beyond the shipped opening
+    with pytest.raises(PositionNotCoveredError):
+        book.probe_value(far)
+    assert book.get_value(far) is None and book.get_win_probability(far, 0.5) == 0.5
+    assert solved.get_value("start") == solved.value("start")
     with pytest.raises(MissingTableError, match=r"ur.solve_table\(rules='finkel', pieces=3\)"):
         ur.open_table(tmp_path / "none", rules="finkel", pieces=3)
     with pytest.raises(InputError, match="rules="):

@@ -21,7 +21,7 @@ from gamesolver.games.ur.rules import UrOptions
 from gamesolver.games.ur.solve import (ENCODING, ENCODING_VERSION, GAME, RULE, choices, default_table_dir,
                                        index_arrays, load_table, solve, stored_state_count)
 from gamesolver.solver.cli import cli
-from gamesolver.solver.errors import CorruptTableError, InputError, TableMismatchError
+from gamesolver.solver.errors import CorruptTableError, InputError, PositionNotCoveredError, TableMismatchError
 from gamesolver.solver.tables.table import write_table
 from tests.test_engine import symmetric_options
 from tests.test_ur_reference import mini_options
@@ -259,8 +259,17 @@ def test_python_api_answers_from_an_opening_file(tables, tmp_path) -> None:
     book = ur.open_opening(file, options=options)
     assert book.value("start") == table.value("start")
     assert book.actions("X:B1 O:- O", "gold+silver") == table.actions("X:B1 O:- O", "gold+silver")
+    far = "X:A1,C1,B2 O:A3,C3 X"
     with pytest.raises(opening.OutsideOpening):
-        book.value("X:A1,C1,B2 O:A3,C3 X")
+        book.value(far)
+    # one error for a table's missing position and an opening's: python-chess's probe/get pair
+    with pytest.raises(PositionNotCoveredError, match="does not hold this position"):
+        book.probe_value(far)
+    assert book.get_value(far) is None and book.get_value(far, default=-9.0) == -9.0
+    assert book.get_evaluation(far) is None
+    assert book.get_value("start") == book.probe_value("start") == table.get_value("start") == table.value("start")
+    assert book.get_evaluation("start") == table.probe_evaluation("start")
+    assert table.get_value(far) == table.value(far)  # a table holds every position
     with pytest.raises(MissingTableError):
         ur.open_opening(options=options)  # nothing is shipped for a test board
 

@@ -6,7 +6,7 @@ options, not read behind its back, so the registry shows exactly what each verdi
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Sequence
+from typing import Any, Sequence
 
 from gamesolver.games.claims import ClaimResult
 from gamesolver.games.ghosts.combat import win_probability
@@ -80,7 +80,8 @@ def nanna_three_attempts(modifiers: dict[str, int], attacker_bonuses: Sequence[i
     than not never beats Nanna. Exact fractions per bonus, and the bonus that tips it."""
     if attempts < 1:
         raise InputError(f"attempts is {attempts}; expected 1 or more")
-    evidence, figures = [], {}
+    evidence: list[str] = []
+    figures: dict[str, Any] = {}
     for bonus in attacker_bonuses:
         p = attack_win(bonus - modifiers["nanna"], sides)
         within = 1 - (1 - p) ** attempts

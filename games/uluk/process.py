@@ -55,7 +55,7 @@ def best_split(kind: str, n: int, tribers: int = 1, split: bool = False) -> tupl
 
 @lru_cache(maxsize=None)
 def _split(kind: str, n: int, t: int) -> tuple[int, tuple[int, ...]]:
-    best = (process_batch(kind, n), (n,))
+    best: tuple[int, tuple[int, ...]] = (process_batch(kind, n), (n,))
     if t > 1:
         for first in range(1, n):
             rest, batches = _split(kind, n - first, t - 1)

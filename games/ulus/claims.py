@@ -210,7 +210,9 @@ def alun_gua_song(players: Sequence[int] = (2, 3, 4), length: int = 9,
     her win chance with the song against without, per seat, and when she should sing. A measured
     preset is also solved at the ends of the horse face's posterior interval."""
     measured = _measured(presets, throws)
-    evidence, figures, gains = [], {}, []
+    evidence: list[str] = []
+    figures: dict[str, Any] = {}
+    gains: list[float] = []
     always_explained = True
     for preset in presets:
         name = _label(preset)
@@ -224,10 +226,10 @@ def alun_gua_song(players: Sequence[int] = (2, 3, 4), length: int = 9,
                     w = float(sol.win(cfg.start(), 0, ability=True)[seat])
                     wo = float(sol.win(cfg.start(), 0, ability=False)[seat])
                     seat_gains.append(w - wo)
-                    summary = sing_summary(sol)
-                    always_explained &= summary["only_before_opponent_in_reach"]
+                    sung = sing_summary(sol)
+                    always_explained &= sung["only_before_opponent_in_reach"]
                     if k == 0:
-                        figures[f"{name}/{n}p/seat{seat + 1}"] = {"with": w, "without": wo, **summary}
+                        figures[f"{name}/{n}p/seat{seat + 1}"] = {"with": w, "without": wo, **sung}
                         text = f"seat {seat + 1} {wo:.3f}->{w:.3f}"
                 gains.extend(seat_gains)
                 if len(seat_gains) > 1:
@@ -305,15 +307,18 @@ def nomadic_outcomes(strength: int, power: int, second_power: int) -> tuple[np.n
     posterior of face probabilities be scored at once (``pattern_matrix(draws) @ outcomes``)."""
     won, left = hand_to_hand(strength, power)
     won2, left2 = hand_to_hand(strength, power + second_power)
-    asset, after = [], []
+    asset: list[float] = []
+    after: list[float] = []
     for name in PATTERNS:
         meaning = NOMADIC[name]
         if meaning in ("immune", "automatic win"):
-            asset.append(1.0), after.append(float(strength))
+            gain, kept = 1.0, float(strength)
         elif meaning == "fight":
-            asset.append(float(won)), after.append(float(left))
+            gain, kept = float(won), float(left)
         else:
-            asset.append(float(won2)), after.append(float(left2))
+            gain, kept = float(won2), float(left2)
+        asset.append(gain)
+        after.append(kept)
     return np.array(asset), np.array(after)
 
 

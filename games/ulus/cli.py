@@ -143,7 +143,7 @@ def race(players: int, chinggis: int | None, alun_gua: int | None, camel: bool, 
         emit_csv([{"round": r + 1, "probability": float(p)} for r, p in enumerate(dist)] if show_rounds else rows)
         return
     if as_json:
-        out: dict[str, Any] = {
+        answer: dict[str, Any] = {
             "players": players, "length": cfg.length, "face": cfg.face, "face_probability": cfg.p,
             "source": _source(preset, faces), "sites_per_roll": [float(x) for x in cfg.steps],
             "position": list(pos), "turn": turn, "win": rows,
@@ -151,8 +151,8 @@ def race(players: int, chinggis: int | None, alun_gua: int | None, camel: bool, 
             "table": where,
         }
         if summary is not None:
-            out["alun_gua"] = summary
-        click.echo(json.dumps(out, indent=2))
+            answer["alun_gua"] = summary
+        click.echo(json.dumps(answer, indent=2))
         return
     click.echo(f"{cfg.face.capitalize()} race: {players} players, track {cfg.length} sites, {_source(preset, faces)} "
                f"({cfg.face} face {cfg.p:g} per shagai)")
@@ -162,10 +162,10 @@ def race(players: int, chinggis: int | None, alun_gua: int | None, camel: bool, 
     if best is not None:
         head += f"{'win, Alun Gua sings':>22}"
     click.echo(head)
-    for r in rows:
-        line = f"{r['player']:<8}{r['role']:<15}{r['win']:>9.4f}"
+    for row in rows:
+        line = f"{row['player']:<8}{row['role']:<15}{row['win']:>9.4f}"
         if best is not None:
-            line += f"{r['win_alun_gua_sings']:>22.4f}"
+            line += f"{row['win_alun_gua_sings']:>22.4f}"
         click.echo(line)
     if best is not None and summary is not None:
         a = cfg.alun_gua

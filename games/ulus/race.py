@@ -184,6 +184,7 @@ def _sing_now(cfg: RaceConfig, rows: np.ndarray, digits: np.ndarray, free: np.nd
     """Value of singing before turn t: Alun Gua rolls ``missed_turns`` times alone, then turn t
     is played with the ability spent."""
     N, L, a = cfg.players, cfg.length, cfg.alun_gua
+    assert a is not None, "only Alun Gua sings"
     q = cfg.steps
     # distribution of her total advance over the extra rolls, stopping once she has won
     dist = {0: 1.0}
@@ -217,7 +218,9 @@ def solve_race(cfg: RaceConfig) -> RaceSolution:
     groups = np.split(order, bounds)
     size = L**N
     free = np.zeros((size, N, N))
-    held = sing_v = wait_v = None
+    held: np.ndarray | None = None
+    sing_v: np.ndarray | None = None
+    wait_v: np.ndarray | None = None
     a = cfg.alun_gua
     if a is not None:
         held = np.zeros((size, N, N))
@@ -227,6 +230,7 @@ def solve_race(cfg: RaceConfig) -> RaceSolution:
         free[rows] = _close_cycle(_continuation(cfg, rows, digits, free), q0)
         if a is None:
             continue
+        assert held is not None and sing_v is not None and wait_v is not None
         sing = _sing_now(cfg, rows, digits, free)
         c = _continuation(cfg, rows, digits, held)
         v, wait = _optimal_stopping(c, sing, q0, a)
@@ -243,17 +247,17 @@ def _optimal_stopping(c: np.ndarray, sing: np.ndarray, q0: float, a: int) -> tup
     for her, repeat until nothing changes (at most a few rounds for a cycle of N turns)."""
     n, N, _ = c.shape
     nouse = _close_cycle(c, q0)
-    use = sing[:, :, a] >= nouse[:, :, a] - TIE
+    use = np.asarray(sing[:, :, a] >= nouse[:, :, a] - TIE)
     for _ in range(4 * N + 8):
         v = nouse.copy()
-        has = use.any(axis=1)
+        has = np.asarray(use.any(axis=1))
         # two backward sweeps propagate every waiting turn from the next singing turn
         for _sweep in range(2):
             for t in range(N - 1, -1, -1):
                 cont = c[:, t, :] + q0 * v[:, (t + 1) % N, :]
                 v[:, t, :] = np.where(use[:, t, None], sing[:, t, :], np.where(has[:, None], cont, v[:, t, :]))
         wait = c + q0 * np.roll(v, -1, axis=1)
-        new = sing[:, :, a] >= wait[:, :, a] - TIE
+        new = np.asarray(sing[:, :, a] >= wait[:, :, a] - TIE)
         if np.array_equal(new, use):
             return v, wait
         use = new
@@ -319,7 +323,7 @@ def table_path(cache: Path, cfg: RaceConfig) -> Path:
 
 def save_solution(sol: RaceSolution, path: Path) -> Path:
     cfg = sol.config
-    arrays = {"free": sol.free}
+    arrays: dict[str, Any] = {"free": sol.free}
     if sol.held is not None:
         arrays.update(held=sol.held, sing_value=sol.sing_value, wait_value=sol.wait_value)
     return write_table(

@@ -632,7 +632,8 @@ def plot(results: Sequence[dict[str, Any]], path: str | os.PathLike[str], title:
     cmap = plt.get_cmap("RdBu")
     width = 1.2 + 0.5 * len(balls) * 3
     fig = plt.figure(figsize=(max(7.5, width), 0.8 + (0.42 * len(holes) + 1.0) * len(sowings)), layout="constrained")
-    subfigs = np.atleast_1d(fig.subfigures(len(sowings), 1))
+    made: Any = fig.subfigures(len(sowings), 1)  # one subfigure, or an array of them
+    subfigs = np.atleast_1d(made)
     for sub, (skip, rows) in zip(subfigs, sowings):
         sub.suptitle(SOWING_TITLES[(skip, rows)], fontsize=9, fontweight="bold")
         axes = sub.subplots(1, 3, squeeze=False)[0]

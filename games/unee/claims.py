@@ -133,8 +133,9 @@ def explain_position(table: UneeTable, pos: Position, captured: int = 0) -> dict
     rows = []
     for m in moves:
         if table.rule == "draw":
+            assert m.outcome is not None
             verdict = {1: "wins", 0: "draws", -1: "loses"}[m.outcome]
-        elif m.lower is not None and m.lower != m.upper:
+        elif m.lower is not None and m.upper is not None and m.lower != m.upper:
             if captured + m.upper < 0:
                 verdict = "loses"
             elif captured + m.lower > 0:
@@ -142,7 +143,9 @@ def explain_position(table: UneeTable, pos: Position, captured: int = 0) -> dict
             else:
                 verdict = "undetermined by the bounds"
         else:
-            v = captured + (m.value if m.value is not None else m.lower)
+            exact = m.value if m.value is not None else m.lower
+            assert exact is not None
+            v = captured + exact
             verdict = "wins" if v > 0 else ("loses" if v < 0 else "draws")
         rows.append({**m.as_dict(), "verdict": verdict})
     line = table.principal_variation(pos, captured)
@@ -317,7 +320,7 @@ def capturing_loses(holes_per_row: int = 3, balls_per_hole: int = 6, skip_origin
         elif m.lower is not None:
             worth = f"worth {m.lower:+d}..{m.upper:+d} to South"
         else:
-            worth = {1: "South wins", 0: "draw", -1: "South loses"}.get(m.outcome, "?")
+            worth = "?" if m.outcome is None else {1: "South wins", 0: "draw", -1: "South loses"}.get(m.outcome, "?")
         evidence.append(f"  {m.move:<9} {'captures ' + str(m.captured) if m.captured else 'no capture':<11} "
                         f"-> {m.position}   {worth} [{main_rule}]{'  (best)' if m.best else ''}")
     evidence.append("replayed: " + "; ".join(f"[{r}] {ok}: {why}" for r, (ok, why) in replays.items()))

@@ -1,9 +1,9 @@
 """``solver unee solve``, ``best-move``, ``analyze`` and ``pv``: solving tables and asking them."""
 from __future__ import annotations
 
-from typing import Any
-
 import time
+from pathlib import Path
+from typing import Any
 
 import click
 
@@ -67,7 +67,7 @@ def solve(options: UneeOptions, rule: str, out: str | None, cache: str | None, b
             if value is not None:
                 raise InputError(f"--{name} applies to --backend ray")
     n = _boards.board_count(options.holes, options.max_balls)
-    report = []
+    report: list[dict[str, Any]] = []
     with contextlib.ExitStack() as stack:
         engine = None
         if backend == "ray":
@@ -91,7 +91,7 @@ def solve(options: UneeOptions, rule: str, out: str | None, cache: str | None, b
         click.echo(f"           start: {row['start']['meaning']}")
 
 
-def _solved_row(options: UneeOptions, r: str, path: object, seconds: float, n: int) -> dict[str, object]:
+def _solved_row(options: UneeOptions, r: str, path: Path, seconds: float, n: int) -> dict[str, Any]:
     """One rule's line of the solve report: where the table went, how long, the start's value."""
     from gamesolver.games.unee.notation import start_position
     from gamesolver.games.unee.solution import open_table
@@ -176,6 +176,7 @@ def analyze(options: UneeOptions, position: str, rule: str, captured: str | None
         if exact:
             found = split.exact_value(g, table.table["lower"], table.table["upper"], table.rank(pos), effort)
         else:
+            assert memory_depth is not None  # --memory without --exact
             lower, upper, rank = table.table["lower"], table.table["upper"], table.rank(pos)
             below = split.states_below(g, lower, upper, rank)
             with progress(max(1, below.size), "memory search") as bar:

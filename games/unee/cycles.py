@@ -153,8 +153,8 @@ def shortest_repetition_game(graph: StateGraph) -> tuple[list[int], int] | None:
         if cyc is not None and (best is None or d + len(cyc) - 1 < best[0]):
             best = (d + len(cyc) - 1, int(v), cyc)
     assert best is not None
-    _, v, cyc = best
-    path = [v]
+    _, entry, cyc = best
+    path = [entry]
     while path[-1] != start:
         path.append(int(parent[path[-1]]))
     path.reverse()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -74,6 +74,10 @@ class StateGraph:
             self._cache["reachable"] = _graph.reachable_alternating(self.indptr, self.succ, start, 0)
         return self._cache["reachable"]
 
+    @overload
+    def layer_of(self, ranks: int) -> int: ...
+    @overload
+    def layer_of(self, ranks: np.ndarray) -> np.ndarray: ...
     def layer_of(self, ranks: np.ndarray | int) -> np.ndarray | int:
         """Balls on the board for each rank."""
         out = np.searchsorted(self.offsets, ranks, side="right") - 1
@@ -147,3 +151,11 @@ def graph_summary(graph: StateGraph) -> dict[str, Any]:
         "total": total,
         "layers": layers,
     }
+
+
+def terminal_payoffs(graph: StateGraph) -> np.ndarray:
+    """For a state with no move, the mover's payoff: every ball on the board goes to the opponent."""
+    term = np.zeros(graph.n_states, dtype=np.int8)
+    dead = np.flatnonzero(graph.degree() == 0)
+    term[dead] = -graph.layer_of(dead).astype(np.int8)
+    return term

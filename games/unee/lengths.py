@@ -250,7 +250,7 @@ def histogram(samples: list[LengthStats], path: str | os.PathLike[str]) -> Path:
 
     path = Path(path)
     top = max(int(s.maximum) for s in samples)
-    bins = np.arange(0, top + 11, 10)
+    bins = np.arange(0, top + 11, 10).tolist()  # the edges: 0, 10, 20, ... plies
     fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100)
     try:
         for s in samples:

@@ -26,7 +26,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from gamesolver.games.unee.graph import ENCODING, ENCODING_VERSION, StateGraph, build_graph, rank_position
+from gamesolver.games.unee.graph import (ENCODING, ENCODING_VERSION, StateGraph, build_graph, rank_position,
+                                         terminal_payoffs)
 from gamesolver.games.unee.notation import Position, move_name
 from gamesolver.games.unee.rules import DEFAULT, REPETITION_RULES, UneeOptions, check_rule
 from gamesolver.solver.retrograde import _retro
@@ -36,14 +37,6 @@ from gamesolver.solver.tables.paths import cache_dir
 from gamesolver.solver.tables.table import Table, open_table as open_generic_table, write_table
 
 NEVER = -128
-
-
-def terminal_payoffs(graph: StateGraph) -> np.ndarray:
-    """For a state with no move, the mover's payoff: every ball on the board goes to the opponent."""
-    term = np.zeros(graph.n_states, dtype=np.int8)
-    dead = np.flatnonzero(graph.degree() == 0)
-    term[dead] = -graph.layer_of(dead).astype(np.int8)
-    return term
 
 
 def solve_arrays(
@@ -369,8 +362,8 @@ class UneeTable:
         if self.rule == "draw":
             top = max(m.outcome for m in infos)  # type: ignore[type-var]
             return [i for i, m in enumerate(infos) if m.outcome == top]
-        top = max((m.lower, m.upper) for m in infos)  # type: ignore[type-var]
-        return [i for i, m in enumerate(infos) if (m.lower, m.upper) == top]
+        pair = max((m.lower, m.upper) for m in infos)
+        return [i for i, m in enumerate(infos) if (m.lower, m.upper) == pair]
 
     def best_moves(self, pos: Position, captured: int = 0) -> list[MoveInfo]:
         """The best moves, the one the principal variation follows first."""

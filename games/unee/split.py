@@ -11,7 +11,7 @@ from typing import Callable
 
 import numpy as np
 
-from gamesolver.games.unee.graph import StateGraph
+from gamesolver.games.unee.graph import StateGraph, terminal_payoffs
 from gamesolver.games.unee.rules import UneeOptions
 from gamesolver.solver.encoding import _boards
 from gamesolver.solver.retrograde import _split
@@ -150,8 +150,6 @@ def memory_bounds(graph: StateGraph, lower: np.ndarray, upper: np.ndarray, rank:
     the residual layer solves of the whole run and ``effort`` the positions each state's search
     may visit (a stopped state keeps its bounds; ``progress`` ticks once a state below). Returns
     the result and the counts of the layers below."""
-    from gamesolver.games.unee.solution import terminal_payoffs
-
     rindptr, pred, _ = graph.reverse()
     bound = np.arange(graph.max_balls + 1, dtype=np.int8)
     lo, hi = lower.copy(), upper.copy()

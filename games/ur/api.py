@@ -13,7 +13,7 @@ from typing import Any
 from gamesolver.games.ur.notation import Position
 from gamesolver.games.ur.notation import parse as _parse
 from gamesolver.games.ur.rules import UrOptions
-from gamesolver.solver.errors import InputError, MissingTableError
+from gamesolver.solver.errors import InputError, MissingTableError, PositionNotCoveredError
 
 Where = str | os.PathLike[str]
 
@@ -57,8 +57,42 @@ class UrValue:
         return out
 
 
-class UrTable:
-    """A solved Ur table for one set of options; positions may be text or ``Position``."""
+class _Probes:
+    """python-chess's pair for each question a table answers: ``probe_*`` raises
+    ``PositionNotCoveredError`` (a KeyError) where the table does not hold the position (an
+    opening file beyond its turns), ``get_*`` returns ``default`` there instead."""
+
+    def value(self, position: Any) -> float:
+        raise NotImplementedError
+
+    def evaluate(self, position: Any) -> UrValue:
+        raise NotImplementedError
+
+    def probe_value(self, position: Any) -> float:
+        """``value``: P(win) - P(loss) for the side to move, before it rolls."""
+        return self.value(position)
+
+    def get_value(self, position: Any, default: Any = None) -> Any:
+        try:
+            return self.probe_value(position)
+        except PositionNotCoveredError:
+            return default
+
+    def probe_evaluation(self, position: Any) -> UrValue:
+        """``evaluate``: the value with its proven interval, or unproven with its residual."""
+        return self.evaluate(position)
+
+    def get_evaluation(self, position: Any, default: Any = None) -> Any:
+        try:
+            return self.probe_evaluation(position)
+        except PositionNotCoveredError:
+            return default
+
+
+class UrTable(_Probes):
+    """A solved Ur table for one set of options; positions may be text or ``Position``. A table
+    holds every position; an opening file (``open_opening``) only those near the start, and the
+    others raise ``PositionNotCoveredError`` (``probe_*``) or give the default (``get_*``)."""
 
     def __init__(self, table: Any, options: UrOptions) -> None:
         self.table = table
@@ -121,7 +155,7 @@ class UrTable:
         return self.actions(position, roll)[0]
 
 
-class RoyalTable:
+class RoyalTable(_Probes):
     """A table of one of RoyalUr's rule sets (ours, an ``.rgu`` file, or an opening file) answering
     in the same words as ``UrTable``: positions in RoyalUr's notation ('L:7/-/0 D:7/-/0 L' or
     'start'), rolls as numbers, ``value`` P(win) - P(loss) (2 P(win) - 1: these games always end)
@@ -142,6 +176,15 @@ class RoyalTable:
     def win_probability(self, position: str | Any) -> float:
         """The chance that the side to move wins, before it rolls."""
         return self._look(self.position(position).state())
+
+    def probe_win_probability(self, position: str | Any) -> float:
+        return self.win_probability(position)
+
+    def get_win_probability(self, position: str | Any, default: Any = None) -> Any:
+        try:
+            return self.probe_win_probability(position)
+        except PositionNotCoveredError:
+            return default
 
     def value(self, position: str | Any) -> float:
         """P(win) - P(loss) for the side to move, before it rolls (2 P(win) - 1)."""
@@ -259,11 +302,11 @@ def open_opening(path: Where | None = None, *, pieces: int | None = None,
     opts = _options(options, pieces)
     if path is not None:
         return UrTable(opening.load(path, opts), opts)
-    book = opening.shipped(opts)
-    if book is None:
+    shipped = opening.shipped(opts)
+    if shipped is None:
         raise MissingTableError(f"no opening file is shipped for {opts.pieces} pieces on this board; make one "
                                 f"from a solved table with 'solver ur opening build'")
-    return UrTable(book, opts)
+    return UrTable(shipped, opts)
 
 
 def solve_table(pieces: int | None = None, *, options: UrOptions | None = None, out: Where | None = None,

@@ -137,7 +137,7 @@ def _start_evidence(pieces: Sequence[int], found: list[Solved]) -> list[tuple[in
     hold the start): (pieces, table or file, where) for each requested count, the table first."""
     from gamesolver.games.ur import opening
 
-    out = [(s.pieces, s.table, "cached table") for s in found]
+    out: list[tuple[int, Any, str]] = [(s.pieces, s.table, "cached table") for s in found]
     have = {s.pieces for s in found}
     for k in sorted(set(pieces) - have):
         book = opening.shipped(UrOptions(pieces=k)) if k >= FORTS_TO_WIN else None

@@ -147,7 +147,7 @@ def _source(options: UrOptions, table_dir: str | None, cache: str | None, as_jso
     if opening_file is not None:
         if table_dir is not None or solve_first:
             raise InputError(f"give {'--table' if table_dir is not None else '--solve'} or --opening, not both")
-        book = opening.load(opening_file, options)
+        book: Any = opening.load(opening_file, options)
         return book, book
     book = shipped_fallback(options, cache) if table_dir is None and not solve_first else None
     if book is not None:
@@ -472,7 +472,7 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
         result = endless_check(engine, values, eps, n_threads, show_progress=None)
         index = {None: "not stored", True: "matches", False: "differs"}[stored_index_matches(options, table)]
         ok = result.passed and residual < tolerance and index != "differs"
-        bounds = None
+        bounds: dict[str, Any] | None = None
         if with_bounds:
             aim = tolerance if gap is None else gap
             cert = certify(K, values, aim, n_threads, show_progress=None, log=None if as_json else _log,
@@ -481,6 +481,7 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
             bounds = {**cert.summary(), "aimed_at": aim,
                       "start": [float(cert.lower[start_rank]), float(cert.upper[start_rank])]}
     if record:  # with --bounds, so there is a proof
+        assert bounds is not None
         table = record_proof(table, cert, aim)
         bounds["recorded"] = {"table": str(table.path), "values": table.meta["certified"].get("values", "solved")}
     examples = []
@@ -785,7 +786,7 @@ def opening_info(ctx: click.Context, file: str, pieces: int, board_file: str | N
         from gamesolver.games.ur import royal_opening
 
         _fort_only(rules, board=board_file, dice=dice_file)
-        book = royal_opening.load(file, rules)
+        book: Any = royal_opening.load(file, rules)
     else:
         book = opening.load(file, _opts(pieces, board_file, dice_file))
     if as_json:

@@ -96,7 +96,7 @@ def actions(options: UrOptions, mine: Tiles, theirs: Tiles, roll: Roll) -> list[
     if pool > 0 and roll.spawn:
         empty = set(range(board.size)) - mine - theirs
         if roll.spawn == "adjacent":
-            spots = {n for t in mine for n in board.neighbours[t]} & empty
+            spots: set[int] | frozenset[int] = {n for t in mine for n in board.neighbours[t]} & empty
         else:
             spots = board.with_role(roll.spawn) & empty
         out.extend(spawn(t) for t in sorted(spots))

@@ -31,7 +31,7 @@ import numpy as np
 from gamesolver import data
 from gamesolver.games.ur import kernel
 from gamesolver.games.ur.rules import UrOptions
-from gamesolver.solver.errors import CorruptTableError, InputError, TableMismatchError
+from gamesolver.solver.errors import CorruptTableError, InputError, PositionNotCoveredError, TableMismatchError
 from gamesolver.solver.tables.paths import file_kind
 
 FORMAT_NAME = "gamesolver-ur-opening"
@@ -41,8 +41,9 @@ SHIPPED = ("ur_opening",)  # package data folder of the shipped files (data.path
 _CHUNK = 1 << 24
 
 
-class OutsideOpening(KeyError):
-    """A position whose value (or a successor's) the opening file does not hold."""
+class OutsideOpening(PositionNotCoveredError):
+    """A position whose value (or a successor's) the opening file does not hold: the error a table
+    raises for a position it does not cover (a KeyError), so callers catch one error for both."""
 
 
 def _flip_table(options: UrOptions) -> np.ndarray | None:
@@ -117,7 +118,7 @@ def values_sha256(values: np.ndarray) -> str:
     flat = np.ascontiguousarray(values).reshape(-1).view(np.uint8)
     h = hashlib.sha256()
     for start in range(0, flat.size, _CHUNK):
-        h.update(flat[start : start + _CHUNK])
+        h.update(flat[start : start + _CHUNK].data)
     return h.hexdigest()
 
 
@@ -224,7 +225,7 @@ def build(options: UrOptions, table: Any, turns: int) -> tuple[dict[str, np.ndar
     return arrays, header
 
 
-def write(path: str | os.PathLike[str], arrays: dict[str, np.ndarray], header: dict[str, Any]) -> Path:
+def write(path: str | os.PathLike[str], arrays: dict[str, Any], header: dict[str, Any]) -> Path:
     """Write an opening file whole or not at all."""
     from gamesolver.solver.tables.atomic import atomic_path
 
@@ -248,7 +249,7 @@ def read_file(where: Path, format_name: str, version: int, rebuild: str) -> tupl
     header, arrays = _read(where, rebuild, arrays=True)
     if header.get("format") != format_name:
         hint = {"gamesolver-royalur-opening": f"; it is RoyalUr's {header.get('rules')}: give --rules {header.get('rules')}",
-                "gamesolver-ur-opening": "; it is the fort rules': leave out --rules"}.get(header.get("format"), "")
+                "gamesolver-ur-opening": "; it is the fort rules': leave out --rules"}.get(str(header.get("format")), "")
         raise CorruptTableError(f"opening file {where}: not a {format_name} file{hint}")
     if header.get("format_version") != version:
         raise TableMismatchError(f"opening file {where}: format version {header.get('format_version')}, this "

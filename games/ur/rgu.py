@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import combinations
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from gamesolver.games.ur import royal
@@ -36,7 +37,7 @@ MAGIC = b"RGU"
 VERSION = 0
 PERCENT16_MAX = 65535
 # value type name in the file -> numpy dtype of one stored value
-VALUE_TYPES = {"percent16": np.dtype(">u2"), "f32": np.dtype(">f4"), "f64": np.dtype(">f8")}
+VALUE_TYPES: dict[str, np.dtype[Any]] = {"percent16": np.dtype(">u2"), "f32": np.dtype(">f4"), "f64": np.dtype(">f8")}
 VALUE_TYPE_ALIASES = {"percent16": "percent16", "f32": "f32", "float32": "f32", "f64": "f64", "float64": "f64"}
 # RoyalUr's layout groups the shared tiles in runs of at most this many (one lookup table each)
 MAX_RUN = 8
@@ -172,7 +173,7 @@ class KeyEncoding:
         hand = self.board_bits
         key = (pieces - np.asarray(mine_scored).astype(i64)) << (hand + 3)
         key += (pieces - np.asarray(theirs_scored).astype(i64)) << hand
-        shared = None
+        shared: Any = None
         for side, masks in ((0, mine), (1, theirs)):
             for part in range(fixed.shape[1]):
                 m = masks if fixed.shape[1] == 1 else (masks >> (16 * part)) & 0xFFFF
@@ -181,7 +182,7 @@ class KeyEncoding:
                 shared = d if shared is None else shared + d
         n = len(self.shared_tiles)
         compress = self._compress64()
-        war = None
+        war: Any = None
         for start in range(0, n, self.run):
             width = min(self.run, n - start)
             state = (shared >> (2 * (n - start - width))) & ((1 << (2 * width)) - 1) if n > width else shared

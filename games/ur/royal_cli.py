@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 import numpy as np
@@ -74,7 +75,8 @@ def solve_cmd(rules: royal.RuleSet, out: str | None, tolerance: float | None, th
 def graph_cmd(rules: royal.RuleSet, as_json: bool) -> None:
     enc = royal.encoding(rules)
     groups = enc.tier_groups_last_first()
-    rows = [{"tiers": [list(t) for t in g], "states": b - a} for g, (a, b) in zip(groups, tier_ranges(rules))]
+    rows: list[dict[str, Any]] = [{"tiers": [list(t) for t in g], "states": b - a}
+                                  for g, (a, b) in zip(groups, tier_ranges(rules))]
     if as_json:
         click.echo(json.dumps({"rules": rules.name, "pieces": rules.pieces, "states": enc.size,
                                "royalur_count": enc.royalur_state_count(), "tier_groups": rows}))

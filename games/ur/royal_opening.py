@@ -24,7 +24,7 @@ import numpy as np
 
 from gamesolver import data
 from gamesolver.games.ur import royal
-from gamesolver.games.ur.opening import OutsideOpening, arrays_fit, read_file, values_sha256
+from gamesolver.games.ur.opening import OutsideOpening, arrays_fit, read_file, values_sha256, write  # noqa: F401  (write: one writer for both families' files)
 from gamesolver.solver.errors import CorruptTableError, InputError, TableMismatchError
 
 FORMAT_NAME = "gamesolver-royalur-opening"
@@ -92,16 +92,6 @@ def build(rules: royal.RuleSet, table: Any, turns: int) -> tuple[dict[str, np.nd
         "created": {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "by": f"gamesolver {__version__}"},
     }
     return {"keys": keys, "values": values, "depth": d}, header
-
-
-def write(path: str | os.PathLike[str], arrays: dict[str, np.ndarray], header: dict[str, Any]) -> Path:
-    """Write the file whole or not at all."""
-    from gamesolver.solver.tables.atomic import atomic_path
-
-    raw = np.frombuffer(json.dumps(header, sort_keys=True).encode("utf-8"), dtype=np.uint8)
-    with atomic_path(path) as tmp, open(tmp, "wb") as f:
-        np.savez_compressed(f, header=raw, **arrays)
-    return Path(path)
 
 
 class RoyalOpening:

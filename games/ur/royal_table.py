@@ -60,7 +60,7 @@ def header(rules: royal.RuleSet) -> dict[str, Any]:
     return {"rules": rules.name, "pieces": rules.pieces, "settings": rules.settings_json()}
 
 
-def default_table_dir(rules: royal.RuleSet, cache: str | None = None) -> Path:
+def default_table_dir(rules: royal.RuleSet, cache: str | os.PathLike[str] | None = None) -> Path:
     return cache_dir(cache) / GAME / f"{rules.name}-k{rules.pieces}-e{ENCODING_VERSION}"
 
 

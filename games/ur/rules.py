@@ -197,8 +197,8 @@ def load_board(path: str | os.PathLike[str] = DEFAULT_BOARD) -> Board:
             if n == names[i] or nb.count(n) > 1:
                 raise InputError(f"{where}: broken adjacency: {names[i]} lists {n} wrongly (itself or twice)")
         neighbours.append(tuple(index[n] for n in nb))
-    for i, nb in enumerate(neighbours):
-        for j in nb:
+    for i, adjacent in enumerate(neighbours):
+        for j in adjacent:
             if i not in neighbours[j]:
                 raise InputError(
                     f"{where}: broken adjacency: {names[i]} lists {names[j]} but {names[j]} does not list {names[i]}"

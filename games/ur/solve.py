@@ -81,7 +81,7 @@ def stored_state_count(options: UrOptions) -> int:
     return (full + fixed) // 2
 
 
-def default_table_dir(options: UrOptions, cache: str | None = None) -> Path:
+def default_table_dir(options: UrOptions, cache: str | os.PathLike[str] | None = None) -> Path:
     h = options.header()
     mirror = "m" if options.uses_mirror else ""
     return cache_dir(cache) / GAME / (f"k{options.pieces}-e{ENCODING_VERSION}{mirror}-{h['board_sha256'][:10]}-"
@@ -125,7 +125,8 @@ def solve(
                           method=method, graph=graph, show_progress=show_progress, log=log, engine=engine,
                           policy_place=policy_place)
     meta = {**solved.meta, "board_file": options.board.source}
-    values, intervals = solved.values, {}
+    values = solved.values
+    intervals: dict[str, np.ndarray] = {}
     if certified:
         gap = tolerance if certify_gap is None else certify_gap
         cert = certify(game, solved.values, gap, threads or default_threads(), show_progress=show_progress,

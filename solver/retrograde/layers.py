@@ -23,7 +23,7 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Any, Callable, Protocol
 
 import numpy as np
 
@@ -207,7 +207,7 @@ class TierCheckpoint:
                 out[t] = arrays
         return out
 
-    def save(self, tier: int, arrays: dict[str, np.ndarray]) -> None:
+    def save(self, tier: int, arrays: dict[str, Any]) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         tmp = self.folder / f".{tier}.tmp-{os.getpid()}.npz"
         np.savez(tmp, **arrays)

@@ -582,7 +582,7 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
         elif log:
             log(f"bounds: pass {p + 1}: the pair is {cert.gap:.3g} wide at most, above {tolerance:g}; "
                 f"not proven, its middles choose the next strategy")
-        if cert.proven and log and p:
+        if cert.proven and log and p and proven is not None:
             log(f"bounds: pass {p + 1}: widest interval {proven.gap:.3g}, every value within "
                 f"{_bound(values, proven.lower, proven.upper):.3g}")
         if (cert.proven and (cert.method != "strategy" or cert.gap <= tolerance or cert.gap > before / 2)) \

@@ -12,7 +12,7 @@ NumPy, the slow reference the tests hold the kernels to.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -65,7 +65,7 @@ class NumpyOps:
         x += alpha * p
 
 
-OPS = {"fused": _krylov, "numpy": NumpyOps}
+OPS: dict[str, Any] = {"fused": _krylov, "numpy": NumpyOps}  # the same steps, kernels or NumPy
 
 
 def bicgstab(matvec: MatVec, b: np.ndarray, x0: np.ndarray, *, tol: float, maxiter: int = 1000,

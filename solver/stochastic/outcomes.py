@@ -102,7 +102,10 @@ class StoredGraph(Regenerated):
         return out or set(g[-1])
 
     def sweep(self, V: np.ndarray, threads: int = 1, start: int = 0, stop: int = -1, write: bool = True,
-              policy: np.ndarray | None = None, discount: float = 1.0, subset: np.ndarray | None = None) -> float:
+              policy: np.ndarray | None = None, discount: float = 1.0, subset: np.ndarray | None = None,
+              **skip: Any) -> float:
+        if skip:  # ``skips`` is False: the walk never asks, so a caller that does has a bug
+            raise TypeError(f"a stored graph's sweep backs up every state; it takes no {', '.join(sorted(skip))}")
         return float(kernels.graph_sweep(self.game, self.offsets, self.counts, self.codes, V, threads=threads,
                                          start=start, stop=stop, write=write, policy=policy, discount=discount,
                                          subset=subset))
@@ -320,11 +323,11 @@ def _build_into(K: Any, folder: Path, threads: int, show_progress: bool | None) 
             offsets[start + 1:stop + 1] += offsets[start]
             cap = buf.size // blocks
             for b in range(blocks):
-                f.write(memoryview(buf[b * cap:b * cap + int(used[b])]))
+                f.write(buf[b * cap:b * cap + int(used[b])].data)
             bar.update(stop - start)
         size = int(offsets[-1])
         if size == 0:  # as in memory: at least one code, so the array is never empty
-            f.write(memoryview(np.zeros(1, dtype=np.int32)))
+            f.write(np.zeros(1, dtype=np.int32).data)
         header = _npy_header(max(1, size))
         if len(header) != head:
             raise OSError(f"the .npy header of {size} codes is {len(header)} bytes, not the {head} set aside")

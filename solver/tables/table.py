@@ -43,7 +43,7 @@ def array_crc32(array: np.ndarray) -> int:
     flat = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
     crc = 0
     for start in range(0, flat.size, _CHUNK):
-        crc = zlib.crc32(flat[start : start + _CHUNK], crc)
+        crc = zlib.crc32(flat[start : start + _CHUNK].data, crc)
     return crc & 0xFFFFFFFF
 
 

@@ -70,7 +70,7 @@ def _numpy_for_numba() -> None:
     """numba-cuda 0.30 registers an overload of ``np.row_stack`` when its CUDA target is imported,
     and NumPy 2.5 removed that alias of ``np.vstack``: give it back before the import, or it fails."""
     if not hasattr(np, "row_stack"):
-        np.row_stack = np.vstack  # type: ignore[attr-defined]
+        np.row_stack = np.vstack
 
 
 def import_cuda() -> Any:
@@ -483,7 +483,9 @@ class GpuEngine:
         ``stream``, copies queued on that stream, which return at once). Kernels read it with
         ``base`` a."""
         m = self.stored_states
-        OFF, CNT, CODES = self.stage if stage is None else stage
+        stage = self.stage if stage is None else stage
+        assert stage is not None and self.H is not None, "the host's part of the graph is not stored"
+        OFF, CNT, CODES = stage
         Hoff, Hcnt, Hcodes = self.H
         copy = self._copy_in if stream is None else (lambda dev, host: self._copy_in_async(dev, host, stream))
         copy(OFF[:b - a + 1], Hoff[a - m:b - m + 1])
@@ -510,6 +512,7 @@ class GpuEngine:
         if self._streams is None:
             self._streams = (self.cuda.stream(), self.cuda.stream())
         ks, cs = self._streams
+        assert self.stage is not None, "a host piece needs both staging sets"
         sets = (self.stage, self.stage2)
         hosts = [i for i, (_, _, kind) in enumerate(parts) if kind == HOST]
         arriving: dict[int, tuple[int, Any]] = {}  # piece -> (its staging set, the event of its copy)
@@ -851,6 +854,7 @@ class GpuEngine:
             worst = float(self.k["evaluate"](self.policy, self.V, start, stop, g, self.RP, S, indexed, M, marking,
                                              hot))
         if marking:
+            assert mark is not None
             self._get(M, 0, self.n, mark)
         self._ahead = True
         return worst

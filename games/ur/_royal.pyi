@@ -1,0 +1,19 @@
+"""Types of ``_royal.pyx``: RoyalUr's rule sets' move generator and state numbering."""
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from gamesolver.solver.stochastic._engine import StochasticGame
+
+
+class RoyalGame(StochasticGame):
+    pieces: int
+    length: int
+    def __init__(self, pieces: int, cross: Any, rosettes: Any, safe_rosettes: bool, rosette_rolls: bool, capture_rolls: bool, rolls: Any, blocks: Any, total: int) -> None: ...
+    def rank(self, mine: int, mine_scored: int, theirs: int, theirs_scored: int) -> int: ...
+    def unrank(self, rank: int) -> tuple[Any, ...]: ...
+    def unrank_many(self, ranks: Any) -> Any: ...
+    def successors(self, rank: int, roll: int) -> list[Any]: ...
+    @property
+    def roll_steps(self) -> list[Any]: ...
