@@ -1,16 +1,20 @@
 """The ``solver`` command: a click group whose game subcommands load lazily.
 
-Each game registers one click group in ``GAME_COMMANDS``; importing only the game that is
-asked for keeps start-up fast. User errors raised anywhere below become one-line messages:
-bad input exits 2, unusable tables exit 1, never a traceback.
+The games register their commands through the ``gamesolver.commands`` entry point (each names a
+table of command -> module, click group, one-line help, example; pyproject.toml), so this module
+names no game; importing only the game that is asked for keeps start-up fast. User errors raised
+anywhere below become one-line messages: bad input exits 2, unusable tables exit 1, never a
+traceback.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import signal
 import sys
-from typing import Any
+from importlib.metadata import entry_points
+from typing import Any, NamedTuple
 
 import click
 
@@ -29,20 +33,25 @@ from gamesolver.solver.report import example
 INTERRUPTED = 130  # exit status after Ctrl-C (128 + SIGINT), as shells report it
 BROKEN_PIPE = 141  # 128 + SIGPIPE: what `cmd | head` reports for a command the pipe stopped
 
-# command name -> (module, attribute, one-line help)
-GAME_COMMANDS: dict[str, tuple[str, str, str]] = {
-    "unee": ("gamesolver.games.unee.cli", "unee", "Ünee Tugalluulax: positions, state graph, solved tables, cycles."),
-    "ur": ("gamesolver.games.ur.cli", "ur", "Ur: The Royal Game, fort rules: state graph and exact solution."),
-    "ulus": ("gamesolver.games.ulus.cli", "ulus", "Ulus: shagai odds, the horse race, monster fights."),
-    "ghosts": ("gamesolver.games.ghosts.cli", "ghosts", "Ghosts of Ur: d100 combat, Ur dice movement, Nanna."),
-    "uluk": ("gamesolver.games.uluk.cli", "uluk", "Uluk: processing arithmetic and the feeding phase."),
-    "verify": ("gamesolver.games.claims_cli", "verify", "Check every historical claim and print a report."),
-    "serve": ("gamesolver.games.web.cli", "serve", "An analysis board for Ünee and Ur in the browser ([web] extra)."),
-}
+ENTRY_POINTS = "gamesolver.commands"  # the group where packages register their command tables
 
 
-# the example that ends the help of a command whose module gives none
-EXAMPLES = {"verify": "solver verify --game unee --json"}
+class GameCommand(NamedTuple):
+    module: str  # the module holding the click group, imported when the command runs
+    attr: str  # the group's name in it
+    help: str  # its line in ``solver --help``
+    example: str | None  # the example that ends its help, where its module gives none
+
+
+@functools.cache
+def game_commands() -> dict[str, GameCommand]:
+    """Every registered command: each ``gamesolver.commands`` entry point names a table of
+    command -> {module, attr, help[, example]} (this package's is ``games.commands.COMMANDS``)."""
+    found: dict[str, GameCommand] = {}
+    for point in sorted(entry_points(group=ENTRY_POINTS), key=lambda p: p.name):
+        for name, row in point.load().items():
+            found[name] = GameCommand(row["module"], row["attr"], row["help"], row.get("example"))
+    return found
 
 
 class BadInput(click.ClickException):
@@ -53,25 +62,25 @@ class BadInput(click.ClickException):
 
 class SolverGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(set(super().list_commands(ctx)) | set(GAME_COMMANDS))
+        return sorted(set(super().list_commands(ctx)) | set(game_commands()))
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         command = super().get_command(ctx, name)
-        if command is not None or name not in GAME_COMMANDS:
+        if command is not None or name not in game_commands():
             return command
-        module, attr, _ = GAME_COMMANDS[name]
+        module, attr, _, epilog = game_commands()[name]
         try:
             command = getattr(importlib.import_module(module), attr)
         except ModuleNotFoundError as exc:
             if exc.name and (exc.name == module or module.startswith(exc.name + ".")):
                 return None  # that game is not built yet
             raise
-        if not command.epilog and name in EXAMPLES:
-            command.epilog = example(EXAMPLES[name])
+        if not command.epilog and epilog:
+            command.epilog = example(epilog)
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, GAME_COMMANDS[name][2]) for name in sorted(GAME_COMMANDS)]
+        rows = [(name, c.help) for name, c in sorted(game_commands().items())]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 

@@ -8,7 +8,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from gamesolver.solver.cli import GAME_COMMANDS, cli
+from gamesolver.games.commands import COMMANDS as GAME_TABLE
+from gamesolver.solver.cli import cli, game_commands
 
 
 def _walk(command: click.Command, path: list[str]):
@@ -26,8 +27,18 @@ LEAVES = [(p, c) for p, c in COMMANDS if not isinstance(c, click.Group)]
 
 
 def test_every_game_is_walked():
-    assert {p[0] for p, _ in COMMANDS if p} == set(GAME_COMMANDS)
+    assert {p[0] for p, _ in COMMANDS if p} == set(game_commands()) == set(GAME_TABLE)
     assert len(LEAVES) > 25
+
+
+def test_the_games_register_their_commands_through_the_entry_point():
+    """solver/cli.py names no game: the commands come from the games' table through the
+    installed entry point, so a row added to that table is a command."""
+    from gamesolver.solver import cli as top
+
+    assert "gamesolver.games" not in open(top.__file__, encoding="utf-8").read()
+    assert game_commands()["ur"].module == GAME_TABLE["ur"]["module"]
+    assert "solver verify --game unee --json" in CliRunner().invoke(cli, ["verify", "--help"]).output
 
 
 @pytest.mark.parametrize("path", [p for p, _ in COMMANDS], ids=lambda p: " ".join(p) or "solver")
