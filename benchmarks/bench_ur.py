@@ -219,6 +219,8 @@ def walk_work(k: int, threads: int) -> dict:
     full-sweep equivalents (a policy sweep weighted by its time against a full sweep's, measured
     here), the time, and how far apart the two tables are."""
     from gamesolver.solver.stochastic import iteration
+    from gamesolver.solver.stochastic import schedule
+    from gamesolver.solver.stochastic import walk
 
     o = UrOptions(pieces=k)
     K = kernel(o)
@@ -230,16 +232,16 @@ def walk_work(k: int, threads: int) -> dict:
     del g
     out: dict = {"policy_cost": cheap / full}
     tables = {}
-    saved = iteration.WALK_HOT_SWEEPS, iteration.WALK_DISCOUNTS
+    saved = walk.WALK_HOT_SWEEPS, schedule.WALK_DISCOUNTS
     with tempfile.TemporaryDirectory() as tmp:
-        for name, setting in (("hot", saved), ("plain", (0, iteration.DISCOUNTS))):
-            iteration.WALK_HOT_SWEEPS, iteration.WALK_DISCOUNTS = setting
+        for name, setting in (("hot", saved), ("plain", (0, schedule.DISCOUNTS))):
+            walk.WALK_HOT_SWEEPS, schedule.WALK_DISCOUNTS = setting
             try:
                 t = time.perf_counter()
                 table = solve(o, f"{tmp}/{name}", threads=threads, graph="store", show_progress=False)
                 seconds = time.perf_counter() - t
             finally:
-                iteration.WALK_HOT_SWEEPS, iteration.WALK_DISCOUNTS = saved
+                walk.WALK_HOT_SWEEPS, schedule.WALK_DISCOUNTS = saved
             m = table.meta
             tables[name] = np.asarray(table["value"], dtype=np.float64)
             out[name] = {"seconds": seconds, "sweeps": m["sweeps"], "policy": m["policy_sweep_equivalents"],

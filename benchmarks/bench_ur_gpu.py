@@ -8,7 +8,7 @@ copies to and from the device that a solve pays), the same sweep reading the sto
 fits in device memory (its size, its build time and the ratio to the regenerating sweep in the
 same run), and its policy sweep (the walk's cheap sweeps,
 values resident), both timed over the whole state space from the same random values; the CPU
-engine's one-thread rate from ``solver.stochastic.projection.seconds_per_state`` (consecutive ranks at random
+engine's one-thread rate from ``solver.stochastic.planning.seconds_per_state`` (consecutive ranks at random
 places: a whole K = 7 sweep on one thread takes hours); the ratio; and the device memory in use at
 the peak (free memory before the engine minus the least free memory seen). One JSON line per K
 with ``--json``.
@@ -25,7 +25,7 @@ import numpy as np
 from gamesolver.games.ur import kernel
 from timing import timed
 from gamesolver.games.ur.rules import UrOptions
-from gamesolver.solver.stochastic.projection import seconds_per_state
+from gamesolver.solver.stochastic.planning import seconds_per_state
 
 
 

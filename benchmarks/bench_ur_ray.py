@@ -5,7 +5,7 @@ Run with ``nice -n 19 python benchmarks/bench_ur_ray.py [--pieces 3] [--workers 
 sweeps (writing, Gauss-Seidel) by one thread of this process, then the same sweeps split across
 ``--workers`` Ray actors of one thread each on a local Ray instance. Per-worker rate = states /
 (wall time x workers); the ratio to the single thread is what a worker keeps after the copies of
-the values to and from it (``solver.stochastic.projection.RAY_WORKER_EFFICIENCY`` records it). Also: a
+the values to and from it (``solver.stochastic.planning.RAY_WORKER_EFFICIENCY`` records it). Also: a
 policy sweep (the walk's cheap sweeps, where the copies weigh most) both ways. On a machine with
 no more cores than workers, other load lowers the ratio; take the median of several runs.
 """

@@ -4,7 +4,7 @@ against the same sweep without (``hint=False``). Without the hint every value is
 by the backup, after the whole state is generated, and the backup waits on the reads; with it the
 reads overlap the rest of the generation.
 
-Timed as ``seconds_per_state`` in ``solver/stochastic/iteration.py`` times a sweep: runs of
+Timed as ``seconds_per_state`` in ``solver/stochastic/planning.py`` times a sweep: runs of
 ``--chunk`` consecutive ranks at ``--chunks`` places drawn at random over the whole state space
 (a contiguous block would understate what scattered value reads cost), on random values, nothing
 written. The two alternate ``--repeats`` times in this run; medians, and none over hint. The

@@ -27,6 +27,7 @@ from gamesolver.games.ur import opening
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.solver.stochastic import _engine as E
 from gamesolver.solver.stochastic import iteration
+from gamesolver.solver.stochastic import walk
 
 
 def kernel_costs(pieces: int, runs: int = 48, run: int = 4096, seed: int = 0) -> dict[str, float]:
@@ -83,11 +84,11 @@ def walks(pieces: int, threads: int, tolerance: float) -> dict:
     o = UrOptions(pieces=pieces)
     K = kernel(o)
     out: dict = {"states": K.state_count}
-    saved = iteration.WALK_SKIP
+    saved = walk.WALK_SKIP
     tables = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name, on in (("as it was", False), ("skipping", True)):
-            iteration.WALK_SKIP = on
+            walk.WALK_SKIP = on
             lines: list[str] = []
             try:
                 t0 = time.perf_counter()
@@ -96,7 +97,7 @@ def walks(pieces: int, threads: int, tolerance: float) -> dict:
                                                 show_progress=False, log=lines.append)
                 seconds = time.perf_counter() - t0
             finally:
-                iteration.WALK_SKIP = saved
+                walk.WALK_SKIP = saved
             full = sum(float(x.split("(full sweep ")[1].split(" s")[0]) for x in lines if "(full sweep " in x)
             m = solved.meta
             tables[name] = solved.values.copy()

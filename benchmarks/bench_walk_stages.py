@@ -1,5 +1,5 @@
 """How the walk's early stages' aim changes its rounds: the fort rules solved from empty folders
-with ``iteration.WALK_EARLY_AIM`` set to each value given (0: every discounted stage runs down to
+with ``schedule.WALK_EARLY_AIM`` set to each value given (0: every discounted stage runs down to
 tolerance / 10, the walk before it had an early aim), one solve each, one after another, on the GPU
 (``--backend gpu``, its stored graph where it fits; ``--target cpu``: its logic on numba's CPU JIT)
 or the CPU engine (stored graph, two threads). The early aim applies on every engine (for one
@@ -10,8 +10,8 @@ found and damped: docs/design/walk.md, "A value that flips sign every sweep").
     python benchmarks/bench_walk_stages.py --pieces 5 --aims 0/host 1e-4/device --backend gpu --json
     python benchmarks/bench_walk_stages.py --pieces 5 --aims 1e-4 --flip-rounds 3 0 --backend gpu
 
-``--flip-rounds``: each aim is solved once for each value of ``iteration.WALK_FLIP_ROUNDS`` given (0:
-no damped sweeps; see ``_Flip`` in solver/stochastic/iteration.py and docs/design/walk.md, "A value that flips sign
+``--flip-rounds``: each aim is solved once for each value of ``walk.WALK_FLIP_ROUNDS`` given (0:
+no damped sweeps; see ``Flip`` in solver/stochastic/walk.py and docs/design/walk.md, "A value that flips sign
 every sweep").
 
 On the GPU an aim may name where the walk's hot sets are found: ``/device`` (``GpuEngine.hot_set``,
@@ -36,16 +36,17 @@ from gamesolver.games.ur import kernel
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.games.ur.solve import gpu_engine
 from gamesolver.solver.backends.gpu import driver as gpu
-from gamesolver.solver.stochastic import iteration
+from gamesolver.solver.stochastic import schedule
+from gamesolver.solver.stochastic import walk
 from gamesolver.solver.stochastic.iteration import solve_values
 
 
 def run(pieces: int, aim: float, hot: str, tolerance: float, threads: int, backend: str,
-        target: str = "cuda", flip: int = iteration.WALK_FLIP_ROUNDS) -> tuple[dict, np.ndarray]:
+        target: str = "cuda", flip: int = walk.WALK_FLIP_ROUNDS) -> tuple[dict, np.ndarray]:
     options = UrOptions(pieces=pieces)
     game = kernel(options)
-    iteration.WALK_EARLY_AIM = aim
-    iteration.WALK_FLIP_ROUNDS = flip
+    schedule.WALK_EARLY_AIM = aim
+    walk.WALK_FLIP_ROUNDS = flip
     gpu.GpuEngine.device_hot_sets = hot == "device"
     lines: list[str] = []
     engine = gpu_engine(options, target=target) if backend == "gpu" else None
@@ -91,9 +92,9 @@ def main() -> None:
                     help="the GPU's launches a subset sweep at least (solver.backends.gpu.driver.SUBSET_PIECES)")
     ap.add_argument("--target", choices=("cuda", "cpu"), default="cuda",
                     help="the GPU engine's kernels on the device, or on numba's CPU JIT (to try this script)")
-    ap.add_argument("--flip-rounds", nargs="+", type=int, default=[iteration.WALK_FLIP_ROUNDS],
-                    help="iteration.WALK_FLIP_ROUNDS for each aim in turn (0: no damped sweeps; "
-                         f"default {iteration.WALK_FLIP_ROUNDS})")
+    ap.add_argument("--flip-rounds", nargs="+", type=int, default=[walk.WALK_FLIP_ROUNDS],
+                    help="walk.WALK_FLIP_ROUNDS for each aim in turn (0: no damped sweeps; "
+                         f"default {walk.WALK_FLIP_ROUNDS})")
     ap.add_argument("--keep", type=Path, help="a folder to keep each solve's values in (AIM-HOT-FLIP.npy)")
     ap.add_argument("--json", action="store_true", help="one JSON line a solve")
     a = ap.parse_args()

@@ -17,7 +17,7 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 def pytest_xdist_auto_num_workers(config):
     """``-n auto``: a worker a core, at most 4 (each worker's tests take a few GiB at their peak
     and most of them run two threads of their own)."""
-    from gamesolver.solver.stochastic.iteration import default_threads  # the cores the solver counts as its own
+    from gamesolver.solver.stochastic.planning import default_threads  # the cores the solver counts as its own
 
     return min(4, default_threads())
 

@@ -7,7 +7,8 @@ import time
 
 import pytest
 
-from gamesolver.solver.stochastic import iteration
+from gamesolver.solver.stochastic import planning
+from gamesolver.solver.stochastic import walk
 
 
 class TimedGame:
@@ -26,26 +27,26 @@ def _seconds(line: str, what: str) -> float:
 
 
 def test_the_walk_s_rounds_are_priced_with_their_policy_sweeps() -> None:
-    line = iteration.estimate(TimedGame(), "walk", False, 1)
+    line = planning.estimate(TimedGame(), "walk", False, 1)
     sweep = _seconds(line, "one full sweep")
     assert sweep == pytest.approx(1.0, rel=0.5)  # a sleep of 20 ms, give or take the scheduler
     rnd = _seconds(line, r"a round of the walk \(a full sweep and its policy sweeps\)")
-    policy = iteration.POLICY_ROUND_SECONDS * TimedGame.state_count  # one thread
+    policy = planning.POLICY_ROUND_SECONDS * TimedGame.state_count  # one thread
     assert rnd == pytest.approx(sweep + policy, abs=0.12)  # both printed to 0.1 s
-    lo, hi = iteration.TYPICAL_SWEEPS
+    lo, hi = planning.TYPICAL_SWEEPS
     assert f"{lo}-{hi} rounds would take" in line and "MiB of policy" in line and "(mapped from disk)" not in line
     # a regenerating walk's full sweeps skip what cannot change: its rounds are priced at their mean
-    line = iteration.estimate(TimedGame(), "walk", False, 1, skipping=True)
+    line = planning.estimate(TimedGame(), "walk", False, 1, skipping=True)
     sweep = _seconds(line, "one full sweep")
     rnd = _seconds(line, r"a round of the walk \(a full sweep, skipping what cannot change, and its policy sweeps\)")
-    assert rnd == pytest.approx(sweep / iteration.SKIP_SWEEP_SPEEDUP + policy, abs=0.12)
+    assert rnd == pytest.approx(sweep / planning.SKIP_SWEEP_SPEEDUP + policy, abs=0.12)
 
 
 def test_plain_sweeps_are_priced_without_policy_sweeps_and_a_mapped_policy_is_said() -> None:
-    line = iteration.estimate(TimedGame(), "sweeps", False, 1)
+    line = planning.estimate(TimedGame(), "sweeps", False, 1)
     assert "round of the walk" not in line and "of policy" not in line
     assert "full sweeps (the walk's count; plain sweeps need several times as many) would take" in line
-    mapped = iteration.estimate(TimedGame(), "walk", False, 1, policy_on_disk=True)
+    mapped = planning.estimate(TimedGame(), "walk", False, 1, policy_on_disk=True)
     assert "MiB of policy (mapped from disk)" in mapped
 
 
@@ -61,7 +62,7 @@ def test_a_sweep_goes_to_the_engine_in_progress_chunks_not_sample_runs() -> None
             calls.append((start, stop))
             return 0.0
 
-    n = 3 * iteration._CHUNK + 5
-    iteration._sweep(Recorder(), np.zeros(n, dtype=np.float32), 2, "x", False)
-    assert iteration._CHUNK >= 1 << 16
-    assert calls == [(a, min(n, a + iteration._CHUNK)) for a in range(0, n, iteration._CHUNK)]
+    n = 3 * walk._CHUNK + 5
+    walk.progress_sweep(Recorder(), np.zeros(n, dtype=np.float32), 2, "x", False)
+    assert walk._CHUNK >= 1 << 16
+    assert calls == [(a, min(n, a + walk._CHUNK)) for a in range(0, n, walk._CHUNK)]

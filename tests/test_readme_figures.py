@@ -13,8 +13,8 @@ from gamesolver.games.ur import kernel
 from gamesolver.games.ur.answers import GPU_MEASURED_ON, gpu_solve_seconds
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.games.ur.solve import stored_state_count
-from gamesolver.solver.stochastic.iteration import TYPICAL_SWEEPS
-from gamesolver.solver.stochastic.projection import span
+from gamesolver.solver.stochastic.planning import TYPICAL_SWEEPS
+from gamesolver.solver.stochastic.planning import span
 from tests.doc_examples import ROOT
 
 

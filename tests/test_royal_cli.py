@@ -198,8 +198,8 @@ def test_a_missing_table_says_how_long_it_takes(tmp_path) -> None:
     """A RoyalUr table too large to solve on a query gets what the fort rules' does: the states,
     about how long they take here (from the measured whole-solve rates) and the command."""
     from gamesolver.games.ur.royal_answers import solve_seconds
-    from gamesolver.solver.stochastic.iteration import default_threads
-    from gamesolver.solver.stochastic.projection import span
+    from gamesolver.solver.stochastic.planning import default_threads
+    from gamesolver.solver.stochastic.planning import span
 
     rules = royal.load_ruleset("finkel", 4)
     line = one_line_error(run("ur", "analyze", "start", "--rules", "finkel", "--pieces", "4", "--table",

@@ -9,6 +9,9 @@ import pytest
 
 from gamesolver.games.ur.solve import solve
 from gamesolver.solver.stochastic import iteration
+from gamesolver.solver.stochastic import checkpoint
+from gamesolver.solver.stochastic import schedule
+from gamesolver.solver.stochastic import walk
 from gamesolver.solver.errors import TableWriteError
 from tests.test_ur_reference import mini_options
 
@@ -16,7 +19,7 @@ from tests.test_ur_reference import mini_options
 def _stop_early(o, root, sweeps: int = 3) -> None:
     with pytest.raises(RuntimeError, match="no convergence"):
         solve(o, root, tolerance=1e-6, threads=2, method="sweeps", graph="store", max_sweeps=sweeps)
-    assert (root / iteration.CHECKPOINT).exists() and (root / "graph" / "codes.npy").exists()
+    assert (root / checkpoint.CHECKPOINT).exists() and (root / "graph" / "codes.npy").exists()
 
 
 def test_a_stopped_run_resumes_and_maps_its_graph(tmp_path) -> None:
@@ -29,7 +32,7 @@ def test_a_stopped_run_resumes_and_maps_its_graph(tmp_path) -> None:
     assert resumed.meta["resumed_at_sweep"] == 3
     fresh = solve(o, tmp_path / "fresh", tolerance=1e-6, threads=2, method="sweeps", graph="store")
     assert np.abs(np.asarray(resumed["value"]) - np.asarray(fresh["value"])).max() < 1e-5
-    assert not (tmp_path / "t" / "graph").exists() and not (tmp_path / "t" / iteration.CHECKPOINT).exists()
+    assert not (tmp_path / "t" / "graph").exists() and not (tmp_path / "t" / checkpoint.CHECKPOINT).exists()
 
 
 def test_a_run_stopped_while_its_graph_is_built_is_taken_up_again(tmp_path, monkeypatch) -> None:
@@ -44,7 +47,7 @@ def test_a_run_stopped_while_its_graph_is_built_is_taken_up_again(tmp_path, monk
     monkeypatch.setattr(iteration, "build_mapped_graph", built_then_stopped)
     with pytest.raises(KeyboardInterrupt):
         solve(o, root, tolerance=1e-6, threads=2, graph="store")
-    assert (root / iteration.CHECKPOINT_INFO).exists()  # the folder is recognisably a stopped solve
+    assert (root / checkpoint.CHECKPOINT_INFO).exists()  # the folder is recognisably a stopped solve
     monkeypatch.setattr(iteration, "build_mapped_graph", real)
     said: list[str] = []
     table = solve(o, root, tolerance=1e-6, threads=2, graph="store", log=said.append)
@@ -55,7 +58,7 @@ def test_a_run_stopped_while_its_graph_is_built_is_taken_up_again(tmp_path, monk
 def test_a_truncated_checkpoint_is_said_and_ignored(tmp_path) -> None:
     o = mini_options(tmp_path, 4)
     _stop_early(o, tmp_path / "t")
-    ck = tmp_path / "t" / iteration.CHECKPOINT
+    ck = tmp_path / "t" / checkpoint.CHECKPOINT
     ck.write_bytes(ck.read_bytes()[:100])
     said: list[str] = []
     table = solve(o, tmp_path / "t", tolerance=1e-6, threads=2, method="sweeps", log=said.append)
@@ -69,7 +72,7 @@ def test_a_full_disk_while_checkpointing_leaves_no_temporary(tmp_path, monkeypat
     real_save = np.save
 
     def full(file, *a, **kw):
-        if str(getattr(file, "name", file)).endswith(iteration.CHECKPOINT + ".tmp"):
+        if str(getattr(file, "name", file)).endswith(checkpoint.CHECKPOINT + ".tmp"):
             raise OSError(errno.ENOSPC, "No space left on device")
         return real_save(file, *a, **kw)
 
@@ -83,14 +86,14 @@ def test_a_walk_checkpoint_resumes_in_the_stage_of_todays_schedule(monkeypatch) 
     """A checkpoint names the discounts it was written under; under another schedule the walk
     resumes at the first stage that discounts no more than the checkpoint's stage did (a
     checkpoint without the names was written under the first, five-stage schedule)."""
-    monkeypatch.setattr(iteration, "WALK_DISCOUNTS", (1e-2, 1e-4, 1e-6))
+    monkeypatch.setattr(schedule, "WALK_DISCOUNTS", (1e-2, 1e-4, 1e-6))
     same = {"stage": 1, "discounts": [1e-2, 1e-4, 1e-6]}
-    assert iteration._walk_stage(same) == 1
+    assert schedule.walk_stage(same) == 1
     five = [1e-2, 1e-3, 1e-4, 1e-5, 1e-6]
-    assert [iteration._walk_stage({"stage": k}) for k in range(6)] == [0, 1, 1, 2, 2, 3]
-    assert [iteration._walk_stage({"stage": k, "discounts": five}) for k in range(6)] == [0, 1, 1, 2, 2, 3]
-    assert iteration._walk_stage({"stage": 1, "discounts": [1e-3, 1e-6]}) == 2  # its 1e-6 stage: our 1e-6
-    assert iteration._walk_stage({"stage": 0, "discounts": [0.1, 1e-3]}) == 0
+    assert [schedule.walk_stage({"stage": k}) for k in range(6)] == [0, 1, 1, 2, 2, 3]
+    assert [schedule.walk_stage({"stage": k, "discounts": five}) for k in range(6)] == [0, 1, 1, 2, 2, 3]
+    assert schedule.walk_stage({"stage": 1, "discounts": [1e-3, 1e-6]}) == 2  # its 1e-6 stage: our 1e-6
+    assert schedule.walk_stage({"stage": 0, "discounts": [0.1, 1e-3]}) == 0
 
 
 def test_slow_checkpoints_are_spaced_out_and_a_stopped_walk_keeps_its_last_round(tmp_path, monkeypatch) -> None:
@@ -100,7 +103,7 @@ def test_slow_checkpoints_are_spaced_out_and_a_stopped_walk_keeps_its_last_round
     o = mini_options(tmp_path, 4)
     clock = [0.0]
     monkeypatch.setattr(iteration.time, "perf_counter", lambda: clock[0])
-    real = iteration._checkpoint
+    real = checkpoint.write_checkpoint
     written: list[int] = []
 
     def slow(root, values, info):  # each write costs one second of the fake clock
@@ -109,7 +112,7 @@ def test_slow_checkpoints_are_spaced_out_and_a_stopped_walk_keeps_its_last_round
         real(root, values, info)
 
     rounds = [0]
-    real_sweep = iteration._sweep
+    real_sweep = walk.progress_sweep
 
     def sweep(*args, **kw):  # each full sweep costs a second too; the tenth is stopped
         rounds[0] += 1
@@ -118,9 +121,9 @@ def test_slow_checkpoints_are_spaced_out_and_a_stopped_walk_keeps_its_last_round
         clock[0] += 1.0
         return real_sweep(*args, **kw)
 
-    monkeypatch.setattr(iteration, "_checkpoint", slow)
-    monkeypatch.setattr(iteration, "_sweep", sweep)
-    monkeypatch.setattr(iteration, "CHECKPOINT_SHARE", 0.25)  # wait 4 s after a write of 1 s
+    monkeypatch.setattr(checkpoint, "write_checkpoint", slow)
+    monkeypatch.setattr(walk, "progress_sweep", sweep)
+    monkeypatch.setattr(checkpoint, "CHECKPOINT_SHARE", 0.25)  # wait 4 s after a write of 1 s
     root = tmp_path / "t"
     with pytest.raises(KeyboardInterrupt):
         solve(o, root, tolerance=1e-6, threads=1, graph="regenerate")
@@ -128,7 +131,7 @@ def test_slow_checkpoints_are_spaced_out_and_a_stopped_walk_keeps_its_last_round
     # written, then every fourth second's worth (1 s a round + 1 s a write), and the stop writes 9
     assert written[0] == 1 and written[-1] == 9 and len(written) < 9
     assert all(b - a >= 2 for a, b in zip(written[:-2], written[1:-1]))
-    monkeypatch.setattr(iteration, "_sweep", real_sweep)
+    monkeypatch.setattr(walk, "progress_sweep", real_sweep)
     said: list[str] = []
     table = solve(o, root, tolerance=1e-6, threads=1, graph="regenerate", log=said.append)
     assert any("resuming from the checkpoint after sweep 9" in s for s in said)
@@ -146,7 +149,7 @@ def test_a_stopped_solve_says_where_its_files_are_and_how_to_resume(tmp_path, mo
     from gamesolver.solver.errors import Interrupted
 
     o = mini_options(tmp_path, 4)
-    real_sweep = iteration._sweep
+    real_sweep = walk.progress_sweep
     rounds = [0]
 
     def sweep(*args, **kw):  # the fourth full sweep is stopped
@@ -155,7 +158,7 @@ def test_a_stopped_solve_says_where_its_files_are_and_how_to_resume(tmp_path, mo
             raise KeyboardInterrupt
         return real_sweep(*args, **kw)
 
-    monkeypatch.setattr(iteration, "_sweep", sweep)
+    monkeypatch.setattr(walk, "progress_sweep", sweep)
     root = tmp_path / "t"
     with pytest.raises(Interrupted) as stop:
         solve(o, root, tolerance=1e-6, threads=1, graph="regenerate")
@@ -163,7 +166,7 @@ def test_a_stopped_solve_says_where_its_files_are_and_how_to_resume(tmp_path, mo
     assert f"kept in {root}" in said and "MiB" in said
     assert "run the same command again to resume from its checkpoint after sweep 3" in said
     assert f"delete {root} to start over" in said
-    assert not (root / iteration.POLICY_FILE).exists()
+    assert not (root / checkpoint.POLICY_FILE).exists()
     # stopped before the first checkpoint: nothing to resume
     rounds[0] = 3
     with pytest.raises(Interrupted, match="nothing to resume yet"):

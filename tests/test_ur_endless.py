@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from gamesolver.games.ur import kernel
 from gamesolver.games.ur.solve import solve
 from gamesolver.solver.stochastic import iteration
-from gamesolver.solver.stochastic.iteration import DISCOUNTS, check_eps, endless_check
+from gamesolver.solver.stochastic.iteration import check_eps, endless_check
+from gamesolver.solver.stochastic.schedule import DISCOUNTS
 from gamesolver.solver.cli import cli
 from gamesolver.solver.tables.table import write_table
 from tests.test_ur_reference import mini_options, ref_outcomes, ref_values

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gamesolver.games.ur import kernel
-from gamesolver.solver.stochastic.iteration import choose_method, evaluate_policy
+from gamesolver.solver.stochastic.iteration import evaluate_policy
+from gamesolver.solver.stochastic.planning import choose_method
 from gamesolver.solver.cli import cli
 from gamesolver.solver.errors import InputError
 from gamesolver.solver.stochastic.krylov import bicgstab
@@ -203,11 +204,12 @@ def test_the_walk_with_hot_sets_solves_the_test_board_like_without(tmp_path, mon
     endless check without a repair; the hot sets did sweep states."""
     from gamesolver.games.ur.solve import solve
     from gamesolver.solver.stochastic import iteration
+    from gamesolver.solver.stochastic import walk
 
     o = mini_options(tmp_path, 4)
-    assert iteration.WALK_HOT_SWEEPS > 0
+    assert walk.WALK_HOT_SWEEPS > 0
     hot = solve(o, tmp_path / "hot", tolerance=1e-6, threads=2)
-    monkeypatch.setattr(iteration, "WALK_HOT_SWEEPS", 0)
+    monkeypatch.setattr(walk, "WALK_HOT_SWEEPS", 0)
     plain = solve(o, tmp_path / "plain", tolerance=1e-6, threads=2)
     for t in (hot, plain):
         assert t.meta["endless_check"]["flagged"] == 0 and t.meta["endless_repairs"] == 0
@@ -216,14 +218,14 @@ def test_the_walk_with_hot_sets_solves_the_test_board_like_without(tmp_path, mon
 
 
 def test_a_walk_stage_ends_once_its_change_stays_near_the_aim() -> None:
-    """``_Stall`` with ``near``: five changes in a row below twice the aim end a stage; one above
+    """``Stall`` with ``near``: five changes in a row below twice the aim end a stage; one above
     starts the count again; without ``rounds`` only the halving rule applies (30 rounds)."""
-    from gamesolver.solver.stochastic.iteration import _STALL_SWEEPS, _Stall
+    from gamesolver.solver.stochastic.walk import _STALL_SWEEPS, Stall
 
-    near = _Stall(0.5, near=2e-6, rounds=5)
+    near = Stall(0.5, near=2e-6, rounds=5)
     changes = [1e-2, 1e-4, 1.2e-6, 1.1e-6, 3e-6, 1.2e-6, 1.1e-6, 1.2e-6, 1.1e-6]
     assert not any(near(c) for c in changes)  # the 3e-6 broke the first run of four
     assert near(1.19e-6)  # the fifth in a row
-    plain = _Stall(0.5)
+    plain = Stall(0.5)
     assert not any(plain(c) for c in [1e-2] + [1.1e-6] * _STALL_SWEEPS)
     assert plain(1.1e-6)  # 30 rounds without halving 1.1e-6

@@ -255,8 +255,8 @@ def test_missing_table_prices_the_local_solve_as_it_would_run(tmp_path, monkeypa
     # solve's full sweeps read it, about nine times faster than regenerating, while its policy
     # sweeps (POLICY_ROUND_SECONDS a state and thread) take as long: the message says which
     from gamesolver.solver.stochastic import outcomes
-    from gamesolver.solver.stochastic.iteration import POLICY_ROUND_SECONDS, SKIP_SWEEP_SPEEDUP as skipping
-    from gamesolver.solver.stochastic.iteration import STORED_SWEEP_SPEEDUP as fast
+    from gamesolver.solver.stochastic.planning import POLICY_ROUND_SECONDS, SKIP_SWEEP_SPEEDUP as skipping
+    from gamesolver.solver.stochastic.planning import STORED_SWEEP_SPEEDUP as fast
 
     monkeypatch.setattr(outcomes, "memory_bytes", lambda: memory)
     r = run("analyze", "X:A1,A2,A3 O:- X", "--pieces", "4", "--table", str(tmp_path / "none"), "--json")

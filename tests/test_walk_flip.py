@@ -1,7 +1,7 @@
 """A value that flips sign every sweep: a position whose only sensible action on every roll passes
 the turn to itself (with the mirror, its twin with the sides swapped is itself) has the equation
 v = -v, worth 0, and a Gauss-Seidel sweep maps v to -v for ever. The walk's undiscounted stage and
-plain sweeps damp the next sweep once the largest change stalls (``_Flip`` in solver/stochastic/iteration.py).
+plain sweeps damp the next sweep once the largest change stalls (``Flip`` in solver/stochastic/walk.py).
 """
 from __future__ import annotations
 
@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 
 from gamesolver.games.ur import kernel
-from gamesolver.solver.stochastic import iteration
-from gamesolver.solver.stochastic.iteration import WALK_DISCOUNTS, _Flip, _iterate, _walk, range_graph
+from gamesolver.solver.stochastic import walk
+from gamesolver.solver.stochastic.iteration import _iterate, range_graph
+from gamesolver.solver.stochastic.schedule import WALK_DISCOUNTS
+from gamesolver.solver.stochastic.walk import Flip, run_walk
 from tests.test_engine import symmetric_options
 
 WIN = 1 << 30  # this fake's code for a win of the side to move (a loss is -WIN)
@@ -72,7 +74,7 @@ class ThreeStates:
 
 def undiscounted_walk(tmp_path, values: np.ndarray, max_sweeps: int) -> tuple[float, int]:
     tmp_path.mkdir(exist_ok=True)  # where the walk checkpoints
-    residual, sweeps, _, _, _ = _walk(ThreeStates(), tmp_path, values, {}, 1e-6, 1, max_sweeps,
+    residual, sweeps, _, _, _ = run_walk(ThreeStates(), tmp_path, values, {}, 1e-6, 1, max_sweeps,
                                       np.zeros((3, 2), dtype=np.int32), 0, 0, 0, len(WALK_DISCOUNTS), 0.0, False, None)
     return residual, sweeps
 
@@ -88,7 +90,7 @@ def test_the_undiscounted_walk_settles_a_value_that_flips(tmp_path, monkeypatch)
     residual, sweeps = undiscounted_walk(tmp_path, values, 50)
     assert residual < 1e-6 and sweeps < 10
     assert values.tolist() == [0.0, 1.0, 0.5]  # the exact values: averaging took v0 to 0 at once
-    monkeypatch.setattr(iteration, "WALK_FLIP_ROUNDS", 0)  # no damping: the flip never ends
+    monkeypatch.setattr(walk, "WALK_FLIP_ROUNDS", 0)  # no damping: the flip never ends
     with pytest.raises(RuntimeError, match="no convergence"):
         undiscounted_walk(tmp_path / "off", np.array([0.25, 1.0, 0.625]), 50)
 
@@ -97,7 +99,7 @@ def test_plain_sweeps_settle_a_value_that_flips(tmp_path, monkeypatch) -> None:
     values = np.array([0.25, 1.0, 0.625])
     residual, sweeps, _, _ = _iterate(ThreeStates(), tmp_path, values, {}, 1e-6, 1, 50, None, 0, 0, 0.0, False, None)
     assert residual < 1e-6 and sweeps < 10 and values.tolist() == [0.0, 1.0, 0.5]
-    monkeypatch.setattr(iteration, "WALK_FLIP_ROUNDS", 0)
+    monkeypatch.setattr(walk, "WALK_FLIP_ROUNDS", 0)
     (tmp_path / "off").mkdir()
     with pytest.raises(RuntimeError, match="no convergence"):
         _iterate(ThreeStates(), tmp_path / "off", np.array([0.25, 1.0, 0.625]), {}, 1e-6, 1, 50, None, 0, 0, 0.0,
@@ -105,7 +107,7 @@ def test_plain_sweeps_settle_a_value_that_flips(tmp_path, monkeypatch) -> None:
 
 
 def test_flip_detector() -> None:
-    f = _Flip(3, 1.01)
+    f = Flip(3, 1.01)
     assert [f(c) for c in (1e-3, 1e-3, 1e-3)] == [False, False, True]
     # a damped sweep that worked (the next change cut to a tenth): counted again from there
     assert not f(1e-3, damped=True) and not f(1e-4) and not f(1e-4)
@@ -113,15 +115,15 @@ def test_flip_detector() -> None:
     # one that did not (the next change more than half the damped one's): no flip, no more damping
     assert not f(1e-4, damped=True) and not f(0.9e-4)
     assert not any(f(0.9e-4) for _ in range(10))
-    g = _Flip(3, 1.01)
+    g = Flip(3, 1.01)
     assert not any(g(1e-3 * 0.98 ** k) for k in range(20))  # a change falling 2% a sweep is progress
-    rising = _Flip(3, 1.01)
+    rising = Flip(3, 1.01)
     assert not any(rising(c) for c in (1e-3, 1.1e-3, 1.3e-3, 1.2e-3))  # the policy still moving: no flip
-    rate = _Flip(3, 1.01)
+    rate = Flip(3, 1.01)
     assert [rate(1e-3 * 0.9 ** k, 0.9) for k in range(3)] == [False, False, True]  # at the discount's rate
-    h = _Flip(3, 1.01)
+    h = Flip(3, 1.01)
     assert not any(h(c) for c in (0.0, 0.0, 0.0))  # nothing changed: nothing to damp
-    off = _Flip(0, 1.01)
+    off = Flip(0, 1.01)
     assert not any(off(1e-3) for _ in range(5))
 
 
@@ -143,10 +145,10 @@ def test_a_discounted_stage_damps_a_flip_that_only_the_discount_shrinks(tmp_path
 
     def first_stage(root, on: bool) -> list[str]:
         root.mkdir()
-        monkeypatch.setattr(iteration, "WALK_FLIP_ROUNDS", 3 if on else 0)
+        monkeypatch.setattr(walk, "WALK_FLIP_ROUNDS", 3 if on else 0)
         said: list[str] = []
         try:
-            _walk(ThreeStates(), root, np.array([0.25, 1.0, 0.625]), {}, 1e-6, 1, 300, np.zeros((3, 2), dtype=np.int32),
+            run_walk(ThreeStates(), root, np.array([0.25, 1.0, 0.625]), {}, 1e-6, 1, 300, np.zeros((3, 2), dtype=np.int32),
                   0, 0, 0, 0, 0.0, False, said.append)
         except RuntimeError:
             assert not on  # without damping the undiscounted stage never ends

@@ -10,6 +10,8 @@ from click.testing import CliRunner
 from gamesolver.games.ur import kernel
 from gamesolver.games.ur.solve import solve
 from gamesolver.solver.stochastic import iteration
+from gamesolver.solver.stochastic import checkpoint
+from gamesolver.solver.stochastic import planning
 from gamesolver.solver.cli import cli
 from gamesolver.solver.errors import InputError
 from tests.test_ur_reference import mini_options
@@ -26,7 +28,7 @@ def test_a_mapped_policy_gives_the_same_values_bit_for_bit(tmp_path) -> None:
     # one thread: two threads' sweeps read each other's fresh values in no fixed order
     held = _solve(o, tmp_path / "memory", "memory", threads=1)
     mapped = _solve(o, tmp_path / "disk", "disk", said, threads=1)
-    assert any("policy" in s and "is mapped from" in s and iteration.POLICY_FILE in s for s in said)
+    assert any("policy" in s and "is mapped from" in s and checkpoint.POLICY_FILE in s for s in said)
     assert any("of policy (mapped from disk)" in s for s in said if s.startswith("estimate:"))
     assert np.abs(np.asarray(held["value"])).max() > 0.1  # a game someone wins, not all zeros
     assert np.array_equal(np.asarray(held["value"]), np.asarray(mapped["value"]))
@@ -34,15 +36,15 @@ def test_a_mapped_policy_gives_the_same_values_bit_for_bit(tmp_path) -> None:
         assert held.meta[key] == mapped.meta[key]
     assert mapped.meta["bytes_per_state"]["policy"] == 4 * 6
     assert (held.meta["policy_place"], mapped.meta["policy_place"]) == ("memory", "disk")
-    assert not (tmp_path / "disk" / iteration.POLICY_FILE).exists()
-    assert not (tmp_path / "disk" / iteration.COPY_FILE).exists()  # the skipping walk's copy, mapped beside it
+    assert not (tmp_path / "disk" / checkpoint.POLICY_FILE).exists()
+    assert not (tmp_path / "disk" / checkpoint.COPY_FILE).exists()  # the skipping walk's copy, mapped beside it
 
 
 def test_auto_maps_the_policy_where_it_does_not_fit_in_half_the_memory(tmp_path, monkeypatch) -> None:
     o = mini_options(tmp_path, 3)
     n = kernel(o).state_count
     # room for the walk's marks (2 bytes a state) in half the memory, not for its policy (24)
-    monkeypatch.setattr(iteration, "memory_bytes", lambda: 2 * 10 * n)
+    monkeypatch.setattr(planning, "memory_bytes", lambda: 2 * 10 * n)
     said: list[str] = []
     table = _solve(o, tmp_path / "t", "auto", said)
     assert any("is mapped from" in s for s in said) and table.meta["method"] == "walk"
@@ -54,29 +56,29 @@ def test_auto_maps_the_policy_where_it_does_not_fit_in_half_the_memory(tmp_path,
 def test_a_stopped_walk_leaves_no_policy_file_and_resumes(tmp_path, monkeypatch) -> None:
     o = mini_options(tmp_path, 4)
     root = tmp_path / "t"
-    real = iteration._checkpoint
+    real = checkpoint.write_checkpoint
     written = []
 
     def stop_after_two(where, values, info):
         real(where, values, info)
         written.append(info["sweeps"])
-        assert (where / iteration.POLICY_FILE).exists()  # mapped while the walk runs
-        assert (where / iteration.COPY_FILE).exists()  # ... with the skipping walk's copy of the values
+        assert (where / checkpoint.POLICY_FILE).exists()  # mapped while the walk runs
+        assert (where / checkpoint.COPY_FILE).exists()  # ... with the skipping walk's copy of the values
         if len(written) == 3:
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(iteration, "_checkpoint", stop_after_two)
+    monkeypatch.setattr(checkpoint, "write_checkpoint", stop_after_two)
     with pytest.raises(KeyboardInterrupt):
         _solve(o, root, "disk")
-    assert not (root / iteration.POLICY_FILE).exists() and (root / iteration.CHECKPOINT).exists()
-    assert not (root / iteration.COPY_FILE).exists()
-    monkeypatch.setattr(iteration, "_checkpoint", real)
+    assert not (root / checkpoint.POLICY_FILE).exists() and (root / checkpoint.CHECKPOINT).exists()
+    assert not (root / checkpoint.COPY_FILE).exists()
+    monkeypatch.setattr(checkpoint, "write_checkpoint", real)
     said: list[str] = []
     resumed = _solve(o, root, "disk", said)
     assert resumed.meta["resumed_at_sweep"] == written[-1] > 0
     fresh = _solve(o, tmp_path / "fresh", "memory")
     assert np.abs(np.asarray(resumed["value"]) - np.asarray(fresh["value"])).max() < 1e-4
-    assert not (root / iteration.POLICY_FILE).exists()
+    assert not (root / checkpoint.POLICY_FILE).exists()
 
 
 def test_a_stop_while_the_policy_file_is_mapped_stops_cleanly(tmp_path, monkeypatch) -> None:
@@ -93,7 +95,7 @@ def test_a_stop_while_the_policy_file_is_mapped_stops_cleanly(tmp_path, monkeypa
     monkeypatch.setattr(np.lib.format, "open_memmap", stopped)
     with pytest.raises(KeyboardInterrupt):
         _solve(o, root, "disk")
-    assert not (root / iteration.POLICY_FILE).exists()
+    assert not (root / checkpoint.POLICY_FILE).exists()
 
 
 @pytest.mark.parametrize("place", ["disk", "memory"])
@@ -104,7 +106,7 @@ def test_a_disk_without_room_is_refused_before_anything_is_written(tmp_path, mon
     class Usage:  # room for the checkpoint twice, not for a mapped policy besides
         free = 2 * 4 * n + 100
 
-    monkeypatch.setattr(iteration.shutil, "disk_usage", lambda path: Usage())
+    monkeypatch.setattr(planning.shutil, "disk_usage", lambda path: Usage())
     if place == "memory":
         _solve(o, tmp_path / "fits", place)  # the checkpoint twice fits
         Usage.free = 4 * n
@@ -122,16 +124,16 @@ def test_a_disk_without_room_is_refused_before_anything_is_written(tmp_path, mon
 def test_a_stopped_run_s_files_count_as_free_space(tmp_path, monkeypatch) -> None:
     root = tmp_path / "t"
     root.mkdir()
-    (root / iteration.CHECKPOINT).write_bytes(b"x" * 4000)
-    (root / iteration.POLICY_FILE).write_bytes(b"x" * 24000)
+    (root / checkpoint.CHECKPOINT).write_bytes(b"x" * 4000)
+    (root / checkpoint.POLICY_FILE).write_bytes(b"x" * 24000)
 
     class Usage:
         free = 4000
 
-    monkeypatch.setattr(iteration.shutil, "disk_usage", lambda path: Usage())
-    iteration.check_disk(root, 4000, 24000)  # 32,000 needed: 4,000 free plus the 28,000 it rewrites
+    monkeypatch.setattr(planning.shutil, "disk_usage", lambda path: Usage())
+    planning.check_disk(root, 4000, 24000)  # 32,000 needed: 4,000 free plus the 28,000 it rewrites
     with pytest.raises(InputError, match="the solve needs about"):
-        iteration.check_disk(root, 4000, 24001)
+        planning.check_disk(root, 4000, 24001)
 
 
 @pytest.mark.parametrize("args, says", [
@@ -160,7 +162,7 @@ def test_sigterm_stops_a_solve_as_ctrl_c_does(tmp_path) -> None:
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     try:
         deadline = time.monotonic() + 120
-        while not (root / iteration.POLICY_FILE).exists() and proc.poll() is None and time.monotonic() < deadline:
+        while not (root / checkpoint.POLICY_FILE).exists() and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)
         assert proc.poll() is None, proc.communicate()
         os.kill(proc.pid, signal.SIGTERM)  # during the first full sweep (seconds): stops when it returns
@@ -172,4 +174,4 @@ def test_sigterm_stops_a_solve_as_ctrl_c_does(tmp_path) -> None:
     assert proc.returncode == 130, said
     last = err.strip().splitlines()[-1]  # stopped before its first checkpoint: nothing to resume yet
     assert last.startswith("interrupted: nothing to resume yet") and "Traceback" not in err, said
-    assert not (root / iteration.POLICY_FILE).exists()
+    assert not (root / checkpoint.POLICY_FILE).exists()

@@ -13,7 +13,8 @@ from gamesolver.games.ur import kernel
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.games.ur.solve import solve
 from gamesolver.solver.stochastic import _engine as E
-from gamesolver.solver.stochastic import iteration, skip
+from gamesolver.solver.stochastic import skip
+from gamesolver.solver.stochastic import walk
 from tests.test_ur_reference import mini_options
 
 
@@ -239,9 +240,9 @@ def test_the_walk_gives_the_same_values_with_and_without_skipping(tmp_path, monk
     """One thread, the test board with four pieces: the whole walk, bit for bit, with fewer states
     generated; then with an unsound bound the values differ."""
     o = mini_options(tmp_path, 4)
-    monkeypatch.setattr(iteration, "WALK_SKIP", False)
+    monkeypatch.setattr(walk, "WALK_SKIP", False)
     plain, plain_meta = _walk_values(o, tmp_path, "plain")
-    monkeypatch.setattr(iteration, "WALK_SKIP", True)
+    monkeypatch.setattr(walk, "WALK_SKIP", True)
     skipped, meta = _walk_values(o, tmp_path, "skip")
     assert np.array_equal(plain, skipped)
     assert meta["sweeps"] == plain_meta["sweeps"]
@@ -258,9 +259,9 @@ def test_the_walk_on_four_pieces_is_the_same_with_skipping(tmp_path, monkeypatch
     """The real board, four pieces, one thread, regenerating: the same table bit for bit (about 25
     minutes for both walks on a 2-core machine)."""
     o = UrOptions(pieces=4)
-    monkeypatch.setattr(iteration, "WALK_SKIP", False)
+    monkeypatch.setattr(walk, "WALK_SKIP", False)
     plain, plain_meta = _walk_values(o, tmp_path, "plain")
-    monkeypatch.setattr(iteration, "WALK_SKIP", True)
+    monkeypatch.setattr(walk, "WALK_SKIP", True)
     skipped, meta = _walk_values(o, tmp_path, "skip")
     assert np.array_equal(plain, skipped)
     assert meta["full_sweeps_generated"]["generated_codes"] < plain_meta["full_sweeps_generated"]["generated_codes"] / 2

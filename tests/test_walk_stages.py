@@ -9,7 +9,7 @@ import pytest
 
 from gamesolver.games.ur import kernel
 from gamesolver.games.ur.solve import gpu_engine
-from gamesolver.solver.stochastic import iteration
+from gamesolver.solver.stochastic import schedule
 from gamesolver.solver.stochastic.iteration import solve_values
 from tests.test_ur_reference import mini_options
 
@@ -33,7 +33,7 @@ def test_early_stages_end_at_the_early_aim_and_the_last_at_a_tenth_of_the_tolera
     sets); an earlier version had the early aim applied only to the second."""
     o = mini_options(tmp_path, 4)
     game = kernel(o)
-    aim = iteration.WALK_EARLY_AIM
+    aim = schedule.WALK_EARLY_AIM
     assert aim >= 1e-4  # the default (the GPU's five pieces: 105 full sweeps against 169 without)
 
     def walk(name: str) -> tuple[object, dict[str, list[float]]]:
@@ -43,7 +43,7 @@ def test_early_stages_end_at_the_early_aim_and_the_last_at_a_tenth_of_the_tolera
         return res, stages(said)
 
     new, new_stages = walk("default")
-    monkeypatch.setattr(iteration, "WALK_EARLY_AIM", 0.0)  # every discounted stage to tolerance / 10
+    monkeypatch.setattr(schedule, "WALK_EARLY_AIM", 0.0)  # every discounted stage to tolerance / 10
     old, old_stages = walk("without")
     # without an early aim the first stage runs on below a tenth of the tolerance; with one it stops
     # at the first round that changed nothing by 1e-4, well above that

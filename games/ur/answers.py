@@ -21,7 +21,7 @@ from gamesolver.games.ur.solve import (
     state_value,
     stored_state_count,
 )
-from gamesolver.solver.stochastic.iteration import TYPICAL_SWEEPS
+from gamesolver.solver.stochastic.planning import TYPICAL_SWEEPS
 
 
 def shipped_fallback(options: UrOptions, cache: str | Path | None) -> Any:
@@ -181,7 +181,7 @@ def gpu_solve_seconds(options: UrOptions) -> tuple[tuple[float, float], bool]:
     beside the values, the walk's policy and marks (then it sweeps from the graph). The missing
     table's message and the README's table of results both quote it."""
     from gamesolver.solver.stochastic.outcomes import estimate_bytes
-    from gamesolver.solver.stochastic.iteration import extra_bytes
+    from gamesolver.solver.stochastic.planning import extra_bytes
 
     plain = kernel(dataclasses.replace(options, mirror=False))
     states = stored_state_count(options)
@@ -195,12 +195,12 @@ def gpu_solve_seconds(options: UrOptions) -> tuple[tuple[float, float], bool]:
 def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple[str, dict[str, Any]]:
     """Why a query cannot answer without the table at ``where`` and what building it would take:
     one sweep rate measured now on this machine, times the sweeps such solves need
-    (``solver.stochastic.projection``), here (over the stored graph where it fits, as the solve would) and on
+    (``solver.stochastic.planning``), here (over the stored graph where it fits, as the solve would) and on
     a Ray cluster, and the commands that build it; and the same as JSON fields. ``named``: the
     folder came from --table."""
     from gamesolver.solver.stochastic.outcomes import auto_stores, estimate_bytes
-    from gamesolver.solver.stochastic.projection import RAY_WORKER_EFFICIENCY, Projection, seconds_per_state, span
-    from gamesolver.solver.stochastic.iteration import STORED_SWEEP_SPEEDUP, extra_bytes
+    from gamesolver.solver.stochastic.planning import RAY_WORKER_EFFICIENCY, Projection, seconds_per_state, span
+    from gamesolver.solver.stochastic.planning import STORED_SWEEP_SPEEDUP, extra_bytes
 
     k = options.pieces
     cores = default_threads()

@@ -96,8 +96,8 @@ def solve_seconds(rules: royal.RuleSet, cores: int) -> tuple[float, float]:
 def missing_table_message(rules: royal.RuleSet, where: Path, given: str | None = None) -> str:
     """Why a query does not build the rule set's table at ``where`` itself (``given``: --table):
     what is missing, about how long solving it takes here, and the command."""
-    from gamesolver.solver.stochastic.projection import span
-    from gamesolver.solver.stochastic.iteration import default_threads
+    from gamesolver.solver.stochastic.planning import span
+    from gamesolver.solver.stochastic.planning import default_threads
 
     hint = "" if given is None else f" --out {given}"
     cores = default_threads()

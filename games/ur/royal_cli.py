@@ -94,7 +94,8 @@ def check_cmd(rules: royal.RuleSet, table: str | None, eps: float | None, thread
     """``ur check --rules NAME``: the table's checksums recomputed, its Bellman residual against
     the tolerance it was solved to, and the endless-play check, as for the fort rules' tables (exit
     1 when it fails). RoyalUr's values are not proven here, and the check says so."""
-    from gamesolver.solver.stochastic.iteration import check_eps, default_threads, endless_check
+    from gamesolver.solver.stochastic.iteration import check_eps, endless_check
+    from gamesolver.solver.stochastic.planning import default_threads
     from gamesolver.solver.stochastic.outcomes import Regenerated
 
     where = Path(table) if table is not None else default_table_dir(rules)

@@ -25,15 +25,9 @@ from gamesolver.games.ur.rules import UrOptions
 from gamesolver.solver.stochastic.bounds import certify, check_certify_fits, matrix_bytes_estimate
 from gamesolver.solver.errors import CorruptTableError, InputError, MissingTableError, TableError
 from gamesolver.solver.tables.paths import cache_dir
-from gamesolver.solver.stochastic.iteration import (  # noqa: F401  (re-exported for the CLI and tests)
-    DEFAULT_TOLERANCE,
-    METHODS,
-    POLICY_PLACES,
-    check_eps,
-    default_threads,
-    endless_check,
-    solve_values,
-)
+from gamesolver.solver.stochastic.iteration import check_eps, endless_check, solve_values  # noqa: F401  (re-exported)
+from gamesolver.solver.stochastic.planning import POLICY_PLACES, default_threads  # noqa: F401  (re-exported for the CLI)
+from gamesolver.solver.stochastic.schedule import DEFAULT_TOLERANCE, METHODS  # noqa: F401  (re-exported for the CLI)
 from gamesolver.solver.tables.table import VERIFY_ONCE, Table, open_or_build, open_table, write_table
 
 GAME = "ur"

@@ -1,0 +1,147 @@
+"""A solve's files beside its table: the checkpoint (the values and the run's state, rewritten
+after every round or sweep, ``Pacer`` spacing them where one is dear), the walk's mapped policy and
+copy of the values, reading a checkpoint back (``resume``), and what a stopped solve says it left
+(``stopped_message``, ``resumable``).
+"""
+from __future__ import annotations
+
+import functools
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any, Callable, TypeVar
+
+import numpy as np
+
+from gamesolver.solver.errors import Interrupted, TableWriteError
+from gamesolver.solver.tables.table import CHECKPOINT_FORMAT
+from gamesolver.solver.stochastic import schedule
+
+
+CHECKPOINT = "checkpoint.npy"
+CHECKPOINT_INFO = "checkpoint.json"
+# beside a checkpoint: the walk's policy, mapped from this file when it does not fit in half the
+# memory (see place_policy); removed when the solve ends, rewritten by a resumed run
+POLICY_FILE = "walk-policy.npy"
+COPY_FILE = "walk-copy.npy"  # ... and beside it the skipping walk's copy of the values (solver.stochastic.skip)
+T = TypeVar("T")
+CHECKPOINT_SHARE = 0.05  # the walk checkpoints every round unless that takes more than this share of the run
+
+
+def resumable(solve: Callable[..., T]) -> Callable[..., T]:
+    """A solve stopped by Ctrl-C or SIGTERM (``KeyboardInterrupt``) ends as ``Interrupted``, which
+    says what it left in its folder and that the same command resumes it."""
+
+    @functools.wraps(solve)
+    def run(game: Any, root: Path, *args: Any, **kwargs: Any) -> T:
+        try:
+            return solve(game, root, *args, **kwargs)
+        except Interrupted:
+            raise
+        except KeyboardInterrupt:
+            raise Interrupted(stopped_message(Path(root))) from None
+
+    return run
+
+
+class Pacer:
+    """The walk's checkpoints: after every round, unless writing one takes more than
+    CHECKPOINT_SHARE of the run (six pieces on a GPU: a round of about a second, a checkpoint of
+    1 GB), then once that share of the time has passed since the last; and when the walk ends
+    or is stopped."""
+
+    def __init__(self, root: Path, values: np.ndarray) -> None:
+        self.root, self.values = root, values
+        self.info: dict[str, Any] | None = None  # the last round's, written or not
+        self.cost = 0.0
+        self.last = time.perf_counter()
+
+    def round(self, info: dict[str, Any], force: bool = False) -> None:
+        self.info = info
+        if force or time.perf_counter() - self.last >= self.cost / CHECKPOINT_SHARE:
+            self.write()
+
+    def write(self) -> None:
+        if self.info is None:
+            return
+        t0 = time.perf_counter()
+        write_checkpoint(self.root, self.values, self.info)
+        self.last = time.perf_counter()
+        self.cost = self.last - t0
+
+
+def stopped_message(root: Path) -> str:
+    """What a stopped solve leaves in ``root`` and how to go on: the same command resumes from the
+    checkpoint (or, where none was written yet, starts over); deleting the folder frees the disk."""
+    kept = [p for p in root.iterdir() if p.name != POLICY_FILE] if root.is_dir() else []
+    size = sum(p.stat().st_size for p in kept if p.is_file()) + sum(
+        f.stat().st_size for p in kept if p.is_dir() for f in p.rglob("*") if f.is_file())
+    try:
+        info = json.loads((root / CHECKPOINT_INFO).read_text())
+        at = f"its checkpoint after sweep {int(info.get('sweeps', 0))}"
+    except (OSError, ValueError, TypeError, AttributeError):
+        at = None
+    if at is None:
+        kept_here = f"{_size(size)} in {root}, " if size else ""
+        return f"nothing to resume yet ({kept_here}no checkpoint written); the same command starts over"
+    return (f"{_size(size)} kept in {root}; run the same command again to resume from {at}, or delete "
+            f"{root} to start over and free the disk")
+
+
+def _size(nbytes: int) -> str:
+    return f"{nbytes / 2**30:.2f} GiB" if nbytes >= 2**30 else f"{nbytes / 2**20:.1f} MiB"
+
+
+def write_checkpoint(root: Path, values: np.ndarray, info: dict[str, Any]) -> None:
+    """Write the values and the run's state under temporary names, then rename them into place;
+    an OS error (a full disk) removes the temporaries and ends the run with one line."""
+    info = {"format": CHECKPOINT_FORMAT, **info}
+    tmp = root / (CHECKPOINT + ".tmp")
+    tmp_info = root / (CHECKPOINT_INFO + ".tmp")
+    try:
+        with open(tmp, "wb") as f:
+            np.save(f, values, allow_pickle=False)
+        tmp_info.write_text(json.dumps(info))
+        os.replace(tmp, root / CHECKPOINT)
+        os.replace(tmp_info, root / CHECKPOINT_INFO)
+    except OSError as exc:
+        for t in (tmp, tmp_info):
+            try:
+                t.unlink()
+            except OSError:
+                pass
+        raise TableWriteError(f"cannot write the checkpoint in {root}: {exc.strerror or exc}") from None
+
+
+def resume(root: Path, header: dict[str, Any], n: int, method: str,
+            log: Callable[[str], None] | None = None, dtype: str = "float32",
+            tiered: bool = False) -> tuple[np.ndarray, int, int, int, int, int, int, int]:
+    """(values, sweeps, sweeps at the start, products, walk stage, policy sweeps, tiers done, states
+    swept in the walk's hot sets) from
+    a checkpoint of the same game; a tiered run resumes only from a tiered run's checkpoint, at the
+    range after the last it finished; a walk resumes in its stage only from a walk's checkpoint (else from the
+    start of the walk, with the checkpoint's values). A checkpoint that cannot be read, or belongs
+    to other options, is said so in the log and the run starts from sweep 0."""
+    info_file, values_file = root / CHECKPOINT_INFO, root / CHECKPOINT
+    if info_file.exists() or values_file.exists():
+        try:
+            info = json.loads(info_file.read_text())
+            values = np.load(values_file, allow_pickle=False)
+            if info.get("options") != header:
+                why = "it belongs to other options"
+            elif values.shape != (n,) or values.dtype != np.dtype(dtype):
+                why = f"{values_file.name} holds {values.dtype}{list(values.shape)}, not {dtype}[{n}]"
+            elif tiered != ("tier" in info):
+                why = "it comes from a run " + ("without" if tiered else "with") + " tiers"
+            else:
+                sweeps = int(info["sweeps"])
+                same = info.get("method", "sweeps") == method
+                stage = schedule.walk_stage(info) if same else 0
+                return (np.ascontiguousarray(values), sweeps, sweeps, int(info.get("products", 0)), stage,
+                        int(info.get("policy_sweeps", 0)), int(info.get("tier", 0)), int(info.get("hot_states", 0)))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            why = f"it cannot be read ({type(exc).__name__}: {exc})"
+        if log:
+            log(f"warning: ignoring the checkpoint in {root}: {why}; starting from sweep 0")
+    return np.zeros(n, dtype=np.dtype(dtype)), 0, 0, 0, 0, 0, 0, 0

@@ -1,0 +1,38 @@
+"""The discount schedules of the dice-game solves, in one place: the walk's stages (``WALK_DISCOUNTS``)
+and where each ends, the plain sweeps' and the repairs' stages (``DISCOUNTS``), the stages of
+checkpoints written before checkpoints named theirs, and the methods, value types and tolerances
+a solve accepts. ``walk_stage`` maps a checkpoint's stage into the current schedule.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+
+DEFAULT_TOLERANCE = 1e-6
+MIN_TOLERANCE = 2.5e-7  # two float32 ulps at 1: two threads can flip a value by that much for ever
+DTYPES = ("float32", "float64")
+METHODS = ("walk", "sweeps", "policy")
+WALK_STAGE_FACTOR = 10  # a discounted stage of the walk ends at a change of tolerance / this
+# ... except the stages before the last discounted one, which end at a change of this (when larger):
+# the next stage's first sweeps move values by 1e-3 to 0.2 anyway (0: every stage to tolerance / 10).
+# Once tried only on engines that find their own hot sets (a GPU's): a CPU solve to 3e-7
+# with it had hung in its undiscounted stage, on a value flipping sign (damped since: Flip)
+WALK_EARLY_AIM = 1e-4
+DISCOUNTS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)  # 1 - discount, stage by stage
+# the walk's discounted stages (a checkpoint names them): on K = 4 of the fort rules, 1e-2, 1e-4,
+# 1e-6 took 111-117 full sweeps against 205 for every power of ten, to the same values within
+# 2.2e-4; ending at 1e-5 instead left values up to 4.4e-3 away (docs/design/walk.md, "Three discount stages")
+WALK_DISCOUNTS = (1e-2, 1e-4, 1e-6)
+FIRST_WALK_DISCOUNTS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)  # the walk's stages before checkpoints named them
+
+
+def walk_stage(info: dict[str, Any]) -> int:
+    """A walk checkpoint's stage in the current schedule (WALK_DISCOUNTS): where the schedule it was
+    written under differs, the first of the current stages that discounts no more than its stage did,
+    so a resumed walk never goes back to a stronger discount."""
+    stage = int(info.get("stage", 0))
+    then = tuple(float(d) for d in info.get("discounts", FIRST_WALK_DISCOUNTS))
+    if then == tuple(WALK_DISCOUNTS):
+        return stage
+    d = then[stage] if stage < len(then) else 0.0
+    return next((i for i, e in enumerate(WALK_DISCOUNTS) if e <= d), len(WALK_DISCOUNTS))

@@ -1,0 +1,359 @@
+"""The ``walk`` method: modified policy iteration while a discount walks up to 1 (docs/design/walk.md).
+
+A round is a full sweep that records both players' greedy policy (``full_sweep``, skipping the
+states whose choice is proven unchanged: ``solver.stochastic.skip``), then cheap sweeps of that
+policy, most of them over the hot set (``hot_round``). ``Stall`` ends a stage that stopped
+progressing and ``Flip`` damps a value that flips sign every sweep. ``progress_sweep`` is the one
+sweep with a progress bar that the walk, the plain sweeps and the repairs all use.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gamesolver.solver.progress import progress
+from gamesolver.solver.stochastic.skip import Skip
+from gamesolver.solver.stochastic import checkpoint, schedule
+
+
+_CHUNK = 1 << 18  # states per progress update
+WALK_POLICY_SWEEPS = 30  # cheap sweeps of the greedy policy after each full sweep (walk)
+WALK_POLISH_SWEEPS = 5  # the same in the walk's last, undiscounted stage
+WALK_PROGRESS = 0.5  # ... or once 30 rounds have not halved its smallest change (see Stall)
+WALK_NEAR = 2.0  # ... or once WALK_NEAR_ROUNDS rounds in a row changed nothing by this times that aim
+WALK_NEAR_ROUNDS = 5  # (0: never; on K = 4 the last stage's tail near the aim had taken 20-30 rounds)
+# walk: sweeps of the greedy policy over the hot set a round (0: none; see hot_round); with the
+# budget below, K = 4 took 79-87 full sweeps against 106-109 with 200 and 5.0, for as many policy
+# sweeps (docs/design/walk.md, "Longer hot sets, and a stage's tail cut")
+WALK_HOT_SWEEPS = 800
+WALK_HOT_FULL = 5  # ... after this many policy sweeps of every state, the last of which picks the hot set
+WALK_HOT_SHARE = 10  # ... the states that sweep changed by more than its largest change / this
+WALK_HOT_BUDGET = 20.0  # ... and at most this many sweeps of every state's worth of them (a big hot set gets fewer)
+WALK_HOT_MOST = 8  # ... a hot set of more than 1/this of the states is no hot set: plain policy sweeps instead
+# the walk and plain sweeps: once each of the last WALK_FLIP_ROUNDS rounds' largest changes fell at
+# the rate the discount alone explains (undiscounted: not at all), within WALK_FLIP_SPREAD, the
+# next sweep is averaged with the values it started from (see Flip): a value that flips sign every
+# sweep (a position whose every roll passes the turn back to itself, worth 0) never settles
+# otherwise (0: never)
+WALK_FLIP_ROUNDS = 3
+WALK_FLIP_SPREAD = 1.01
+WALK_FLIP_GAIN = 0.5  # ... and where the sweep after a damped one did not halve its change, no more of them
+# walk: full sweeps back up from its recorded policy row every state whose choice is proven unchanged
+# (solver.stochastic.skip), on engines that can (a regenerating one); the values are the same
+WALK_SKIP = True
+_STALL_SWEEPS = 30
+
+
+def run_walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
+          max_sweeps: int, policy: np.ndarray, sweeps: int, cheap: int, hot: int, stage: int, spent: float,
+          show_progress: bool | None, log: Any, work: dict[str, Any] | None = None,
+          ) -> tuple[float, int, int, int, float]:
+    """The ``walk`` method: modified policy iteration while a discount walks up to 1.
+
+    Stage by stage, 1 - discount = WALK_DISCOUNTS (1e-2, 1e-4, 1e-6) and finally 0: each round
+    is one full sweep, which also records both players' greedy policy, then up to
+    WALK_POLICY_SWEEPS cheap float32 sweeps of that policy (WALK_POLISH_SWEEPS in the last stage;
+    in the discounted stages, where the engine can, a few of them and many over the hot set
+    instead: ``hot_round``). The last discounted stage ends when a full sweep changes no value by
+    more than ``tolerance / 10``, the ones before it at WALK_EARLY_AIM (1e-4: the next stage's first
+    sweeps move values by far more) (or 30 rounds have not halved the smallest change: float32
+    rounding and near-ties; or five rounds in a row stayed below twice that aim: see ``Stall``), so
+    that cycles kept up only by endless play have decayed below the check's slack. A sweep is
+    damped once the largest change falls at the rate the discount alone explains (``Flip``).
+    Each stage starts from the last, so the undiscounted stage starts next to the game's value, not in the basin of
+    a false solution. Returns (residual, sweeps, policy sweeps, states swept in hot sets, seconds);
+    checkpoints after every round (less often where writing one would take more than
+    CHECKPOINT_SHARE of the time: ``Pacer``), with the stage, and when stopped, so a stopped run
+    resumes in it.
+
+    Where the engine can (``skips``: a regenerating one) and WALK_SKIP is on, a full sweep backs
+    up from its policy row every state whose best actions are proven unchanged since its last full
+    backup (``solver.stochastic.skip``): the same values at a policy sweep's cost. ``work``, where
+    given, receives what the full sweeps generated (``skip_figures``).
+    """
+    stages = schedule.WALK_DISCOUNTS + (0.0,)
+    can_skip = getattr(K, "skips", False)
+    # the copy of the values goes beside a policy mapped from a file, so that it pages as the policy does
+    copy_file = root / checkpoint.COPY_FILE if isinstance(policy, np.memmap) else None
+    skip = Skip(values.shape[0], values.dtype, copy_file) if WALK_SKIP and can_skip else None
+    # the states and codes the full sweeps generated, where the engine counts them
+    counted = skip.work if skip is not None else np.zeros(2, dtype=np.int64) if can_skip else None
+    aim = tolerance / schedule.WALK_STAGE_FACTOR  # where a discounted stage ends
+    hot_rounds = bool(WALK_HOT_SWEEPS) and getattr(K, "hot_sets", False)
+    # the hot sets' marks: a byte a state here, unless the engine finds its hot sets itself (a GPU's)
+    mark = np.zeros(values.shape[0], dtype=np.uint8) if hot_rounds and not finds_hot_sets(K) else None
+    pacer = checkpoint.Pacer(root, values)
+    try:
+        while stage < len(stages):
+            d = stages[stage]
+            g = float(np.float32(1.0 - d))
+            end = max(aim, schedule.WALK_EARLY_AIM) if stage < len(schedule.WALK_DISCOUNTS) - 1 else aim
+            stalled = Stall(WALK_PROGRESS, WALK_NEAR * end, WALK_NEAR_ROUNDS)
+            flip, damp = Flip(), False
+            between = 0  # sweeps of every state since the last full sweep, besides the next one
+            while sweeps < max_sweeps:
+                t0 = time.perf_counter()
+                label = f"sweep {sweeps + 1} (1 - discount {d:g})" if d else f"sweep {sweeps + 1}"
+                last = full_sweep(K, values, threads, label, show_progress, policy, g, damp, skip, counted)
+                t_full = time.perf_counter() - t0
+                sweeps += 1
+                if last < tolerance and d == 0.0:
+                    residual = K.sweep(values, threads=threads, write=False)
+                    if residual < tolerance:
+                        spent += time.perf_counter() - t0
+                        pacer.round(walk_info(header, tolerance, sweeps, cheap, hot, stage, last), force=True)
+                        return residual, sweeps, cheap, hot, spent
+                done = bool(d) and (last < end or stalled(last))
+                rate = g ** (1 + between)  # how slowly a change can fall at most since the last round
+                was = cheap
+                if damp:
+                    pass  # no policy sweeps after a damped sweep: a GPU's own values are not the averaged ones
+                elif not done and d and hot_rounds:
+                    full, swept = hot_round(K, policy, values, threads, g, tolerance / 10, mark)
+                    cheap += full
+                    hot += swept
+                elif not done:
+                    for _ in range(WALK_POLICY_SWEEPS if d else WALK_POLISH_SWEEPS):
+                        cheap += 1
+                        if K.evaluate(policy, values, threads=threads, discount=g) < tolerance / 10:
+                            break
+                between = cheap - was
+                t_round = time.perf_counter() - t0
+                spent += t_round
+                pacer.round(walk_info(header, tolerance, sweeps, cheap, hot, stage + done, last), force=done)
+                if log:  # the split says what a round costs where: the projections' policy share
+                    generated = f", {skip.log[-1]['generated']:.1%} generated" if skip is not None else ""
+                    log(f"sweep {sweeps} (1 - discount {d:g}){' damped' if damp else ''}: largest change {last:.3g} "
+                        f"(full sweep {t_full:.1f} s{generated}, policy sweeps {t_round - t_full:.1f} s; "
+                        f"{spent:.1f} s so far)")
+                damp = flip(last, rate, damped=damp)
+                if done:
+                    break
+            else:
+                pacer.write()
+                raise RuntimeError(f"no convergence to {tolerance} within {max_sweeps} sweeps")
+            stage += 1
+        raise AssertionError("unreachable: the last stage returns")
+    except KeyboardInterrupt:
+        pacer.write()  # the rounds since the last checkpoint are kept: a resumed run goes on from here
+        raise
+    finally:
+        if work is not None:
+            work.update(skip_figures(skip, counted))
+        if skip is not None:
+            skip.close()
+
+
+def full_sweep(K: Any, values: np.ndarray, threads: int, label: str, show: bool | None, policy: np.ndarray,
+                g: float, damp: bool, skip: Skip | None, counted: np.ndarray | None) -> float:
+    """The walk's full sweep (``progress_sweep``), skipping what cannot change where ``skip`` is given
+    (solver.stochastic.skip). ``counted`` (two int64, where the engine counts) receives the
+    states generated and the codes written."""
+    if skip is None:
+        return progress_sweep(K, values, threads, label, show, policy, g, damp=damp,
+                      extra={"work": counted} if counted is not None else None)
+    skip.begin(values, g)
+    before = int(skip.work[0])
+    last = progress_sweep(K, values, threads, label, show, policy, g, damp=damp, extra=skip.kwargs())
+    skip.end(values, last, int(skip.work[0]) - before)
+    return last
+
+
+def skip_figures(skip: Skip | None, counted: np.ndarray | None) -> dict[str, Any]:
+    """What the walk's full sweeps generated (where the engine counts): states and outcome codes,
+    and where they skip, a row a full sweep (``Skip.log``)."""
+    if counted is None:
+        return {}
+    out: dict[str, Any] = {"generated_states": int(counted[0]), "generated_codes": int(counted[1])}
+    if skip is not None:
+        out["rounds"] = list(skip.log)
+    return out
+
+
+class Stall:
+    """Called with each sweep's largest change; True once the last _STALL_SWEEPS sweeps have not
+    brought the smallest change below ``progress`` times the smallest before them, or (with
+    ``rounds``) once the last ``rounds`` changes all lay below ``near``.
+
+    With ``progress`` 1 (the discounted repair) any new smallest change counts, so only float32
+    rounding stops a stage early. The walk uses ``WALK_PROGRESS`` (a halving per 30 rounds): on
+    K = 4 its discounted stages end on a plateau near 1e-6, where two threads' float32 rounding and
+    near-ties flipping the greedy policy keep the change from falling more than about 1% a round.
+    It also passes ``near``, twice its aim, for WALK_NEAR_ROUNDS rounds: a stage whose change has
+    stayed that close to its aim for five rounds has nothing left that another 20-30 rounds of
+    full sweeps would buy (measured on K = 4: docs/design/walk.md, "Longer hot sets, and a stage's tail cut").
+    """
+
+    def __init__(self, progress: float = 1.0, near: float = 0.0, rounds: int = 0) -> None:
+        self.progress = progress
+        self.near = near
+        self.rounds = rounds
+        self.changes: list[float] = []
+
+    def __call__(self, change: float) -> bool:
+        self.changes.append(change)
+        if self.rounds and len(self.changes) >= self.rounds and max(self.changes[-self.rounds:]) < self.near:
+            return True
+        if len(self.changes) <= _STALL_SWEEPS:
+            return False
+        return min(self.changes[-_STALL_SWEEPS:]) >= self.progress * min(self.changes[:-_STALL_SWEEPS])
+
+
+class Flip:
+    """Called with each round's largest change (its full sweep's) and the rate at which a mode that
+    nothing but the discount shrinks would have fallen since the last one (the discount to the
+    power of the sweeps of every state between them; 1 undiscounted); True when the next sweep
+    should be damped (``progress_sweep``): over the last WALK_FLIP_ROUNDS changes, each fell at that rate,
+    to within a factor WALK_FLIP_SPREAD either way.
+
+    Undiscounted, a position whose best action on every roll passes the turn to itself (both
+    sides blocked, or better off not moving: the same position with the sides swapped, which the
+    mirror numbers as the same) has the equation v = -v, worth 0, and a Gauss-Seidel sweep maps v
+    to -v: from any v other than 0 it flips for ever, and the positions that lead to it with it,
+    so the largest change stays put sweep after sweep (found on the 8-tile test board, four pieces,
+    tolerance 3e-7: 5.6e-6 for 3,000 sweeps, one thread). Where states are updated at once (a GPU's
+    launch, Ray's ranges, two threads' blocks) a pair of positions that pass to each other can do
+    the same. A discount shrinks such a value by the discount a sweep and no more (at 1 - 1e-6: not
+    at all), and no other mode can fall more slowly, so a largest change that falls at that rate is
+    carried by one, or by a slow mode that falls a little faster (a cycle that play seldom leaves).
+    Averaging a sweep with its start maps a flipping v to 0 at once; a slow mode loses half a sweep
+    to it. So a damped sweep is a probe: where the sweep after it has not cut the largest change
+    to WALK_FLIP_GAIN of the damped one's, nothing flipped, and this detector damps no more (in
+    the full discounted descent on the test board a slow mode at 0.9987 a sweep, against a
+    discount of 0.999, would otherwise be damped every fourth sweep); else the count starts again."""
+
+    def __init__(self, rounds: int | None = None, spread: float | None = None) -> None:
+        self.rounds = WALK_FLIP_ROUNDS if rounds is None else rounds
+        self.spread = WALK_FLIP_SPREAD if spread is None else spread
+        self.changes: list[tuple[float, float]] = []
+        self.probe = 0.0  # the change of the damped sweep, while the next one is awaited
+
+    def __call__(self, change: float, rate: float = 1.0, damped: bool = False) -> bool:
+        if damped:
+            self.changes = []
+            self.probe = change
+            return False
+        if self.probe and change > WALK_FLIP_GAIN * self.probe:
+            self.rounds = 0  # the damped sweep did not halve the change: no flip carried it; no more
+        self.probe = 0.0
+        self.changes.append((change, rate))
+        if not self.rounds or len(self.changes) < self.rounds:
+            return False
+        last = self.changes[-self.rounds:]
+        # each step at the rate, within the spread either way: a largest change that rises or jumps
+        # about is the greedy policy still moving (early in a stage), not a flip
+        return all(before > 0 and before * r <= after * self.spread and after <= before * r * self.spread
+                   for (before, _), (after, r) in zip(last, last[1:]))
+
+
+def walk_info(header: dict[str, Any], tolerance: float, sweeps: int, cheap: int, hot: int, stage: int,
+               change: float) -> dict[str, Any]:
+    return {"sweeps": sweeps, "products": 0, "policy_sweeps": cheap, "hot_states": hot, "stage": stage,
+            "discounts": list(schedule.WALK_DISCOUNTS), "change": change, "options": header, "tolerance": tolerance,
+            "method": "walk"}
+
+
+def finds_hot_sets(K: Any) -> bool:
+    """Whether the engine marks and gathers the walk's hot sets in its own memory (``hot_set``)."""
+    return bool(getattr(K, "device_hot_sets", False)) and callable(getattr(K, "hot_set", None))
+
+
+def hot_round(K: Any, policy: np.ndarray, values: np.ndarray, threads: int, g: float, floor: float,
+               mark: np.ndarray | None) -> tuple[int, int]:
+    """The walk's policy sweeps in a discounted stage, spent where the error is; returns (sweeps of
+    every state, states swept in the hot set).
+
+    In a game that mixes slowly the policy sweeps' error soon lives on a few states: on the fort
+    rules with four pieces, after 50 policy sweeps of the greedy pair 90% of it (squared) sat on
+    0.6% of the states and shrank by only 0.9983 a sweep. So: WALK_HOT_FULL - 1 sweeps of every
+    state (the fast modes), one more that marks the states it changed by more than its largest
+    change / WALK_HOT_SHARE (the hot set), up to WALK_HOT_SWEEPS sweeps of those states alone,
+    in rank order (fewer where the set is big: WALK_HOT_BUDGET sweeps of every state's worth at
+    most), and a last sweep of every state to pass what they learnt on. A hot set of more than
+    1 / WALK_HOT_MOST of the states (early in the walk the error is everywhere) gets the plain
+    round's policy sweeps instead; so the hot set's ranks take at most a byte a state, besides the
+    mark's byte. An engine that finds hot sets itself (``hot_set``, a GPU's: ``mark`` is None) marks
+    and gathers the same states, in the same order, in its own memory. Every step is a
+    Gauss-Seidel update of some states of the same equations, so the fixed point is the policy's,
+    as with the plain sweeps; none extrapolates. Each stops once a sweep changes nothing by more
+    than ``floor``."""
+    change = float("inf")
+    full = 0
+    for _ in range(WALK_HOT_FULL - 1):
+        full += 1
+        change = K.evaluate(policy, values, threads=threads, discount=g)
+        if change < floor:
+            return full, 0
+    full += 1
+    above = max(change / WALK_HOT_SHARE, floor / 10)
+    n = values.shape[0]
+    hot_set: Any
+    if mark is None:
+        change, hot_set, size = K.hot_set(policy, values, threads=threads, discount=g, above=above,
+                                          most=n // WALK_HOT_MOST)
+    else:
+        mark[:] = 0
+        change = K.evaluate(policy, values, threads=threads, discount=g, mark=mark, above=above)
+        size = int(np.count_nonzero(mark))
+    if change < floor:
+        return full, 0
+    if size * WALK_HOT_MOST > n:
+        for _ in range(WALK_POLICY_SWEEPS - full):
+            full += 1
+            if K.evaluate(policy, values, threads=threads, discount=g) < floor:
+                break
+        return full, 0
+    if mark is not None:
+        hot_set = np.flatnonzero(mark)
+    swept = 0
+    for _ in range(min(WALK_HOT_SWEEPS, int(WALK_HOT_BUDGET * n / max(1, size)))):
+        swept += size
+        if K.evaluate(policy, values, threads=threads, discount=g, subset=hot_set) < floor:
+            break
+    full += 1
+    K.evaluate(policy, values, threads=threads, discount=g)
+    return full, swept
+
+
+def progress_sweep(K: Any, values: np.ndarray, threads: int, label: str, show: bool | None,
+           policy: np.ndarray | None = None, discount: float = 1.0, start: int = 0, stop: int | None = None,
+           damp: bool = False, extra: dict[str, Any] | None = None) -> float:
+    """One sweep over ranks start..stop-1 (default: every state), in chunks for the progress bar.
+
+    ``damp``: each chunk's new values are averaged with the ones it started from (x + T x) / 2,
+    which has the same fixed points and kills a value that flips sign every sweep (see Flip); the
+    largest change returned is the sweep's own, before averaging. An engine whose values can run
+    ahead of the host's (a GPU's policy sweeps) is synced first; the next call to it must be a full
+    sweep, which takes the host's values. ``extra``: more arguments for the engine's sweep
+    (``Skip.kwargs``; a skipping sweep is told the largest change of its earlier chunks, ``moved``)."""
+    end = values.shape[0] if stop is None else stop
+    extra = dict(extra or {})
+    skipping = "bounds" in extra
+    worst = 0.0
+    chunk = getattr(K, "chunk", _CHUNK)  # a distributed engine sweeps whole: a call is a round trip
+    sync = getattr(K, "sync", None) if damp else None
+    if sync is not None:
+        sync(values)
+    label += " (damped)" if damp else ""
+    with progress(end - start, label, enabled=show) as bar:
+        for a in range(start, end, chunk):
+            b = min(end, a + chunk)
+            before = values[a:b].copy() if damp else None
+            if skipping:
+                extra["moved"] = worst
+            worst = max(worst, K.sweep(values, threads=threads, start=a, stop=b, policy=policy,
+                                       discount=discount, **extra))
+            if before is not None:
+                halfway(values, slice(a, b), before)
+            bar.update(b - a)
+            bar.note(f"{label} (change so far {worst:.2g})")
+    return worst
+
+
+def halfway(values: np.ndarray, where: Any, before: np.ndarray) -> None:
+    """A damped sweep's end (see Flip): the values at ``where`` (a slice or ranks), which the
+    sweep just wrote, averaged with ``before``, the ones it started from."""
+    values[where] = (values[where] + before) * values.dtype.type(0.5)
