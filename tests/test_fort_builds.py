@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gamesolver.games.ur import FORT_BUILD_ENV, fort_module, kernel
+from gamesolver.games.ur.generator import FORT_BUILD_ENV, fort_module, kernel
 from gamesolver.games.ur import _fort
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.solver.cli import cli

@@ -8,7 +8,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from gamesolver.games.ur import kernel
+from gamesolver.games.ur.generator import kernel
 from gamesolver.games.ur.notation import Position, format_position
 from gamesolver.games.ur.provenance import of_table
 from gamesolver.games.ur.rules import AUTO_BUILD_MAX_PIECES, UrOptions

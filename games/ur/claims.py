@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from gamesolver.games.claims import ClaimResult
-from gamesolver.games.ur import kernel
+from gamesolver.games.ur.generator import kernel
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.games.ur.solve import check_eps, default_table_dir, load_table, state_value
 from gamesolver.solver.errors import MissingTableError, TableError

@@ -15,7 +15,7 @@ from typing import Any, Callable
 import click
 import numpy as np
 
-from gamesolver.games.ur import kernel
+from gamesolver.games.ur.generator import kernel
 from gamesolver.solver.stochastic.outcomes import GRAPH_CHOICES, Regenerated, scratch_graph, want_graph
 from gamesolver.games.ur.notation import Position, diagram, format_position, parse
 from gamesolver.games.ur.answers import (

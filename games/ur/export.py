@@ -11,7 +11,7 @@ from typing import IO, Iterator
 
 import numpy as np
 
-from gamesolver.games.ur import kernel
+from gamesolver.games.ur.generator import kernel
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.solver.stochastic.outcomes import build_graph
 from gamesolver.solver.tables.table import Table

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from gamesolver import data
-from gamesolver.games.ur import kernel
+from gamesolver.games.ur.generator import kernel
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.solver.errors import CorruptTableError, InputError, PositionNotCoveredError, TableMismatchError
 from gamesolver.solver.tables.paths import file_kind
