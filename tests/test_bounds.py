@@ -666,19 +666,19 @@ def test_a_second_pass_starts_its_solves_from_what_the_first_proved(tmp_path, mo
 
 
 def test_solve_certify_proves_over_the_graph_the_solve_stored(tmp_path, monkeypatch) -> None:
-    import gamesolver.games.ur.solve as ur_solve
+    from gamesolver.solver.stochastic import solve as engine_solve
 
     seen = []
-    real = ur_solve.certify
+    real = engine_solve.certify
 
     def spy(*args, **kw):
         seen.append(kw.get("graph"))
         return real(*args, **kw)
 
-    monkeypatch.setattr(ur_solve, "certify", spy)
+    monkeypatch.setattr(engine_solve, "certify", spy)
     o = mini_options(tmp_path, 4)
-    stored = solve(o, tmp_path / "s", tolerance=1e-6, threads=2, graph="store", certified=True)
-    regenerated = solve(o, tmp_path / "r", tolerance=1e-6, threads=2, graph="regenerate", certified=True)
+    stored = solve(o, tmp_path / "s", tolerance=1e-6, threads=2, graph="store", proof=True)
+    regenerated = solve(o, tmp_path / "r", tolerance=1e-6, threads=2, graph="regenerate", proof=True)
     assert seen[0] is not None and seen[0].stored and seen[0].codes.size > 0  # no second generation of outcomes
     assert seen[1] is None
     assert stored.meta["certified"]["gap"] < 1e-6 and regenerated.meta["certified"]["gap"] < 1e-6

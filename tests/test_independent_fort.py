@@ -23,7 +23,7 @@ def proven(tmp_path_factory):
     """The engine's proven table of the test board, and its states as tile sets."""
     d = tmp_path_factory.mktemp("independent")
     o = mini_options(d, PIECES)
-    table = solve(o, d / "t", tolerance=3e-7, threads=2, certified=True, certify_gap=1e-6, show_progress=False)
+    table = solve(o, d / "t", tolerance=3e-7, threads=2, proof=True, width=1e-6, show_progress=False)
     assert of_table(table).proven
     K = kernel(o)
     ms, ts = K.unrank(np.arange(K.state_count))

@@ -53,7 +53,7 @@ def tables(tmp_path_factory):
         "solved 8-tile board": (mini, solve(mini, d / "mini", tolerance=1e-5, show_progress=False).path),
         # proven: the file carries each position's interval, and answers print it as the table does
         "proven 8-tile board": (mini, solve(mini, d / "proven", tolerance=1e-5, show_progress=False,
-                                            certified=True).path),
+                                            proof=True).path),
         "random values, mirrored 9-tile board": (sym, random_table(sym, d / "sym", 1)),
         "random values, real board": (real, random_table(real, d / "real", 2)),
     }

@@ -16,12 +16,11 @@ from gamesolver.games.ur.solve import (
     choice_interval,
     choices,
     default_table_dir,
-    default_threads,
     state_interval,
     state_value,
     stored_state_count,
 )
-from gamesolver.solver.stochastic.planning import TYPICAL_SWEEPS
+from gamesolver.solver.stochastic.planning import TYPICAL_SWEEPS, default_threads
 
 
 def shipped_fallback(options: UrOptions, cache: str | Path | None) -> Any:

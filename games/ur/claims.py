@@ -17,7 +17,8 @@ import numpy as np
 from gamesolver.games.claims import ClaimResult
 from gamesolver.games.ur.generator import kernel
 from gamesolver.games.ur.rules import UrOptions
-from gamesolver.games.ur.solve import check_eps, default_table_dir, load_table, state_value
+from gamesolver.games.ur.solve import default_table_dir, load_table, state_value
+from gamesolver.solver.stochastic.iteration import check_eps
 from gamesolver.solver.errors import MissingTableError, TableError
 from gamesolver.solver.tables.table import Table
 

@@ -1,7 +1,7 @@
 """Solving RoyalUr's rule sets (Finkel, Blitz, Masters) on the dice-game engine, and querying.
 
 ``royal_game`` builds the Cython move generator (``games.ur._royal``) for a rule set; ``royal_solve``
-solves it tier group by tier group (``solver.stochastic.iteration.solve_values`` with ``tiers``) in float64,
+solves it tier group by tier group (``solver.stochastic.solve.solve_table`` with ``tiers``) in float64,
 since RoyalUr's published start values have ten digits, and writes the table with
 ``solver.tables.table.write_table``. The table holds V = P(win) - P(loss) for the side to move, before
 the roll; the mover's chance of winning is (1 + V) / 2.
@@ -18,8 +18,8 @@ import numpy as np
 
 from gamesolver.games.ur import royal
 from gamesolver.solver.tables.paths import cache_dir
-from gamesolver.solver.stochastic.iteration import solve_values
-from gamesolver.solver.tables.table import Table, open_or_build, open_table, write_table
+from gamesolver.solver.stochastic.solve import SolveSettings, TableSpec, solve_table
+from gamesolver.solver.tables.table import Table, open_or_build
 
 GAME = "ur"
 ENCODING = "royalur-mover-relative-score-tiers"
@@ -115,22 +115,10 @@ def royal_solve(
     if log:
         log(f"{rules.name}, {rules.pieces} pieces: about {need / 2**30:.1f} GiB at the peak (float64 values and the "
             f"largest tier group's stored outcomes)")
-    solved = solve_values(game, root, header(rules), tolerance=tolerance, threads=threads, method="sweeps",
-                          graph=graph, show_progress=show_progress, log=log, dtype="float64",
-                          tiers=tier_ranges(rules))
-    table = write_table(
-        root,
-        game=GAME,
-        rule=rules.name,
-        encoding=ENCODING,
-        encoding_version=ENCODING_VERSION,
-        state_count=game.state_count,
-        arrays={"value": solved.values},
-        options=header(rules),
-        meta=dict(solved.meta),
-        seconds=solved.seconds,
-    )
-    return open_table(table)
+    settings = SolveSettings(tolerance=tolerance, threads=threads, method="sweeps", graph=graph, dtype="float64",
+                             tiers=tier_ranges(rules), show_progress=show_progress, log=log)
+    spec = TableSpec(GAME, rules.name, ENCODING, ENCODING_VERSION, header(rules))
+    return solve_table(game, root, spec, settings, verify=True)
 
 
 def load_royal_table(rules: royal.RuleSet, table_dir: str | os.PathLike[str] | None = None, *,

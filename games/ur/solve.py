@@ -22,12 +22,11 @@ from gamesolver.games.ur.generator import kernel
 from gamesolver.games.ur.engine import Action, actions, terminal_value
 from gamesolver.games.ur.notation import Position
 from gamesolver.games.ur.rules import UrOptions
-from gamesolver.solver.stochastic.bounds import certify, check_certify_fits, matrix_bytes_estimate
+from gamesolver.solver.stochastic.solve import Proof, SolveSettings, TableSpec, solve_table
+from gamesolver.solver.stochastic.solve import proof_refused as engine_proof_refused
 from gamesolver.solver.errors import CorruptTableError, InputError, MissingTableError, TableError
 from gamesolver.solver.tables.paths import cache_dir
-from gamesolver.solver.stochastic.iteration import check_eps, endless_check, solve_values  # noqa: F401  (re-exported)
-from gamesolver.solver.stochastic.planning import POLICY_PLACES, default_threads  # noqa: F401  (re-exported for the CLI)
-from gamesolver.solver.stochastic.schedule import DEFAULT_TOLERANCE, METHODS  # noqa: F401  (re-exported for the CLI)
+from gamesolver.solver.stochastic.schedule import DEFAULT_TOLERANCE
 from gamesolver.solver.tables.table import VERIFY_ONCE, Table, open_or_build, open_table, write_table
 
 GAME = "ur"
@@ -82,6 +81,14 @@ def default_table_dir(options: UrOptions, cache: str | os.PathLike[str] | None =
                                       f"{h['dice_sha256'][:10]}")
 
 
+def table_spec(options: UrOptions) -> TableSpec:
+    """What a fort-rules table records besides its values: its names, its options, the
+    generator's tier offsets and mirror index (built after the solve), the board file it read."""
+    return TableSpec(GAME, RULE, ENCODING, ENCODING_VERSION, options.header(),
+                     arrays=lambda: {"tier_offsets": kernel(options).tier_offsets(), **index_arrays(options)},
+                     meta={"board_file": options.board.source})
+
+
 def solve(
     options: UrOptions,
     out: str | os.PathLike[str] | None = None,
@@ -93,100 +100,28 @@ def solve(
     graph: str = "auto",
     show_progress: bool | None = None,
     log: Any = None,
-    certified: bool = False,
+    proof: Proof = False,
+    width: float | None = None,
     engine: Any = None,
-    certify_gap: float | None = None,
     policy_place: str = "auto",
 ) -> Table:
     """Solve and write the table at ``out`` (default: the cache); resumes from the checkpoint a
-    stopped run left there. ``method``, ``graph``, ``engine`` (e.g. ``ray_engine``) and
-    ``policy_place`` (where the walk keeps its policy): see ``solver.stochastic.iteration.solve_values``.
-    ``certified``: also prove an interval around every value (``solver.stochastic.bounds.certify``) and
-    record its figures in the header's ``certified``;
-    ``certify_gap``: the widest interval it aims for, and how near the best by the values an
-    action of the proven strategy must be (default: ``tolerance``; a solve to 1e-6 proven to
-    1e-5 is cheaper than a solve to 1e-5 proven to 1e-5, see docs/design/proof.md)."""
+    stopped run left there. One call of the engine (``solver.stochastic.solve.solve_table``):
+    ``method``, ``graph``, ``engine`` (e.g. ``ray_engine``) and ``policy_place`` (where the walk
+    keeps its policy) as in ``solver.stochastic.iteration.solve_values``; ``proof`` (False, True,
+    or "auto": where it fits) an interval proven around every value, recorded in the header's
+    ``certified``, the widest aimed at ``width`` (default: ``tolerance``; a solve to 1e-6 proven
+    to 1e-5 is cheaper than a solve to 1e-5 proven to 1e-5, see docs/design/proof.md)."""
     root = Path(out) if out is not None else default_table_dir(options)
-    game = kernel(options)
-    header = options.header()
-    if certified:  # refused now rather than after a long solve
-        need = check_certify_fits(game.state_count, game.roll_count)
-        if log and need >= 2**30:  # worth a line where it is a share of the machine
-            log(f"the proof will need about {need / 2**30:.1f} GiB at its peak, and about "
-                f"{matrix_bytes_estimate(game.state_count) / 2**30:.1f} GiB more for the pair's matrix, "
-                "which it builds only where that fits in the memory then free (products twice as fast)")
-    solved = solve_values(game, root, header, tolerance=tolerance, threads=threads, max_sweeps=max_sweeps,
-                          method=method, graph=graph, show_progress=show_progress, log=log, engine=engine,
-                          policy_place=policy_place)
-    meta = {**solved.meta, "board_file": options.board.source}
-    values = solved.values
-    intervals: dict[str, np.ndarray] = {}
-    if certified:
-        gap = tolerance if certify_gap is None else certify_gap
-        cert = certify(game, solved.values, gap, threads or default_threads(), show_progress=show_progress,
-                       log=log, graph=solved.graph)
-        values, intervals, meta["certified"] = kept_proof(cert, solved.values, gap)
-    table = write_table(
-        root,
-        game=GAME,
-        rule=RULE,
-        encoding=ENCODING,
-        encoding_version=ENCODING_VERSION,
-        state_count=game.state_count,
-        arrays={"value": values, **intervals, "tier_offsets": game.tier_offsets(), **index_arrays(options)},
-        options=header,
-        meta=meta,
-        seconds=solved.seconds,
-    )
-    return open_table(table, verify=VERIFY_ONCE)  # checked now, so the first query need not
+    settings = SolveSettings(tolerance=tolerance, threads=threads, max_sweeps=max_sweeps, method=method,
+                             graph=graph, engine=engine, policy_place=policy_place, show_progress=show_progress,
+                             log=log)
+    return solve_table(kernel(options), root, table_spec(options), settings, proof=proof, width=width)
 
 
 def proof_refused(options: UrOptions) -> str | None:
     """Why the proof of these options' values does not fit this machine (one line), or None."""
-    game = kernel(options)
-    try:
-        check_certify_fits(game.state_count, game.roll_count)
-    except InputError as exc:
-        return str(exc).split(";")[0]
-    return None
-
-
-def kept_proof(cert: Any, values: np.ndarray, gap: float) -> tuple[np.ndarray, dict[str, np.ndarray], dict[str, Any]]:
-    """What a table keeps of a proof (``solver.stochastic.bounds.certify``) of ``values``, aimed at ``gap``:
-    (its values, its interval arrays, the header's ``certified``). Where the intervals say more
-    than the values (narrower than the values' own error), the values become their middles and
-    the intervals are stored beside them; otherwise the values stay and only the figures go in."""
-    figures = {**cert.summary(), "aimed_at": gap}
-    if cert.method == "strategy" and cert.gap < 2 * cert.bound:
-        middles, low, high, bound = cert.centred()
-        figures.update({"bound": bound, "values": "centred", "solved_values_bound": cert.bound})
-        return middles, {"lower": low, "upper": high}, figures
-    return values, {}, figures
-
-
-def record_proof(table: Table, cert: Any, gap: float) -> Table:
-    """Rewrite a solved ``table`` (atomically, as a solve writes one) with a proof made from its
-    values afterwards (``solver ur check --bounds --record``): ``kept_proof``, every other array
-    and figure kept; an earlier proof recorded in it is replaced."""
-    values = np.ascontiguousarray(table["value"], dtype=np.float32)
-    values, intervals, figures = kept_proof(cert, values, gap)
-    figures["proven_after_solving"] = True
-    arrays = {name: np.asarray(table[name]) for name in table.header["arrays"]
-              if name not in ("value", "lower", "upper")}
-    meta = {**table.meta, "certified": figures}
-    path = write_table(
-        table.path,
-        game=GAME,
-        rule=RULE,
-        encoding=ENCODING,
-        encoding_version=ENCODING_VERSION,
-        state_count=table.state_count,
-        arrays={"value": values, **intervals, **arrays},
-        options=table.options,
-        meta=meta,
-        seconds=table.header.get("created", {}).get("seconds"),
-    )
-    return open_table(path, verify=VERIFY_ONCE)
+    return engine_proof_refused(kernel(options))
 
 
 def index_arrays(options: UrOptions) -> dict[str, Any]:
@@ -320,7 +255,7 @@ def load_table(
         if log:
             log(f"solving Ur (fort rules) with {options.pieces} piece{'s' if options.pieces > 1 else ''}"
                 f"{' and proving it' if prove else ''} (first use; cached in {root})")
-        solve(options, root, show_progress=None, certified=prove, certify_gap=DEFAULT_WIDTH if prove else None)
+        solve(options, root, show_progress=None, proof=prove, width=DEFAULT_WIDTH)
 
     table = open_or_build(root, expect, make if build else None, verify=verify)
     if scattered:

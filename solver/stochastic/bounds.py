@@ -532,7 +532,7 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
             show_progress: bool | None = False, log: Callable[[str], None] | None = None,
             tighten_sweeps: int = _TIGHTEN_SWEEPS, graph: Any = None,
             loosen_sweeps: int = _LOOSEN_SWEEPS, method: str = "strategy",
-            rounds: int = _ROUNDS, refine: int = 2) -> Certificate:
+            rounds: int = _ROUNDS, refine: int = 2, fits_checked: bool = False) -> Certificate:
     """Proven bounds around ``values`` (float32 or float64, one per state of ``game``, a
     ``StochasticGame``). ``method``: where the consistent pair comes from: ``strategy`` (the
     default: the strategy against its best answer, ``strategy_pair``, in at most ``rounds``
@@ -549,12 +549,16 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
     intersection is). It stops early when a pass does not halve the widest interval. A pass
     that is not the last possible one and whose pair is still wider than ``tolerance`` (and half
     the last one's width at most) is left unproven: it only chooses the next strategy. The
-    last pass is always proven. The bound is still measured from the given ``values``."""
+    last pass is always proven. The bound is still measured from the given ``values``.
+
+    ``fits_checked``: the caller has checked already that the proof fits this machine's memory
+    (``solve.solve_table`` does, once, before the solve); otherwise it is checked here."""
     if method not in ("strategy", "loosening"):
         raise ValueError(f"method must be 'strategy' or 'loosening'; got {method!r}")
     if refine < 0:
         raise ValueError(f"refine must be at least 0; got {refine}")
-    check_certify_fits(game.state_count, game.roll_count)
+    if not fits_checked:
+        check_certify_fits(game.state_count, game.roll_count)
     kw = dict(threads=threads, show_progress=show_progress, log=log, tighten_sweeps=tighten_sweeps, graph=graph,
               loosen_sweeps=loosen_sweeps, method=method, rounds=rounds)
     proven: Certificate | None = None  # the intersection of the passes proven so far
