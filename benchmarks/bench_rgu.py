@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from gamesolver.games.ur import rgu, royal
+from gamesolver.games.ur import rgu, rgu_keys, royal
 from gamesolver.games.ur.royal_table import royal_game
 
 GIB = 2**30
@@ -76,7 +76,7 @@ def phase_read(args: argparse.Namespace) -> dict:
 
 def phase_probe(args: argparse.Namespace) -> dict:
     rules = args.rules_set
-    enc, ke = royal.encoding(rules), rgu.key_encoding(rules)
+    enc, ke = royal.encoding(rules), rgu_keys.key_encoding(rules)
     table = rgu.read_rgu(args.out)
     base, anon, file_pages = _status("VmHWM"), _status("RssAnon"), _status("RssFile")
     ranks = np.random.default_rng(2).integers(0, enc.size, 1000)
@@ -118,12 +118,12 @@ def export_cli(args: argparse.Namespace) -> tuple[float, int]:
 
 def keys_compared(rules: royal.RuleSet, sample: int) -> tuple[float, float]:
     """Microseconds a state: the per-state Python key (on ``sample`` ranks) and numpy (a chunk)."""
-    enc, ke, game = royal.encoding(rules), rgu.key_encoding(rules), royal_game(rules)
+    enc, ke, game = royal.encoding(rules), rgu_keys.key_encoding(rules), royal_game(rules)
     ranks = np.sort(np.random.default_rng(0).choice(enc.size, min(sample, enc.size), replace=False))
     t = time.perf_counter()
     slow = [ke.state_key(enc.unrank(int(r))) for r in ranks]
     slow_us = (time.perf_counter() - t) / ranks.size * 1e6
-    block = np.arange(enc.size // 2, min(enc.size // 2 + rgu.CHUNK, enc.size), dtype=np.int64)
+    block = np.arange(enc.size // 2, min(enc.size // 2 + rgu_keys.CHUNK, enc.size), dtype=np.int64)
     ke.keys_of(*game.unrank_many(block[:1000]))  # tables built outside the timing
     t = time.perf_counter()
     ke.keys_of(*game.unrank_many(block))
@@ -152,7 +152,7 @@ def main() -> None:
     print(f"{rules.name}, {rules.pieces} pieces, {n:,} states, {os.cpu_count()} cores, load average "
           f"{os.getloadavg()[0]:.1f}")
     print(f"keys: {slow_us:.2f} us a state per state in Python ({args.sample:,} sampled ranks), {fast_us:.4f} us in "
-          f"numpy (unrank_many + keys_of, a chunk of {rgu.CHUNK:,}): {slow_us / fast_us:.0f}x; the Python path "
+          f"numpy (unrank_many + keys_of, a chunk of {rgu_keys.CHUNK:,}): {slow_us / fast_us:.0f}x; the Python path "
           f"would take {slow_us * n / 60e6:.1f} minutes for the keys alone")
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as tmp:
         args.out = Path(tmp) / "t.rgu"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from gamesolver.games.ur import rgu, royal
+from gamesolver.games.ur import rgu, rgu_keys, royal
 from gamesolver.solver.errors import (
     CorruptTableError,
     InputError,
@@ -50,7 +50,7 @@ def test_reads_royalurs_table():
 
 def test_our_solve_has_their_key_set_and_values(finkel2_solution):
     t = rgu.read_rgu(THEIRS)
-    keys, percent = rgu.table_from_values(FINKEL2, finkel2_solution.values)
+    keys, percent = rgu_keys.table_from_values(FINKEL2, finkel2_solution.values)
     order = np.argsort(keys)
     keys, percent = keys[order], percent[order]
     assert np.array_equal(keys, t.all_keys())
@@ -89,7 +89,7 @@ def test_rewriting_their_table_reproduces_its_data_bytes(tmp_path):
 
 @pytest.mark.parametrize("value_type", ["percent16", "float32", "float64"])
 def test_round_trip_every_value_type(tmp_path, value_type, finkel2_solution):
-    keys, percent = rgu.table_from_values(FINKEL2, finkel2_solution.values)
+    keys, percent = rgu_keys.table_from_values(FINKEL2, finkel2_solution.values)
     out = tmp_path / f"t-{value_type}.rgu"
     rgu.write_values(out, FINKEL2, finkel2_solution.values, value_type, {"tolerance": 1e-15})
     t = rgu.read_rgu(out)
@@ -117,12 +117,12 @@ def test_keys_are_distinct_for_every_rule_set():
     for name, pieces in (("masters", 2), ("blitz", 2)):
         rules = royal.load_ruleset(name, pieces)
         enc = royal.Encoding(rules)
-        keys, _ = rgu.table_from_values(rules, np.zeros(enc.size))
+        keys, _ = rgu_keys.table_from_values(rules, np.zeros(enc.size))
         assert len(set(keys.tolist())) == len(keys) == enc.royalur_state_count()
     # shared tiles beyond eight are read in runs: Masters has twelve, in two runs of six
-    ke = rgu.KeyEncoding(royal.load_ruleset("masters"))
+    ke = rgu_keys.KeyEncoding(royal.load_ruleset("masters"))
     assert (ke.run, ke.runs, ke.run_bits, ke.board_bits) == (6, 2, 10, 28)
-    kf = rgu.KeyEncoding(royal.load_ruleset("finkel"))
+    kf = rgu_keys.KeyEncoding(royal.load_ruleset("finkel"))
     assert (kf.run, kf.runs, kf.run_bits, kf.board_bits) == (8, 1, 13, 25)
 
 
@@ -222,7 +222,7 @@ def _finkel_key_by_lanes(light: royal.Side, dark: royal.Side) -> int:
 
 def test_keys_match_the_lane_by_lane_finkel_formula():
     rules = royal.load_ruleset("finkel")
-    ke = rgu.KeyEncoding(rules)
+    ke = rgu_keys.KeyEncoding(rules)
     rng = random.Random(5)
     for _ in range(200):
         pos = random_position(rules, rng)
@@ -332,7 +332,7 @@ def test_the_numpy_keys_equal_the_slow_key_of_each_state(name: str, pieces: int,
     from gamesolver.games.ur.royal_table import royal_game
 
     rules = royal.load_ruleset(name, pieces)
-    enc, ke, game = royal.encoding(rules), rgu.key_encoding(rules), royal_game(rules)
+    enc, ke, game = royal.encoding(rules), rgu_keys.key_encoding(rules), royal_game(rules)
     ranks = np.random.default_rng(seed).integers(0, enc.size, 300)
     states = [enc.unrank(int(r)) for r in ranks]
     want = [_reference_key(rules, s.mine, s.theirs) for s in states]
@@ -349,7 +349,7 @@ def test_keys_of_random_positions_equal_the_reference(name: str, pieces: int, se
     states = [random_position(rules, rng).state() for _ in range(50)]
     mask = [sum(1 << i for i in s.mine.path) for s in states]
     other = [sum(1 << i for i in s.theirs.path) for s in states]
-    got = rgu.key_encoding(rules).keys_of(np.array(mask, np.uint32), np.array([s.mine.scored for s in states]),
+    got = rgu_keys.key_encoding(rules).keys_of(np.array(mask, np.uint32), np.array([s.mine.scored for s in states]),
                                           np.array(other, np.uint32), np.array([s.theirs.scored for s in states]))
     assert got.tolist() == [_reference_key(rules, s.mine, s.theirs) for s in states]
 
@@ -393,11 +393,11 @@ def test_the_writer_writes_the_reference_bytes_across_maps_and_chunks(tmp_path, 
     from gamesolver.games.ur.royal_table import royal_game
 
     rules = royal.load_ruleset("blitz", 3)
-    game, ke = royal_game(rules), rgu.key_encoding(rules)
+    game, ke = royal_game(rules), rgu_keys.key_encoding(rules)
     values = rng.random(game.state_count)
     rgu.write_values(tmp_path / "b3.rgu", rules, values, "percent16")
     state_keys = ke.keys_of(*game.unrank_many(np.arange(game.state_count)))
-    won = rgu.won_keys(rules)
+    won = rgu_keys.won_keys(rules)
     want = _reference_file(rules, state_keys.tolist() + won.tolist(), (values * 100).tolist() + [100.0] * won.size,
                            "percent16", {})
     assert (tmp_path / "b3.rgu").read_bytes() == want
