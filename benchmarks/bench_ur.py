@@ -354,7 +354,7 @@ def main() -> None:
     print("outcomes generated per roll, k=4 (mean of 5,000 random states): "
           + ", ".join(f"{a} {c:.1f}" for a, c in zip(names, counts)))
     with tempfile.TemporaryDirectory() as tmp:
-        methods = ("walk", "sweeps", "policy")
+        methods = ("walk", "sweeps")
         for k in (3,):
             for method in methods:
                 t = time.perf_counter()

@@ -145,13 +145,6 @@ def test_the_solution_passes_and_a_false_bellman_solution_fails(mini4_solved) ->
         b.mask({b.index("B1"), b.index("B2")}), b.mask({b.index("C3")}))
 
 
-def test_policy_method_is_repaired_to_the_solution(mini4_solved, tmp_path) -> None:
-    o, K, table, _ = mini4_solved
-    fast = solve(o, tmp_path / "policy", tolerance=3e-7, threads=2, method="policy")
-    assert fast.meta["method"] == "policy" and fast.meta["endless_check"]["flagged"] == 0
-    assert np.abs(np.array(fast["value"]) - np.array(table["value"])).max() < 1e-5
-
-
 def test_cli_check_passes_the_solution_and_fails_a_false_one(mini4_solved, tmp_path) -> None:
     o, K, table, d = mini4_solved
     board = str(d / "mini_board.json")

@@ -1,5 +1,5 @@
-"""The policy method of the Ur solve: recorded policies, their evaluation and BiCGSTAB (that the
-method ends on the game's value, after the endless check, is in test_ur_endless)."""
+"""The walk's policies on the Ur solve: recorded policies and the sweeps of them (plain, over a
+hot set), the method choice, and BiCGSTAB, which the proof's evaluations use."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,7 +9,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gamesolver.games.ur import kernel
-from gamesolver.solver.stochastic.iteration import evaluate_policy
 from gamesolver.solver.stochastic.planning import choose_method
 from gamesolver.solver.cli import cli
 from gamesolver.solver.errors import InputError
@@ -91,16 +90,6 @@ def test_policy_products_equal_a_plain_sum_over_the_codes(mini4) -> None:
     assert W[0] == pytest.approx(sum(p[r] * term(int(policy[0, r]), V) for r in range(R)), abs=1e-6)
 
 
-def test_evaluating_a_policy_solves_its_equations(mini4) -> None:
-    _, K, V0 = mini4
-    V, policy = greedy(K, V0)
-    res = evaluate_policy(K, policy, V, 1e-9, threads=2)
-    assert res.converged and res.residual < 1e-9 < res.initial
-    # the fixed point of the policy: one more policy sweep changes (almost) nothing
-    assert K.evaluate(policy, V.copy(), threads=1) < 1e-6
-    assert np.abs(V).max() <= 1.0
-
-
 @settings(max_examples=25, deadline=None)
 @given(st.integers(2, 60), st.integers(0, 2**32 - 1))
 def test_bicgstab_equals_a_dense_solve(size: int, seed: int) -> None:
@@ -127,11 +116,11 @@ def test_bicgstab_reports_failure_when_stopped_early() -> None:
 
 def test_method_choice() -> None:
     assert choose_method("sweeps", 10**6, 6) == "sweeps"
-    assert choose_method("policy", 1000, 6) == "policy"
+    assert choose_method("walk", 1000, 6) == "walk"
     with pytest.raises(InputError, match="memory"):
-        choose_method("policy", 10**13, 6)  # far more memory than any machine
-    with pytest.raises(InputError, match="unknown method"):
-        choose_method("newton", 10, 6)
+        choose_method("walk", 10**13, 6, place="memory")  # far more memory than any machine
+    with pytest.raises(InputError, match="unknown method 'policy'; expected one of walk, sweeps"):
+        choose_method("policy", 10, 6)  # the experimental Krylov method is gone
 
 
 def test_cli_method_option(tmp_path) -> None:
@@ -139,9 +128,9 @@ def test_cli_method_option(tmp_path) -> None:
     assert r.exit_code == 2 and "newton" in r.output and "Traceback" not in r.output
     r = CliRunner().invoke(cli, ["ur", "solve", "--pieces", "1", "--threads", "0", "--out", str(tmp_path / "t")])
     assert r.exit_code == 2 and "--threads" in r.output
-    r = CliRunner().invoke(cli, ["ur", "solve", "--pieces", "2", "--method", "policy", "--out", str(tmp_path / "t")])
+    r = CliRunner().invoke(cli, ["ur", "solve", "--pieces", "2", "--method", "sweeps", "--out", str(tmp_path / "t")])
     assert r.exit_code == 0, r.output
-    assert "(policy)" in r.output and "value of start for the first player: +0.000000" in r.output
+    assert "(sweeps)" in r.output and "value of start for the first player: +0.000000" in r.output
 
 
 @settings(max_examples=20, deadline=None)

@@ -177,7 +177,7 @@ def test_cli_solve_with_the_ray_backend(cluster, tmp_path) -> None:
 
 
 @pytest.mark.parametrize("args, words", [
-    (["--backend", "gpu", "--method", "policy"], "--method policy is not on the GPU"),  # the rest: test_ur_gpu.py
+    (["--method", "policy"], "'policy' is not one of 'walk', 'sweeps'"),  # the experimental method is gone
     (["--address", "10.0.0.1:6379"], "--address applies to --backend ray"),
     (["--workers", "2"], "--workers applies to --backend ray"),
 ])

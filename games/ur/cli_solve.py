@@ -93,8 +93,7 @@ _solve_graph_option = click.option(
 @click.option("--method", type=click.Choice(METHODS), default="walk", show_default=True,
               help="walk: full sweeps, each followed by cheap sweeps of the greedy policy, while a "
                    "discount walks up to 1 (fewest sweeps; 24 bytes a state more); sweeps: plain value "
-                   "iteration from zero; policy (experimental): Krylov evaluations of the greedy policy. "
-                   "Every method ends with the endless check and its repair (docs/design/walk.md).")
+                   "iteration from zero. Both end with the endless check and its repair (docs/design/walk.md).")
 @click.option("--walk-policy", "policy_place", type=click.Choice(POLICY_PLACES), default="auto",
               show_default=True,
               help="Where the walk keeps its policy (24 bytes a state): memory; disk, a file in the table's "
@@ -129,7 +128,7 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
     fits, and write the table (resumes a stopped run)."""
     if threads is not None and threads < 1:
         raise InputError("--threads must be at least 1")
-    _check_backend(backend, address, workers, method)
+    _check_backend(backend, address, workers)
     if policy_place != "auto" and (method != "walk" or backend != "cpu"):
         raise InputError("--walk-policy applies to the walk (--method walk) on --backend cpu; the GPU and Ray "
                          "engines keep the policy where they sweep")
@@ -204,19 +203,17 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
     click.echo(f"table: {table.path}")
 
 
-def _check_backend(backend: str, address: str | None, workers: int | None, method: str) -> None:
+def _check_backend(backend: str, address: str | None, workers: int | None) -> None:
     """The backend options, checked before anything starts (Ray's start-up takes seconds)."""
     if backend != "ray":
         for name, value in (("address", address), ("workers", workers)):
             if value is not None:
                 raise InputError(f"--{name} applies to --backend ray")
         if backend == "gpu":
-            _check_gpu(method)
+            _check_gpu()
         return
     if workers is not None and workers < 1:
         raise InputError("--workers must be at least 1")
-    if method == "policy":
-        raise InputError("--backend ray runs the walk and plain sweeps; --method policy is not distributed")
     if click.get_current_context().get_parameter_source("graph") != click.core.ParameterSource.DEFAULT:
         raise InputError("--graph applies to --backend cpu and gpu; the ray workers generate the outcomes in every "
                          "sweep")
@@ -225,10 +222,8 @@ def _check_backend(backend: str, address: str | None, workers: int | None, metho
     import_ray()  # without Ray: one line naming the extra
 
 
-def _check_gpu(method: str) -> None:
+def _check_gpu() -> None:
     """--backend gpu's options, and numba-cuda and a GPU, checked before anything is built."""
-    if method == "policy":
-        raise InputError("--backend gpu runs the walk and plain sweeps; --method policy is not on the GPU")
     from gamesolver.solver.backends.gpu.driver import NO_GPU, import_cuda
 
     if not import_cuda().is_available():  # without numba-cuda: one line naming the extra

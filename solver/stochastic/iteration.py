@@ -24,7 +24,6 @@ from typing import Any, Callable
 import numpy as np
 
 from gamesolver.solver.errors import InputError
-from gamesolver.solver.stochastic.krylov import bicgstab
 from gamesolver.solver.stochastic.outcomes import (
     GRAPH_DIR, Regenerated, StoredGraph, build_graph, build_mapped_graph, estimate_bytes,
     load_graph, want_graph,
@@ -35,7 +34,6 @@ from gamesolver.solver.stochastic import checkpoint, planning, schedule, walk
 
 MIN_TOLERANCE_FLOAT64 = 1e-14  # the same for float64 values, with room for summing rounding
 _SMALL_TIER = 1 << 16  # tiers with fewer states are swept on one thread
-_SETTLE_SWEEPS = 20
 CHECK_EPS_FACTOR = 10
 _MAX_REPAIRS = 3  # discounted repairs before the solve gives up and stores what it has, flagged
 LOCAL_REPAIR_SHARE = 100  # a repair of the flagged states alone while they are at most 1/this of all
@@ -80,9 +78,8 @@ def solve_values(
     ``root`` too (``prepare_table_dir``), before anything is written.
 
     ``method``: ``walk`` (the default: modified policy iteration while a discount walks up to
-    1, see ``run_walk``; 4 bytes a state and roll more), ``sweeps`` (plain value iteration from zero)
-    or ``policy`` (experimental: BiCGSTAB evaluations of the greedy policy). Every method's values
-    end checked against endless play and repaired when they fail.
+    1, see ``run_walk``; 4 bytes a state and roll more) or ``sweeps`` (plain value iteration from
+    zero). Either method's values end checked against endless play and repaired when they fail.
 
     ``graph``: ``auto`` stores every state's outcomes once when that fits in half of this
     machine's memory, ``store`` insists, ``regenerate`` never stores; the values are the same.
@@ -118,7 +115,7 @@ def solve_values(
     on_disk = engine is None and method == "walk" and planning.place_policy(policy_place, n, nrolls) == "disk"
     planning.check_disk(root, n * np.dtype(dtype).itemsize,
                n * (nrolls * planning.POLICY_BYTES_PER_ROLL + (np.dtype(dtype).itemsize if walk.WALK_SKIP else 0)) if on_disk else 0)
-    if engine is not None and (tiers is not None or method == "policy"):
+    if engine is not None and tiers is not None:
         raise InputError(f"the {getattr(engine, 'name', 'given')} engine runs the walk and plain sweeps "
                          "without tiers; use method 'walk' or 'sweeps'")
     if tiers is not None:
@@ -144,8 +141,7 @@ def solve_values(
         root, header, n, method, log, dtype, tiers is not None)
     policy = None  # mapped inside the try below when on disk, so a stop while it is made still cleans up
     if not on_disk:
-        policy = np.empty((n if engine is None else 0, nrolls), dtype=np.int32) if method in ("policy", "walk") \
-            else None
+        policy = np.empty((n if engine is None else 0, nrolls), dtype=np.int32) if method == "walk" else None
     # seconds spent building the stored graph (not in the sweeps' "so far"); an engine given here
     # (the GPU's) built its own before the solve began
     built = float(getattr(engine, "graph_seconds", 0.0)) if engine is not None else 0.0
@@ -198,8 +194,8 @@ def solve_values(
                     generated[key] = generated.get(key, 0) + walked.get(key, 0)
                 rounds += walked.get("rounds", [])
             else:
-                residual, sweeps, products, spent = _iterate(
-                    engine, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, products, spent,
+                residual, sweeps, spent = _iterate(
+                    engine, root, values, header, tolerance, threads, max_sweeps, sweeps, products, spent,
                     show_progress, log)
             if tiers is None:
                 t0 = time.perf_counter()
@@ -269,35 +265,27 @@ def solve_values(
 
 
 def _iterate(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
-             max_sweeps: int, policy: np.ndarray | None, sweeps: int, products: int, spent: float,
-             show_progress: bool | None, log: Any) -> tuple[float, int, int, float]:
-    """Sweep (and, with ``policy``, evaluate greedy policies) until change and residual are below
-    ``tolerance``; checkpoints after every sweep. Returns (residual, sweeps, products, seconds)."""
+             max_sweeps: int, sweeps: int, products: int, spent: float,
+             show_progress: bool | None, log: Any) -> tuple[float, int, float]:
+    """Plain sweeps until change and residual are below ``tolerance``; checkpoints after every
+    sweep (``products``: the Krylov products of an older run's checkpoint, kept in its figures).
+    Returns (residual, sweeps, seconds)."""
     flip, damp = walk.Flip(), False
     while sweeps < max_sweeps:
         t0 = time.perf_counter()
-        last = walk.progress_sweep(K, values, threads, f"sweep {sweeps + 1}", show_progress, policy, damp=damp)
+        last = walk.progress_sweep(K, values, threads, f"sweep {sweeps + 1}", show_progress, None, damp=damp)
         spent += time.perf_counter() - t0
         sweeps += 1
         info = {"sweeps": sweeps, "products": products, "change": last, "options": header, "tolerance": tolerance,
-                "method": "sweeps" if policy is None else "policy"}
+                "method": "sweeps"}
         checkpoint.write_checkpoint(root, values, info)
         if log:
             log(f"sweep {sweeps}{' damped' if damp else ''}: largest change {last:.3g} ({spent:.1f} s so far)")
         if last < tolerance:
             residual = K.sweep(values, threads=threads, write=False)
             if residual < tolerance:
-                return residual, sweeps, products, spent
-        damped, damp = damp, flip(last, damped=damp)
-        if policy is not None and not damped:
-            t0 = time.perf_counter()
-            res = evaluate_policy(K, policy, values, max(last * 0.01, tolerance / 10), threads)
-            spent += time.perf_counter() - t0
-            products += res.matvecs
-            checkpoint.write_checkpoint(root, values, {**info, "products": products})
-            if log:
-                log(f"  policy of sweep {sweeps} evaluated: {res.matvecs} products, residual "
-                    f"{res.initial:.2g} -> {res.residual:.2g} ({spent:.1f} s so far)")
+                return residual, sweeps, spent
+        damp = flip(last, damped=damp)
     raise RuntimeError(f"no convergence to {tolerance} within {max_sweeps} sweeps")
 
 
@@ -460,32 +448,6 @@ def check_eps(tolerance: float) -> float:
     """The slack of the endless check for a table solved to ``tolerance``: values a few sweeps
     from their limit may still differ from it by several times the last change."""
     return max(CHECK_EPS_FACTOR * tolerance, 1e-6)
-
-
-def evaluate_policy(K: Any, policy: np.ndarray, values: np.ndarray, tol: float, threads: int) -> Any:
-    """Replace ``values`` (in place) by the fixed policy's values, solved to residual ``tol``.
-
-    The policy's equations are V = c + A V (c: the immediate wins, A: +-p for each roll's
-    chosen outcome); BiCGSTAB solves (I - A) V = c from the current values. The result is kept
-    only when it lowered the residual; it is clipped to [-1, 1], where every value lies.
-    """
-    n = values.shape[0]
-    c = np.empty(n)
-    K.policy_apply(policy, np.zeros(n), c, constants=True, threads=threads)
-
-    def matvec(x: np.ndarray, out: np.ndarray) -> None:
-        K.policy_apply(policy, x, out, minus=True, threads=threads)
-
-    res = bicgstab(matvec, c, values, tol=tol, maxiter=300, threads=threads)
-    if np.isfinite(res.residual) and res.residual < res.initial:
-        np.clip(res.x, -1.0, 1.0, out=res.x)
-        values[:] = res.x
-        # rounding to float32 leaves changes of an ulp; a few cheap float32 sweeps of the same
-        # equations settle them, so the next full sweep measures the policy, not the rounding
-        for _ in range(_SETTLE_SWEEPS):
-            if K.evaluate(policy, values, threads=threads) == 0.0:
-                break
-    return res
 
 
 @dataclass(frozen=True)

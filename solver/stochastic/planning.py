@@ -24,10 +24,7 @@ from gamesolver.solver.stochastic import checkpoint, schedule, walk
 
 
 POLICY_PLACES = ("auto", "memory", "disk")  # where the walk keeps its policy (place_policy)
-# bytes a state for the policy method: int32 codes per roll, plus eight float64 Krylov vectors
-# and two temporaries
-POLICY_BYTES_PER_ROLL = 4
-_KRYLOV_BYTES = 10 * 8
+POLICY_BYTES_PER_ROLL = 4  # the walk's policy: an int32 outcome code a state and roll
 
 
 def default_threads() -> int:
@@ -103,11 +100,9 @@ def estimate(game: Any, method: str, stored: bool, threads: int, dtype: str = "f
             "a full sweep and its policy sweeps"
         time_line = (f"; a round of the walk ({what}) about {round_:,.1f} s; "
                      f"{lo}-{hi} rounds would take {span_of(lo * round_, hi * round_)}")
-    elif method == "sweeps":
+    else:
         time_line = (f"; {lo}-{hi} full sweeps (the walk's count; plain sweeps need several times as many) would "
                      f"take {span_of(lo * sweep, hi * sweep)}")
-    else:
-        time_line = f"; {lo}-{hi} full sweeps would take {span_of(lo * sweep, hi * sweep)} plus the Krylov products"
     return (f"estimate: {n:,} states; memory {np.dtype(dtype).itemsize * n / 2**20:,.0f} MiB of values"
             + (f", {policy / 2**20:,.0f} MiB of policy" + (" (mapped from disk)" if policy_on_disk else "")
                if policy else "")
@@ -131,9 +126,8 @@ def span_of(lo: float, hi: float) -> str:
 
 
 def extra_bytes(n: int, nrolls: int, method: str, policy_on_disk: bool = False) -> int:
-    """Memory a method needs beyond the values and a stored graph: the walk's and the policy
-    method's greedy policy (not when the walk maps it from disk), the walk's hot-set marks and skip
-    bytes, the policy method's Krylov vectors."""
+    """Memory a method needs beyond the values and a stored graph: the walk's greedy policy (not
+    when it maps the policy from disk), hot-set marks and skip bytes; none for plain sweeps."""
     if method == "sweeps":
         return 0
     need = 0 if policy_on_disk else n * nrolls * POLICY_BYTES_PER_ROLL
@@ -141,13 +135,11 @@ def extra_bytes(n: int, nrolls: int, method: str, policy_on_disk: bool = False) 
         need += 2 * n if walk.WALK_HOT_SWEEPS else 0  # the hot rounds' mark and hot set (see hot_round)
         # lead and stamp bytes, and a copy of the values (mapped from a file beside a policy on disk)
         need += (SKIP_BYTES + (0 if policy_on_disk else 4)) * n if walk.WALK_SKIP else 0
-    else:
-        need += n * _KRYLOV_BYTES
     return need
 
 
 def choose_method(method: str, n: int, nrolls: int, policy_here: bool = True, place: str = "auto") -> str:
-    """``method``, checked; ``walk`` and ``policy`` only when their arrays fit in half the machine's
+    """``method``, checked; ``walk`` only when its arrays fit in half the machine's
     memory, the walk's policy counted only where ``place`` keeps it in memory (``policy_here``
     False: a distributed engine keeps the policy in its workers)."""
     if method not in schedule.METHODS:
@@ -155,7 +147,7 @@ def choose_method(method: str, n: int, nrolls: int, policy_here: bool = True, pl
     if place not in POLICY_PLACES:
         raise InputError(f"unknown policy place {place!r}; expected one of {', '.join(POLICY_PLACES)}")
     memory = memory_bytes()
-    if policy_here and method in ("policy", "walk"):
+    if policy_here and method == "walk":
         need = extra_bytes(n, nrolls, method, policy_on_disk=method == "walk" and place != "memory")
         if need > memory / 2:
             other = "--walk-policy disk or " if method == "walk" and place == "memory" else ""

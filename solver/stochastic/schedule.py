@@ -11,7 +11,7 @@ from typing import Any
 DEFAULT_TOLERANCE = 1e-6
 MIN_TOLERANCE = 2.5e-7  # two float32 ulps at 1: two threads can flip a value by that much for ever
 DTYPES = ("float32", "float64")
-METHODS = ("walk", "sweeps", "policy")
+METHODS = ("walk", "sweeps")
 WALK_STAGE_FACTOR = 10  # a discounted stage of the walk ends at a change of tolerance / this
 # ... except the stages before the last discounted one, which end at a change of this (when larger):
 # the next stage's first sweeps move values by 1e-3 to 0.2 anyway (0: every stage to tolerance / 10).
