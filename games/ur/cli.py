@@ -65,7 +65,7 @@ def best_move(position: str, roll: str, pieces: int, board_file: str | None, dic
     try:
         ranked = choices(options, table, pos, r)
     except OutsideOpening:
-        return outside_opening(options, book, cache, as_json)
+        outside_opening(options, book, cache, as_json)
     best = ranked[0]
     board = options.board
     draw = nobody_wins(options)
@@ -111,7 +111,7 @@ def analyze(position: str, pieces: int, board_file: str | None, dice_file: str |
     try:
         answer = analyze_answer(options, table, pos)
     except OutsideOpening:
-        return outside_opening(options, book, cache, as_json)
+        outside_opening(options, book, cache, as_json)
     answer["source"] = answer_source(table, book, opening_file)
     if answer.get("winnable") is False and not as_json:
         click.echo(f"{answer['position']}: a draw whatever is rolled or played (value {answer['value']:g})")

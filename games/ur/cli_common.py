@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 import click
 
@@ -116,24 +116,25 @@ def query_source(options: UrOptions, table_dir: str | None, cache: str | None, a
     return query_table(options, table_dir, cache, as_json, scattered=True, solve_first=solve_first), None
 
 
-def outside_opening(options: UrOptions, book: Any, cache: str | None, as_json: bool) -> None:
+def outside_opening(options: UrOptions, book: Any, cache: str | None, as_json: bool) -> NoReturn:
     """``outside_opening_message`` as the CLI's error (exit 1; JSON with --json), with --solve's hint."""
     text, fields = outside_opening_message(options, book, cache)
     note, nl, rest = text.partition("\n")
     first, nl2, more = rest.partition("\n")
-    text = f"{note}{nl}{first}; {SOLVE_HINT}{nl2}{more}"
-    if as_json:
-        click.echo(json.dumps({"error": text, **fields}))
-        raise SystemExit(1)
-    raise MissingTableError(text)
+    _refuse(f"{note}{nl}{first}; {SOLVE_HINT}{nl2}{more}", fields, as_json)
 
 
-def missing_table(options: UrOptions, where: Path, named: bool, as_json: bool) -> None:
+def missing_table(options: UrOptions, where: Path, named: bool, as_json: bool) -> NoReturn:
     """Exit 1 with ``missing_table_message`` and, on the command line, that --solve would build
     it; with ``as_json`` as a JSON object."""
     text, fields = missing_table_message(options, where, named)
     first, nl, rest = text.partition("\n")
-    text = f"{first}; {SOLVE_HINT}{nl}{rest}"
+    _refuse(f"{first}; {SOLVE_HINT}{nl}{rest}", fields, as_json)
+
+
+def _refuse(text: str, fields: dict[str, Any], as_json: bool) -> NoReturn:
+    """A query without its table: exit 1, with ``text`` as the one-line error, or as JSON (the
+    message and its fields) with ``as_json``."""
     if as_json:
         click.echo(json.dumps({"error": text, **fields}))
         raise SystemExit(1)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import mmap
 import socket
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -320,3 +320,9 @@ class RayEngine:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+if TYPE_CHECKING:  # mypy holds the Ray engine to the solve's interface
+    from gamesolver.solver.stochastic.engine import Engine
+
+    _ray: type[Engine] = RayEngine

@@ -31,6 +31,7 @@ from gamesolver.solver.stochastic.outcomes import (
 from gamesolver.solver.progress import progress
 from gamesolver.solver.tables.table import prepare_table_dir
 from gamesolver.solver.stochastic import checkpoint, planning, schedule, walk
+from gamesolver.solver.stochastic.engine import Engine
 
 MIN_TOLERANCE_FLOAT64 = 1e-14  # the same for float64 values, with room for summing rounding
 _SMALL_TIER = 1 << 16  # tiers with fewer states are swept on one thread
@@ -70,7 +71,7 @@ def solve_values(
     log: Callable[[str], None] | None = None,
     dtype: str = "float32",
     tiers: list[tuple[int, int]] | None = None,
-    engine: Any = None,
+    engine: Engine | None = None,
     policy_place: str = "auto",
 ) -> Solved:
     """Solve ``game`` in the folder ``root`` (checkpoints go there; a stopped run with the same

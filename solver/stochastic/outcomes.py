@@ -17,7 +17,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -337,3 +337,10 @@ def _build_into(K: Any, folder: Path, threads: int, show_progress: bool | None) 
     if codes.shape != (max(1, size),):
         raise OSError(f"{path} holds {codes.shape[0]} codes; expected {max(1, size)}")
     return StoredGraph(K, offsets, counts, codes)
+
+
+if TYPE_CHECKING:  # mypy holds both in-process engines to the solve's interface
+    from gamesolver.solver.stochastic.engine import Engine
+
+    _regenerated: type[Engine] = Regenerated
+    _stored: type[Engine] = StoredGraph

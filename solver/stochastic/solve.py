@@ -20,6 +20,7 @@ import numpy as np
 from gamesolver.solver.errors import InputError
 from gamesolver.solver.stochastic import planning, schedule
 from gamesolver.solver.stochastic.bounds import certify, check_certify_fits, matrix_bytes_estimate
+from gamesolver.solver.stochastic.engine import Engine
 from gamesolver.solver.stochastic.iteration import solve_values
 from gamesolver.solver.tables.table import VERIFY_ONCE, Table, open_table, write_table
 
@@ -52,7 +53,7 @@ class SolveSettings:
     graph: str = "auto"
     dtype: str = "float32"
     tiers: list[tuple[int, int]] | None = None
-    engine: Any = None
+    engine: Engine | None = None
     policy_place: str = "auto"
     show_progress: bool | None = None
     log: Callable[[str], None] | None = None

@@ -31,7 +31,7 @@ from __future__ import annotations
 import time
 import warnings
 import weakref
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import numpy as np
 
@@ -1042,3 +1042,9 @@ def import_numba() -> Any:
         raise InputError(f"the gpu backend needs numba, which is not installed; install the extra: {GPU_EXTRA}") \
             from None
     return numba
+
+
+if TYPE_CHECKING:  # mypy holds the GPU engine to the solve's interface
+    from gamesolver.solver.stochastic.engine import Engine
+
+    _gpu: type[Engine] = GpuEngine

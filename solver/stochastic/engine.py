@@ -1,0 +1,49 @@
+"""What the solve asks of an engine, the object that sweeps a dice game's values: the in-process
+ones (``outcomes.Regenerated``, which generates every state's outcomes in each sweep, and
+``outcomes.StoredGraph``, which reads them ranked once), ``backends.ray.RayEngine`` (rank ranges on
+Ray actors) and ``backends.gpu.driver.GpuEngine`` (a CUDA device). Each module checks under
+``TYPE_CHECKING`` that its engine implements ``Engine``, so mypy holds all four to one interface.
+
+Beyond it an engine may say what more it can do, read with ``getattr(engine, NAME, False)``:
+``skips`` (``sweep`` takes the skip test's arrays: ``solver.stochastic.skip``), ``subset_sweeps``
+(``sweep`` takes ``subset=``: a list of ranks alone), ``hot_sets`` (``evaluate`` takes ``subset``,
+``mark`` and ``above``: the walk's hot rounds) and ``device_hot_sets`` (``hot_set``: the hot set
+found where the values are).
+"""
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import numpy as np
+
+
+class Engine(Protocol):
+    @property
+    def stored(self) -> bool:
+        """Whether the sweeps read a stored graph (the proof may then read it too)."""
+        ...
+
+    @property
+    def nbytes(self) -> int:
+        """Memory the engine holds for the graph, beside the values."""
+        ...
+
+    def sweep(self, V: np.ndarray, threads: int = ..., start: int = ..., stop: int = ..., write: bool = ...,
+              policy: np.ndarray | None = ..., discount: float = ...) -> float:
+        """A Gauss-Seidel sweep over ranks start..stop-1 (``write=False``: only the largest
+        change, the residual), recording the greedy policy where ``policy`` is given; returns the
+        largest change."""
+        ...
+
+    def evaluate(self, policy: np.ndarray, V: np.ndarray, threads: int = ..., discount: float = ...) -> float:
+        """A sweep of the fixed ``policy``; returns the largest change."""
+        ...
+
+    def endless_pass(self, V: np.ndarray, good: np.ndarray, eps: float, threads: int = ...,
+                     first: bool = ...) -> int:
+        """One pass of the endless check over the marks ``good``; returns how many it changed."""
+        ...
+
+    def policy_apply(self, policy: np.ndarray, x: np.ndarray, out: np.ndarray, **kw: Any) -> None:
+        """``out`` = the fixed policy's operator applied to ``x``."""
+        ...
