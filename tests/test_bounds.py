@@ -173,10 +173,10 @@ def test_check_bounds_from_the_command_line(tmp_path) -> None:
     lo, hi = got["bounds"]["start"]
     assert lo <= 0.0 <= hi and got["bounds"]["bound"] <= got["stop_residual"]
     assert got["bounds"]["aimed_at"] == got["stop_residual"]
-    res = runner.invoke(cli, ["ur", "check", "--pieces", "2", "--table", str(out), "--bounds", "--gap", "1e-3"])
+    res = runner.invoke(cli, ["ur", "check", "--pieces", "2", "--table", str(out), "--bounds", "--width", "1e-3"])
     assert res.exit_code == 0 and "aimed at 0.001" in res.output, res.output
-    for bad, why in ((["--gap", "1e-3"], "--gap applies with --bounds"),
-                     (["--bounds", "--gap", "2"], "--gap must be between 0 and 1; got 2")):
+    for bad, why in ((["--width", "1e-3"], "--width applies with --bounds"),
+                     (["--bounds", "--width", "2"], "--width must be between 0 and 1; got 2")):
         res = runner.invoke(cli, ["ur", "check", "--pieces", "2", "--table", str(out), *bad])
         assert res.exit_code == 2 and why in res.output and "Traceback" not in res.output, res.output
 

@@ -244,13 +244,14 @@ def _check_gpu() -> None:
               help="With --bounds: sweeps to look for a consistent pair near the values (then it starts "
                    "from -1 and +1: sound, but loose) and, as many again at most, to tighten it.")
 @click.option("--refine", type=int, default=2, show_default=True,
-              help="With --bounds: while the widest interval is above the gap aimed at, prove again up "
+              help="With --bounds: while the widest interval is above the width aimed at, prove again up "
                    "to this many times from the middles of the intervals so far (each pass takes about as "
                    "long as the first) and keep what every pass proved.")
-@click.option("--gap", type=float, default=None,
-              help="With --bounds: the widest interval to aim for, and how near the best by the table's values "
-                   "an action of the proven strategy must be (default: the table's tolerance). A table solved "
-                   "to 1e-6 is proven below 1e-5 faster with '--gap 1e-5' than below 1e-6.")
+@click.option("--width", type=float, default=None,
+              help="With --bounds: the widest interval to aim for (as solve's --width), and how near the best by "
+                   "the table's values an action of the proven strategy must be (default: the table's "
+                   "tolerance). A table solved to 1e-6 is proven below 1e-5 faster with '--width 1e-5' than "
+                   "below 1e-6.")
 @click.option("--record", is_flag=True,
               help="With --bounds: keep the proof in the table, as 'solve' does with its proof (where the intervals "
                    "are narrower than the values' own error, the values become their middles and analyze shows "
@@ -259,7 +260,7 @@ def _check_gpu() -> None:
 @rules_option
 def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_dir: str | None, cache: str | None,
               eps: float | None, threads: int | None, graph: str, with_bounds: bool, bounds_sweeps: int,
-              refine: int, gap: float | None, record: bool, as_json: bool, rules_name: str) -> None:
+              refine: int, width: float | None, record: bool, as_json: bool, rules_name: str) -> None:
     """Check a solved table against endless play (exit 1 when it fails).
 
     Passes when the table solves the Bellman equations and, from every state where a side is
@@ -277,19 +278,19 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
         from gamesolver.games.ur import royal_cli
 
         fort_only(rules, board=board_file, dice=dice_file, cache=cache, bounds=with_bounds, record=record,
-                   gap=gap)
+                   width=width)
         return royal_cli.check_cmd(rules, table_dir, eps, threads, as_json)
     options = fort_options(pieces, board_file, dice_file)
     if bounds_sweeps < 1:
         raise InputError(f"--bounds-sweeps must be at least 1; got {bounds_sweeps}")
     if refine < 0:
         raise InputError(f"--refine must be at least 0; got {refine}")
-    if gap is not None and not with_bounds:
-        raise InputError("--gap applies with --bounds; add --bounds, or drop --gap")
+    if width is not None and not with_bounds:
+        raise InputError("--width applies with --bounds; add --bounds, or drop --width")
     if record and not with_bounds:
         raise InputError("--record keeps a proof in the table; add --bounds, or drop --record")
-    if gap is not None and not 0 < gap < 1:
-        raise InputError(f"--gap must be between 0 and 1; got {gap:g}")
+    if width is not None and not 0 < width < 1:
+        raise InputError(f"--width must be between 0 and 1; got {width:g}")
     if threads is not None and threads < 1:
         raise InputError("--threads must be at least 1")
     where = table_dir if table_dir is not None else default_table_dir(options, cache)
@@ -311,7 +312,7 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
         ok = result.passed and residual < tolerance and index != "differs"
         bounds: dict[str, Any] | None = None
         if with_bounds:
-            aim = tolerance if gap is None else gap
+            aim = tolerance if width is None else width
             cert = certify(K, values, aim, n_threads, show_progress=None, log=None if as_json else log_line,
                            graph=engine, loosen_sweeps=bounds_sweeps, tighten_sweeps=bounds_sweeps, refine=refine)
             start_rank = int(K.rank([0], [0])[0])
