@@ -61,3 +61,15 @@ def test_export_errors_are_one_line(tmp_path) -> None:
     assert r.exit_code == 2 and r.output.count("\n") == 1 and "--out FILE" in r.output
     r = CliRunner().invoke(cli, ["ur", "export", "--pieces", "2", "--table", str(tmp_path / "none")])
     assert r.exit_code == 1 and "solver ur solve --pieces 2" in r.output  # missing data, not bad input
+
+
+def test_csv_export_without_out_goes_to_standard_output(tmp_path) -> None:
+    """No --out: the CSV is the command's standard output, a header and a row a position."""
+    o = symmetric_options(tmp_path, 2, mirror=True)
+    solve(o, tmp_path / "t", tolerance=1e-6, threads=1)
+    r = CliRunner().invoke(cli, ["ur", "export", "--pieces", "2", "--board", o.board_file, "--table",
+                                 str(tmp_path / "t")])
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.strip().splitlines()
+    assert lines[0] == "position,side,pieces_x,pieces_o,value"
+    assert len(lines) - 1 == kernel(o).full_state_count and lines[1].startswith('"X:- O:- X",X,0,0,')

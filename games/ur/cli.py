@@ -9,6 +9,7 @@ picks the fort rules (the default) or one of RoyalUr's rule sets, whose side liv
 from __future__ import annotations
 
 import json
+import sys
 
 import click
 
@@ -194,7 +195,7 @@ def export_cmd(pieces: int, board_file: str | None, dice_file: str | None, table
     table = query_table(options, table_dir, cache, solve_first=solve_first)
     n_threads = threads or default_threads()
     if out is None:
-        write_csv(options, table, click.get_text_stream("stdout"), reachable, n_threads)
+        write_csv(options, table, sys.stdout, reachable, n_threads)  # click 8.5 deprecates get_text_stream
         return
     with atomic_path(out) as tmp:
         if fmt == "npy":
