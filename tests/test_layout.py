@@ -88,7 +88,7 @@ def test_the_server_and_the_answers_import_no_command_line_module() -> None:
     files = _package_files()
     command = re.compile(r"^@(?:click|[\w.]+)\.(?:command|group)\(|click\.s?echo\(", re.M)
     uses_click = {m for m, p in files.items() if command.search(p.read_text(encoding="utf-8"))}
-    assert {"gamesolver.games.ur.cli", "gamesolver.games.ur.royal_cli", "gamesolver.games.unee.cli_board"} <= uses_click
+    assert {"gamesolver.games.ur.cli", "gamesolver.games.unee.cli_board"} <= uses_click
     graph = nx.DiGraph()
     for m, p in files.items():
         graph.add_edges_from((m, n) for n in imports(p) if n in files and n != m)
@@ -110,3 +110,22 @@ def test_the_package_imports_without_circles() -> None:
         graph.add_edges_from((m, n) for n in imports(p) if n in files and n != m and not m.startswith(n + "."))
     assert graph.number_of_edges() > 200
     assert not list(nx.simple_cycles(graph))
+
+
+def test_the_ur_commands_ask_one_family_interface() -> None:
+    """The Ur commands are click only: they ask the rule family --rules names (games.ur.family)
+    and never which family they hold; the families and the tables print nothing."""
+    ur_dir = ROOT / "games" / "ur"
+    allowed = {"gamesolver.games.ur.cli_common", "gamesolver.games.ur.family", "gamesolver.games.ur.solve",
+               "gamesolver.games.ur.opening", "gamesolver.games.ur.api", "gamesolver.games.ur.rules",
+               "gamesolver.games.ur.cli_opening", "gamesolver.games.ur.cli_solve"}
+    for name in ("cli.py", "cli_solve.py", "cli_opening.py", "cli_common.py"):
+        text = (ur_dir / name).read_text(encoding="utf-8")
+        games = {m for m in imports(ur_dir / name) if m.startswith("gamesolver.games.") and m != "gamesolver.games.ur"}
+        others = {m for m in games if not any(m == a or m.startswith(a + ".") for a in allowed)}
+        assert not others, (name, sorted(others))
+        if name != "cli_common.py":  # where --rules is read (``pick``)
+            assert not re.search(r"royal\.|is_fort|FortFamily|RoyalFamily|fort_only|UrOptions", text), name
+    for name in ("family.py", "fort_family.py", "royal_family.py", "tables.py", "api.py"):
+        text = (ur_dir / name).read_text(encoding="utf-8")
+        assert "import click" not in text and "print(" not in text, name

@@ -8,21 +8,27 @@
 
 ``rules`` reads the board and dice data, ``generator`` makes the compiled move generator
 (``kernel``), ``notation`` the positions players write, ``engine`` the legal actions in Python,
-``solve`` builds the exact value table, ``answers`` and ``api`` answer from it.
+``solve`` builds the exact value table, ``answers`` answers from it.
 RoyalUr's rule sets (Finkel, Blitz, Masters): ``royal`` (rules, notation, moves, encoding),
-``royal_table`` (solving them on the engine; ``royal_solve`` below), ``rgu`` (RoyalUr's files).
+``royal_table`` (solving them on the engine; ``royal_solve`` below), ``rgu`` (RoyalUr's files),
+``royal_answers``. Both families stand behind one interface (``family``: ``fort_family``,
+``royal_family``), which the commands, the server and ``api`` ask; ``tables`` holds the tables
+a user opens (``UrTable``, ``RoyalTable``).
 """
 from __future__ import annotations
 
 import os
 
 from gamesolver.games.ur.generator import fresh_kernel, kernel
-from gamesolver.games.ur.api import RoyalTable, UrAction, UrTable, open_opening, open_table, parse, solve_table
+from gamesolver.games.ur.api import (
+    RoyalTable, UrAction, UrTable, UrValue, family, open_opening, open_table, parse, solve_table,
+)
 from gamesolver.games.ur.notation import Position, format_position
 from gamesolver.games.ur.rules import Board, Dice, UrOptions, load_board, load_dice
 
-__all__ = ["Board", "Dice", "Position", "RoyalTable", "UrAction", "UrOptions", "UrTable", "format_position", "fresh_kernel", "kernel",
-           "load_board", "load_dice", "open_opening", "open_table", "parse", "royal_solve", "solve_table"]
+__all__ = ["Board", "Dice", "Position", "RoyalTable", "UrAction", "UrOptions", "UrTable", "UrValue", "family",
+           "format_position", "fresh_kernel", "kernel", "load_board", "load_dice", "open_opening", "open_table",
+           "parse", "royal_solve", "solve_table"]
 
 
 

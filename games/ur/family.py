@@ -1,0 +1,180 @@
+"""What a rule family of Ur provides, so that the commands, the Python API and the server ask one
+interface and never which family they hold.
+
+Two families implement it: the fort rules (``games.ur.fort_family``: board and dice data files,
+proofs, the Ray and GPU engines) and RoyalUr's rule sets Finkel, Blitz and Masters
+(``games.ur.royal_family``: ``.rgu`` files, float64 tier-by-tier solves). ``games.ur.api.family``
+picks one from a ``--rules`` name. Each verb answers with a ``Reply``: the ``--json`` object and the lines
+of text a terminal shows, so nothing here or in a family prints, parses options or knows HTTP.
+Options one family does not take are refused by it with a one-line ``InputError``.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+import os
+from typing import Any, Callable, TextIO
+
+from gamesolver.games.ur.tables import RoyalTable, UrTable
+from gamesolver.solver.errors import InputError, MissingTableError
+
+Log = Callable[[str], None]
+PathArg = str | os.PathLike[str]
+
+
+@dataclass
+class Reply:
+    """One command's answer: ``fields`` for --json, ``lines`` for the terminal, ``notes`` for its
+    standard error (a file written, say), and ``ok`` False where the command must exit 1 after
+    showing it (a check that failed)."""
+
+    fields: dict[str, Any]
+    lines: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    ok: bool = True
+
+
+class QueryRefused(MissingTableError):
+    """A query that cannot answer without a table it will not build: the one-line message, and the
+    fields a --json caller is answered with instead (``{"error": message, **fields}``)."""
+
+    def __init__(self, message: str, fields: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.fields = fields
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a query reads its values: ``table`` (--table: a folder, or a RoyalUr ``.rgu`` file),
+    ``cache`` (--cache), ``opening`` (--opening FILE), ``solve_first`` (--solve: solve a missing
+    table, however large, then answer), and ``log`` for the progress of such a solve."""
+
+    table: str | None = None
+    cache: str | None = None
+    opening: str | None = None
+    solve_first: bool = False
+    log: Log | None = None
+
+
+@dataclass(frozen=True)
+class SolveAsk:
+    """``ur solve``'s settings; each family refuses those it does not take."""
+
+    out: str | None = None
+    cache: str | None = None
+    tolerance: float | None = None
+    threads: int | None = None
+    method: str = "walk"
+    method_given: bool = False
+    policy_place: str = "auto"
+    graph: str = "auto"
+    backend: str = "cpu"
+    address: str | None = None
+    workers: int | None = None
+    proof: bool | None = None
+    width: float | None = None
+    log: Log | None = None
+
+
+@dataclass(frozen=True)
+class CheckAsk:
+    """``ur check``'s settings; each family refuses those it does not take."""
+
+    table: str | None = None
+    cache: str | None = None
+    eps: float | None = None
+    threads: int | None = None
+    graph: str = "auto"
+    bounds: bool = False
+    bounds_sweeps: int = 300
+    refine: int = 2
+    width: float | None = None
+    record: bool = False
+    quiet: bool = False
+    log: Log | None = None
+
+
+@dataclass(frozen=True)
+class ExportAsk:
+    """``ur export``'s settings: ``out`` None writes a CSV to ``stdout``."""
+
+    fmt: str = "csv"
+    table: str | None = None
+    cache: str | None = None
+    out: str | None = None
+    reachable: bool = False
+    threads: int | None = None
+    as_json: bool = False
+    value_type: str = "percent16"
+    solve_first: bool = False
+    stdout: TextIO | None = None
+    log: Log | None = None
+
+
+class Family(ABC):
+    """One rule family with its settings (a piece count, and for the fort rules a board and dice)."""
+
+    name: str
+    pieces: int
+
+    # the verbs of ``solver ur``
+    @abstractmethod
+    def show(self, position: str) -> Reply:
+        """The position drawn on the board; --json: the tiles each side holds and the side to move."""
+
+    @abstractmethod
+    def best_move(self, position: str, roll: str, where: Where) -> Reply:
+        """Every legal action for ``roll`` with its value, best first, and the extra roll as a field."""
+
+    @abstractmethod
+    def analyze(self, position: str, where: Where) -> Reply:
+        """The value before the roll, and each roll's best action with its value."""
+
+    @abstractmethod
+    def graph(self) -> Reply:
+        """The state counts, per tier."""
+
+    @abstractmethod
+    def solve(self, ask: SolveAsk) -> Reply:
+        """Solve (or resume solving) and write the table."""
+
+    @abstractmethod
+    def check(self, ask: CheckAsk) -> Reply:
+        """Check a table against the game's equations and endless play; ``ok`` False when it fails."""
+
+    @abstractmethod
+    def export(self, ask: ExportAsk) -> Reply:
+        """Write every position of a solved table with its value."""
+
+    @abstractmethod
+    def opening_build(self, turns: int, out: str, table: str | None, cache: str | None,
+                      log: Log | None = None) -> Reply:
+        """Write the opening file of a solved table."""
+
+    @abstractmethod
+    def opening_info(self, file: str) -> Reply:
+        """What an opening file holds and the table it was built from."""
+
+    # the Python API
+    @abstractmethod
+    def parse(self, text: str) -> Any:
+        """A position in the family's notation, or 'start'."""
+
+    @abstractmethod
+    def open_table(self, path: PathArg | None, cache: PathArg | None) -> UrTable | RoyalTable:
+        """The table at ``path`` (default: the cache); never solves."""
+
+    @abstractmethod
+    def open_opening(self, path: PathArg | None) -> UrTable | RoyalTable:
+        """An opening file (default: the one shipped for these settings)."""
+
+    @abstractmethod
+    def solve_table(self, out: PathArg | None, cache: PathArg | None, **settings: Any) -> UrTable | RoyalTable:
+        """Solve (or resume solving), write the table, and open it."""
+
+
+def refuse_options(family_name: str, **given: Any) -> None:
+    """Options that belong to the fort rules only, refused with another family."""
+    for name, value in given.items():
+        if value is not None and value is not False:
+            raise InputError(f"--{name} applies to the fort rules only, not to {family_name}")
