@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from gamesolver.games.ur import rgu, rgu_keys, royal
+from gamesolver.games.ur import rgu, rgu_keys, royal, royal_encoding
 from gamesolver.games.ur.royal_table import royal_game
 
 GIB = 2**30
@@ -76,7 +76,7 @@ def phase_read(args: argparse.Namespace) -> dict:
 
 def phase_probe(args: argparse.Namespace) -> dict:
     rules = args.rules_set
-    enc, ke = royal.encoding(rules), rgu_keys.key_encoding(rules)
+    enc, ke = royal_encoding.encoding(rules), rgu_keys.key_encoding(rules)
     table = rgu.read_rgu(args.out)
     base, anon, file_pages = _status("VmHWM"), _status("RssAnon"), _status("RssFile")
     ranks = np.random.default_rng(2).integers(0, enc.size, 1000)
@@ -118,7 +118,7 @@ def export_cli(args: argparse.Namespace) -> tuple[float, int]:
 
 def keys_compared(rules: royal.RuleSet, sample: int) -> tuple[float, float]:
     """Microseconds a state: the per-state Python key (on ``sample`` ranks) and numpy (a chunk)."""
-    enc, ke, game = royal.encoding(rules), rgu_keys.key_encoding(rules), royal_game(rules)
+    enc, ke, game = royal_encoding.encoding(rules), rgu_keys.key_encoding(rules), royal_game(rules)
     ranks = np.sort(np.random.default_rng(0).choice(enc.size, min(sample, enc.size), replace=False))
     t = time.perf_counter()
     slow = [ke.state_key(enc.unrank(int(r))) for r in ranks]

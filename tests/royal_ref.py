@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gamesolver.games.ur import royal
+from gamesolver.games.ur import royal, royal_encoding
 
 WIN, SAME, SWAP = 0, 1, 2  # a move's value: 1, the successor's value, or 1 minus it
 
@@ -20,10 +20,10 @@ WIN, SAME, SWAP = 0, 1, 2  # a move's value: 1, the successor's value, or 1 minu
 class Solution:
     values: np.ndarray  # P(the side to move wins), before rolling, indexed by rank
     sweeps: int  # full passes over the tier groups, summed
-    encoding: royal.Encoding
+    encoding: royal_encoding.Encoding
 
 
-def _outcome_arrays(enc: royal.Encoding, ranks: range | np.ndarray):
+def _outcome_arrays(enc: royal_encoding.Encoding, ranks: range | np.ndarray):
     """Flat arrays of every (state, roll) choice and its moves, for one group of states."""
     rules = enc.rules
     kind, succ, seg_start, seg_prob, seg_state = [], [], [], [], []
@@ -50,7 +50,7 @@ def _outcome_arrays(enc: royal.Encoding, ranks: range | np.ndarray):
 
 def solve(rules: royal.RuleSet, tol: float = 1e-15, max_sweeps: int = 100_000) -> Solution:
     """Exact values (to ``tol``) of every state: tiers last-first, Jacobi sweeps inside a group."""
-    enc = royal.encoding(rules)
+    enc = royal_encoding.encoding(rules)
     v = np.zeros(enc.size)
     sweeps = 0
     for group in enc.tier_groups_last_first():

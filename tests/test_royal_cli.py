@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from gamesolver.games.ur import rgu, royal
+from gamesolver.games.ur import rgu, royal, royal_encoding
 from gamesolver.games.ur.royal_table import royal_solve
 from gamesolver.solver.cli import cli
 
@@ -204,7 +204,7 @@ def test_a_missing_table_says_how_long_it_takes(tmp_path) -> None:
     rules = royal.load_ruleset("finkel", 4)
     line = one_line_error(run("ur", "analyze", "start", "--rules", "finkel", "--pieces", "4", "--table",
                               str(tmp_path / "t")), 1)
-    assert f"solving its {royal.encoding(rules).size:,} states takes about " \
+    assert f"solving its {royal_encoding.encoding(rules).size:,} states takes about " \
            f"{span(solve_seconds(rules, default_threads()))} on" in line
     assert f"'solver ur solve --rules finkel --pieces 4 --out {tmp_path / 't'}'" in line
     low, high = solve_seconds(royal.load_ruleset("finkel"), 2)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gamesolver.games.ur import royal
+from gamesolver.games.ur import royal, royal_encoding
 from gamesolver.games.ur.royal_table import royal_game, royal_solve, tier_ranges
 from gamesolver.solver.stochastic._engine import WIN
 from gamesolver.solver.errors import InputError
@@ -22,7 +22,7 @@ def mask(indices: frozenset[int]) -> int:
     return sum(1 << i for i in indices)
 
 
-def expected_codes(enc: royal.Encoding, state: royal.State, roll: int) -> list[int]:
+def expected_codes(enc: royal_encoding.Encoding, state: royal.State, roll: int) -> list[int]:
     """The engine's outcome codes for one roll, read off royal.moves."""
     ms = royal.moves(state, roll, enc.rules)
     if not ms:
@@ -35,7 +35,7 @@ def expected_codes(enc: royal.Encoding, state: royal.State, roll: int) -> list[i
 @given(u=st.floats(min_value=0.0, max_value=1.0, exclude_max=True))
 def test_cython_ranks_and_moves_equal_royal_py(name: str, u: float) -> None:
     rules = FULL[name]
-    enc = royal.encoding(rules)
+    enc = royal_encoding.encoding(rules)
     game = royal_game(rules)
     rank = int(u * enc.size)
     state = enc.unrank(rank)
@@ -53,7 +53,7 @@ def test_cython_ranks_and_moves_equal_royal_py(name: str, u: float) -> None:
 @pytest.mark.parametrize("name,pieces", [("finkel", 2), ("blitz", 2), ("masters", 1)])
 def test_every_state_of_small_games(name: str, pieces: int) -> None:
     rules = royal.load_ruleset(name, pieces)
-    enc = royal.encoding(rules)
+    enc = royal_encoding.encoding(rules)
     game = royal_game(rules)
     assert game.state_count == enc.size
     ms, ss, os_, ts = game.unrank_many(np.arange(enc.size))

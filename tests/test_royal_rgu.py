@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from gamesolver.games.ur import rgu, rgu_keys, royal
+from gamesolver.games.ur import rgu, rgu_keys, royal, royal_encoding
 from gamesolver.solver.errors import (
     CorruptTableError,
     InputError,
@@ -44,7 +44,7 @@ def test_reads_royalurs_table():
     t = rgu.read_rgu(THEIRS)
     assert t.value_type == "percent16"
     assert t.settings == FINKEL2.settings_json()
-    assert t.entry_count == 12_990 == royal.Encoding(FINKEL2).royalur_state_count()
+    assert t.entry_count == 12_990 == royal_encoding.Encoding(FINKEL2).royalur_state_count()
     t.expect(FINKEL2)
 
 
@@ -116,7 +116,7 @@ def test_round_trip_every_value_type(tmp_path, value_type, finkel2_solution):
 def test_keys_are_distinct_for_every_rule_set():
     for name, pieces in (("masters", 2), ("blitz", 2)):
         rules = royal.load_ruleset(name, pieces)
-        enc = royal.Encoding(rules)
+        enc = royal_encoding.Encoding(rules)
         keys, _ = rgu_keys.table_from_values(rules, np.zeros(enc.size))
         assert len(set(keys.tolist())) == len(keys) == enc.royalur_state_count()
     # shared tiles beyond eight are read in runs: Masters has twelve, in two runs of six
@@ -307,7 +307,7 @@ def _reference_file(rules: royal.RuleSet, keys: list[int], percent: list[float],
 def _reference_table(rules: royal.RuleSet, values: np.ndarray) -> tuple[list[int], list[float]]:
     """Every position RoyalUr's table holds, per position: each rank's state (the mover as light)
     at its value, and every position light has just won at 100 %."""
-    enc = royal.encoding(rules)
+    enc = royal_encoding.encoding(rules)
     keys, percent = [], []
     for r in range(enc.size):
         s = enc.unrank(r)
@@ -332,7 +332,7 @@ def test_the_numpy_keys_equal_the_slow_key_of_each_state(name: str, pieces: int,
     from gamesolver.games.ur.royal_table import royal_game
 
     rules = royal.load_ruleset(name, pieces)
-    enc, ke, game = royal.encoding(rules), rgu_keys.key_encoding(rules), royal_game(rules)
+    enc, ke, game = royal_encoding.encoding(rules), rgu_keys.key_encoding(rules), royal_game(rules)
     ranks = np.random.default_rng(seed).integers(0, enc.size, 300)
     states = [enc.unrank(int(r)) for r in ranks]
     want = [_reference_key(rules, s.mine, s.theirs) for s in states]
@@ -360,7 +360,7 @@ def test_the_writer_writes_the_reference_bytes(tmp_path, name, value_type) -> No
     """write_values (numpy keys, packed in-place sort or an index sort) against the per-position
     reference file, for every value type; values include exact percent16 steps and their halves."""
     rules = royal.load_ruleset(name, 2)
-    n = royal.encoding(rules).size
+    n = royal_encoding.encoding(rules).size
     values = np.random.default_rng(7).random(n)
     values[::5] = np.round(values[::5] * 65535) / 65535
     values[1::5] = (np.floor(values[1::5] * 65535) + 0.5) / 65535

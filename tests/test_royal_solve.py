@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import pytest
 
-from gamesolver.games.ur import royal
+from gamesolver.games.ur import royal, royal_encoding
 from tests.royal_ref import random_position, solve
 
 
@@ -20,7 +20,7 @@ from tests.royal_ref import random_position, solve
     [("finkel", 137_892_016), ("blitz", 41_254_034), ("masters", 500_981_472)],
 )
 def test_state_counts_equal_royalurs(name, count):
-    enc = royal.Encoding(royal.load_ruleset(name))
+    enc = royal_encoding.Encoding(royal.load_ruleset(name))
     assert enc.royalur_state_count() == count
     # our ranks leave out the positions where the mover has already won
     n = enc.rules.pieces
@@ -29,7 +29,7 @@ def test_state_counts_equal_royalurs(name, count):
 
 @pytest.mark.parametrize("name,pieces", [("finkel", 2), ("masters", 2), ("blitz", 1)])
 def test_rank_unrank_is_a_bijection(name, pieces):
-    enc = royal.Encoding(royal.load_ruleset(name, pieces))
+    enc = royal_encoding.Encoding(royal.load_ruleset(name, pieces))
     seen = set()
     for r in range(enc.size):
         st = enc.unrank(r)
@@ -41,7 +41,7 @@ def test_rank_unrank_is_a_bijection(name, pieces):
 @pytest.mark.parametrize("name", ["finkel", "blitz", "masters"])
 def test_rank_round_trip_on_the_full_games(name):
     rules = royal.load_ruleset(name)
-    enc = royal.Encoding(rules)
+    enc = royal_encoding.Encoding(rules)
     rng = random.Random(name)
     for _ in range(1500):
         st = random_position(rules, rng).state()
@@ -54,7 +54,7 @@ def test_rank_round_trip_on_the_full_games(name):
 
 def test_tiers_are_contiguous_and_solve_last_first():
     rules = royal.load_ruleset("blitz", 3)
-    enc = royal.Encoding(rules)
+    enc = royal_encoding.Encoding(rules)
     groups = enc.tier_groups_last_first()
     order = {t: g for g, group in enumerate(groups) for t in group}
     assert sorted(order) == sorted(enc.tiers)

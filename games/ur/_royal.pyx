@@ -1,7 +1,7 @@
 # cython: language_level=3
 """RoyalUr.net's rule sets (Finkel, Blitz, Masters) as a ``StochasticGame``: rank, unrank, moves.
 
-The numbering is ``games.ur.royal.Encoding``'s, rank for rank (tiers by pieces borne off, blocks
+The numbering is ``games.ur.royal_encoding.Encoding``'s, rank for rank (tiers by pieces borne off, blocks
 by pieces on the board and on shared tiles, four colexicographic subset ranks in a block); the
 block table comes from that class, so the two cannot drift apart. A state in C is the mover's
 pieces as a mask of path indices plus pieces borne off, and the same for the opponent along

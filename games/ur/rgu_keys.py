@@ -9,7 +9,7 @@ from itertools import combinations
 from typing import Any
 
 import numpy as np
-from gamesolver.games.ur import royal
+from gamesolver.games.ur import royal, royal_encoding
 from gamesolver.solver.errors import InputError
 
 
@@ -211,7 +211,7 @@ def table_from_values(rules: royal.RuleSet, values: np.ndarray) -> tuple[np.ndar
     """(keys, light's win percent) of every position RoyalUr's table holds, from our values (the
     mover's chance of winning, indexed by rank). Positions light has already won are added at
     100 %; positions dark has won are not in RoyalUr's tables."""
-    enc = royal.encoding(rules)
+    enc = royal_encoding.encoding(rules)
     if values.shape != (enc.size,):
         raise InputError(
             f"values hold {values.shape} entries; expected {enc.size} for {rules.name} with {rules.pieces} pieces"

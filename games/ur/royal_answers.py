@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from gamesolver.games.ur import rgu, royal
+from gamesolver.games.ur import rgu, royal, royal_encoding
 from gamesolver.games.ur.provenance import Provenance, of_table
 from gamesolver.games.ur.royal_table import default_table_dir, load_royal_table, royal_choices, state_rank
 from gamesolver.games.ur.rules import AUTO_BUILD_MAX_PIECES, SOLVE_HINT  # the same for both rule families
@@ -89,7 +89,7 @@ CORE_SECONDS_PER_STATE = (381.0 / 41_243_781, 1537.0 / 137_870_097)
 
 def solve_seconds(rules: royal.RuleSet, cores: int) -> tuple[float, float]:
     """About how long solving the rule set takes on ``cores`` cores, from the measured rates."""
-    states = royal.encoding(rules).size
+    states = royal_encoding.encoding(rules).size
     return (states * CORE_SECONDS_PER_STATE[0] / cores, states * CORE_SECONDS_PER_STATE[1] / cores)
 
 
@@ -102,7 +102,7 @@ def missing_table_message(rules: royal.RuleSet, where: Path, given: str | None =
     hint = "" if given is None else f" --out {given}"
     cores = default_threads()
     return (f"no solved table for {rules.name} with {rules.pieces} pieces at {where}; solving its "
-            f"{royal.encoding(rules).size:,} states takes about {span(solve_seconds(rules, cores))} on "
+            f"{royal_encoding.encoding(rules).size:,} states takes about {span(solve_seconds(rules, cores))} on "
             f"{cores} core{'s' if cores != 1 else ''}: 'solver ur solve --rules {rules.name} "
             f"--pieces {rules.pieces}{hint}'")
 

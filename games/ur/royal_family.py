@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from gamesolver.games.ur import rgu, royal, royal_opening
+from gamesolver.games.ur import rgu, royal, royal_encoding, royal_opening
 from gamesolver.games.ur.family import (
     CheckAsk, ExportAsk, Family, Log, PathArg, Reply, SolveAsk, Where, refuse_options,
 )
@@ -90,7 +90,7 @@ class RoyalFamily(Family):
 
     def graph(self) -> Reply:
         rules = self.rules
-        enc = royal.encoding(rules)
+        enc = royal_encoding.encoding(rules)
         groups = enc.tier_groups_last_first()
         rows: list[dict[str, Any]] = [{"tiers": [list(t) for t in g], "states": b - a}
                                       for g, (a, b) in zip(groups, tier_ranges(rules))]

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from gamesolver.games.ur import royal
+from gamesolver.games.ur import royal, royal_encoding
 from gamesolver.solver.tables.paths import cache_dir
 from gamesolver.solver.stochastic.solve import SolveSettings, TableSpec, solve_table
 from gamesolver.solver.tables.table import Table, open_or_build
@@ -31,10 +31,10 @@ DEFAULT_TOLERANCE = 1e-12
 
 @lru_cache(maxsize=16)
 def royal_game(rules: royal.RuleSet) -> Any:
-    """The rule set's move generator in C form, numbering states exactly as ``royal.Encoding``."""
+    """The rule set's move generator in C form, numbering states exactly as ``royal_encoding.Encoding``."""
     from gamesolver.games.ur._royal import RoyalGame
 
-    enc = royal.encoding(rules)
+    enc = royal_encoding.encoding(rules)
     blocks = [(enc.tier_offset[t] + off, t, key) for t in enc.tiers for off, key in enc._blocks[t]]
     return RoyalGame(
         rules.pieces,
@@ -51,7 +51,7 @@ def royal_game(rules: royal.RuleSet) -> Any:
 
 def tier_ranges(rules: royal.RuleSet) -> list[tuple[int, int]]:
     """The rank range of each tier group, in solving order (last scores first)."""
-    enc = royal.encoding(rules)
+    enc = royal_encoding.encoding(rules)
     return [(enc.group_range(g).start, enc.group_range(g).stop) for g in enc.tier_groups_last_first()]
 
 
@@ -69,7 +69,7 @@ def mask(indices: frozenset[int]) -> int:
 
 
 def state_rank(rules: royal.RuleSet, state: royal.State) -> int:
-    """The state's rank through the Cython encoding (the same as ``royal.Encoding.rank``)."""
+    """The state's rank through the Cython encoding (the same as ``royal_encoding.Encoding.rank``)."""
     return int(royal_game(rules).rank(mask(state.mine.path), state.mine.scored,
                                       mask(state.theirs.path), state.theirs.scored))
 
