@@ -10,9 +10,9 @@ Options one family does not take are refused by it with a one-line ``InputError`
 """
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-import os
 from typing import Any, Callable, TextIO
 
 from gamesolver.games.ur.tables import RoyalTable, UrTable
@@ -111,6 +111,19 @@ class ExportAsk:
     log: Log | None = None
 
 
+@dataclass(frozen=True)
+class Cached:
+    """How a long-running caller (the server) gets a family's table from its cache folder:
+    ``key`` and ``label`` name it, ``open`` raises MissingTableError where it is missing, ``build``
+    solves it into the cache (None: too large to solve on first use, refused with ``message``)."""
+
+    key: str
+    label: str
+    open: Callable[[], Any]
+    build: Callable[[Log], None] | None
+    message: str = ""
+
+
 class Family(ABC):
     """One rule family with its settings (a piece count, and for the fort rules a board and dice)."""
 
@@ -154,6 +167,25 @@ class Family(ABC):
     @abstractmethod
     def opening_info(self, file: str) -> Reply:
         """What an opening file holds and the table it was built from."""
+
+    # the server: the same answers, with what a board on a page draws beside them
+    @abstractmethod
+    def board(self, cache: str | None, is_open: Callable[[str], bool]) -> dict[str, Any]:
+        """The board's tiles, sides, rolls (and paths) as a page lays them out, and ``solved``: the
+        piece counts answered at once (a table open (``is_open`` of its ``cached`` key) or in
+        ``cache``, or an opening file shipped)."""
+
+    @abstractmethod
+    def cached(self, cache: str | None) -> Cached:
+        """How to open (or solve on first use) the table in ``cache``."""
+
+    @abstractmethod
+    def served(self, what: str, position: str, roll: str | None, read: Callable[[], Any], table_open: bool,
+               cache: str | None) -> dict[str, Any]:
+        """``show``, ``analyze`` or ``best-move`` (``roll``) as the --json answer, with the pieces on
+        the tiles (``view``) and each action's position after it. ``read()`` opens the table;
+        while it is not open (``table_open``), the opening file shipped for these settings answers
+        where a query would answer from it. A position beyond that file is ``QueryRefused``."""
 
     # the Python API
     @abstractmethod

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, Callable, NoReturn
 
 import numpy as np
 
@@ -22,12 +22,13 @@ from gamesolver.games.ur.answers import (
 )
 from gamesolver.games.ur.export import write_csv, write_npy
 from gamesolver.games.ur.family import (
-    CheckAsk, ExportAsk, Family, Log, PathArg, QueryRefused, Reply, SolveAsk, Where,
+    Cached, CheckAsk, ExportAsk, Family, Log, PathArg, QueryRefused, Reply, SolveAsk, Where,
 )
+from gamesolver.games.ur.engine import terminal_value
 from gamesolver.games.ur.generator import kernel
 from gamesolver.games.ur.notation import Position, diagram, format_position, parse
 from gamesolver.games.ur.provenance import check_lines, of_table
-from gamesolver.games.ur.rules import AUTO_BUILD_MAX_PIECES, SOLVE_HINT, UrOptions
+from gamesolver.games.ur.rules import AUTO_BUILD_MAX_PIECES, MAX_PIECES, SOLVE_HINT, UrOptions
 from gamesolver.games.ur.solve import (
     DEFAULT_TOLERANCE, DEFAULT_WIDTH, choices, default_table_dir, gpu_engine, load_table, ray_engine, solve,
     state_interval, state_value, stored_index_matches, tier_counts,
@@ -323,6 +324,63 @@ class FortFamily(Family):
             f"{h['positions_stored']:,} values stored",
             f"  from table {t['values_sha256']} ({t['state_count']:,} states; {book.provenance.text()})"])
 
+    # the server
+    def board(self, cache: str | None, is_open: Callable[[str], bool]) -> dict[str, Any]:
+        b, options = self.options.board, self.options
+        solved = [k for k in range(1, MAX_PIECES + 1)
+                  if is_open(_key(k)) or (default_table_dir(UrOptions(pieces=k), cache) / "header.json").is_file()
+                  or opening.shipped_path(UrOptions(pieces=k)).is_file()]
+        return {"rules": "fort", "pieces": options.pieces, "sides": ["X", "O"],
+                "tiles": [{"name": b.names[i], "at": list(b.at[i]), "section": b.sections[i],
+                           "roles": sorted(b.roles[i])} for i in range(b.size)],
+                "rolls": [{"name": r.name, "probability": r.probability} for r in options.dice.rolls],
+                "solved": solved}
+
+    def cached(self, cache: str | None) -> Cached:
+        options = self.options
+        where = default_table_dir(options, cache)
+        small = options.pieces <= AUTO_BUILD_MAX_PIECES
+
+        def build(log: Log) -> None:
+            log(f"solving Ur (fort rules) with {options.pieces} pieces (first use; cached in {where})")
+            solve(options, where, show_progress=False, log=log)
+
+        return Cached(_key(options.pieces), f"Ur, fort rules, {options.pieces} pieces",
+                      lambda: load_table(options, where, build=False), build if small else None,
+                      "" if small else missing_table_message(options, where, False)[0])
+
+    def served(self, what: str, position: str, roll: str | None, read: Callable[[], Any], table_open: bool,
+               cache: str | None) -> dict[str, Any]:
+        options = self.options
+        board = options.board
+        pos = parse(position, options)
+        mine, theirs = pos.mover_relative()
+        view = {"pieces": {**{board.names[t]: "X" for t in pos.x}, **{board.names[t]: "O" for t in pos.o}},
+                "off_board": {"X": {"pool": options.pieces - len(pos.x)}, "O": {"pool": options.pieces - len(pos.o)}},
+                "game_over": terminal_value(board, mine, theirs) is not None}
+        if what == "show":
+            return {**show_answer(options, pos), "view": view}
+        r = options.dice.index(roll or "") if what == "best-move" else None  # all input checked before any table
+        book = None if table_open else shipped_fallback(options, cache)
+        table = book if book is not None else read()
+        try:
+            if r is None:
+                return {**analyze_answer(options, table, pos), "view": view, "source": answer_source(table, book, None)}
+            ranked = choices(options, table, pos, r)
+        except opening.OutsideOpening:
+            raise QueryRefused(*outside_opening_message(options, book, cache)) from None
+        answer = {**best_move_answer(options, pos, r, ranked, table), "source": answer_source(table, book, None)}
+        other = "O" if pos.to_move == "X" else "X"
+        top = ranked[0].value
+        for row, c in zip(answer["actions"], ranked):
+            a = c.action
+            after = Position.from_relative(a.mine, a.theirs, pos.to_move)
+            nxt = pos.to_move if (a.extra_turn or a.win) else other
+            row.update(kind=a.kind, paths=[[board.names[t] for t in path] for path in a.paths],
+                       captures=[board.names[t] for t in a.captures], extra_turn=a.extra_turn, wins=a.win,
+                       best=c.value == top, after=format_position(Position(after.x, after.o, nxt), board))
+        return {**answer, "view": view}
+
     # the Python API
     def parse(self, text: str) -> Position:
         return parse(text, self.options)
@@ -349,6 +407,10 @@ class FortFamily(Family):
         if out is None:
             out = default_table_dir(self.options, None if cache is None else str(cache))
         return UrTable(solve(self.options, out, **settings), self.options)
+
+
+def _key(pieces: int) -> str:
+    return f"ur-fort-k{pieces}"
 
 
 def built_reply(out: str, turns: int, header: dict[str, Any], table_path: Any) -> Reply:

@@ -7,20 +7,21 @@ tables (``RoyalTable``). Their values are solved in float64, not proven, and say
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from gamesolver.games.ur import rgu, royal, royal_encoding, royal_opening
 from gamesolver.games.ur.family import (
-    CheckAsk, ExportAsk, Family, Log, PathArg, Reply, SolveAsk, Where, refuse_options,
+    Cached, CheckAsk, ExportAsk, Family, Log, PathArg, QueryRefused, Reply, SolveAsk, Where, refuse_options,
 )
 from gamesolver.games.ur.fort_family import built_reply
 from gamesolver.games.ur.opening import OutsideOpening
 from gamesolver.games.ur.provenance import check_lines, of_table
+from gamesolver.games.ur.rules import AUTO_BUILD_MAX_PIECES
 from gamesolver.games.ur.royal_answers import (
     analyze_answer, best_move_answer, describe, lookup, missing_table_message, outside_opening, parse_roll,
-    show_answer, solved_table, source_text, table_lookup,
+    shipped_fallback, show_answer, solved_table, source_text, table_lookup, table_source,
 )
 from gamesolver.games.ur.royal_table import (
     DEFAULT_TOLERANCE, default_table_dir, load_royal_table, royal_choices, royal_game, royal_solve, state_rank,
@@ -196,6 +197,70 @@ class RoyalFamily(Family):
             f"  {h['positions_answered']:,} positions within {h['turns']} moves of the start answered, "
             f"{h['positions_stored']:,} values stored",
             f"  from table {t['values_sha256']} ({book.provenance.text()})"])
+
+    # the server
+    def board(self, cache: str | None, is_open: Callable[[str], bool]) -> dict[str, Any]:
+        rules = self.rules
+        tiles = sorted(set(rules.path) | set(rules.dark_path), key=lambda t: (t[1:], t[0]))
+        return {"rules": rules.name, "pieces": rules.pieces, "sides": ["L", "D"],
+                "tiles": [{"name": t, "at": [royal.COLUMNS.index(t[0]), int(t[1:])],
+                           "roles": ["rosette"] if t in rules.rosettes else [],
+                           "section": "shared" if t in rules.path and t in rules.dark_path else "private"}
+                          for t in tiles],
+                "rolls": [{"name": str(r), "probability": float(p)} for r, p in rules.roll_probabilities],
+                "paths": {"L": list(rules.path), "D": list(rules.dark_path)},
+                "solved": [rules.pieces] if is_open(self.cached(cache).key) or self._ready(cache) else []}
+
+    def _ready(self, cache: str | None) -> bool:
+        """The table is in the cache, or an opening file is shipped for the rule set."""
+        return ((default_table_dir(self.rules, cache) / "header.json").is_file()
+                or royal_opening.shipped_path(self.rules).is_file())
+
+    def cached(self, cache: str | None) -> Cached:
+        rules = self.rules
+        where = default_table_dir(rules, cache)
+
+        def build(log: Log) -> None:
+            log(f"solving {rules.name} with {rules.pieces} pieces (first use; cached in {where})")
+            royal_solve(rules, where, show_progress=False, log=log)
+
+        return Cached(f"ur-{rules.name}-k{rules.pieces}", f"Ur, {rules.name} rules, {rules.pieces} pieces",
+                      lambda: load_royal_table(rules, where, build=False),
+                      build if rules.pieces <= AUTO_BUILD_MAX_PIECES else None, missing_table_message(rules, where))
+
+    def served(self, what: str, position: str, roll: str | None, read: Callable[[], Any], table_open: bool,
+               cache: str | None) -> dict[str, Any]:
+        rules = self.rules
+        pos = royal.parse(position, rules)
+        shown = show_answer(rules, pos)
+        view = {"pieces": {**{t: "L" for t in shown["L"]}, **{t: "D" for t in shown["D"]}},
+                "off_board": shown["off_board"], "game_over": False}  # royal.parse refuses a finished game
+        if what == "show":
+            return {"position": royal.format_position(pos, rules), "to_move": pos.to_move, "view": view}
+        r = parse_roll(rules, roll or "") if what == "best-move" else None
+        # the opening answered at once from the shipped file where the CLI would (unless the table is open)
+        book = None if table_open else shipped_fallback(rules, cache)
+        if book is not None:
+            look, prov, source = book.lookup(), book.provenance, book.source(True)
+        else:
+            solved = read()
+            look, prov, source = table_lookup(rules, solved), of_table(solved), table_source(solved)
+        try:
+            if r is None:
+                return {**analyze_answer(rules, pos, look, source, prov), "view": view}
+            ranked = royal_choices(rules, look, pos.state(), r)
+        except OutsideOpening:
+            raise QueryRefused(str(outside_opening(rules)), {}) from None
+        answer = {**best_move_answer(rules, pos, r, ranked, prov), "source": source}
+        other = "D" if pos.to_move == "L" else "L"
+        top = ranked[0].win_probability if ranked else None
+        for row, c in zip(answer["actions"], ranked):
+            m = c.move
+            nxt = pos.to_move if (m.extra_roll or m.win) else other
+            row.update(best=c.win_probability == top, text=describe(m, rules, pos.to_move),
+                       after=None if m.win else royal.format_position(royal.Position.of(m.after, nxt), rules))
+        passed = royal.Position(pos.light, pos.dark, other)
+        return {**answer, "view": view, "pass_to": None if ranked else royal.format_position(passed, rules)}
 
     # the Python API
     def parse(self, text: str) -> royal.Position:

@@ -161,7 +161,12 @@ def shipped_name(rules: royal.RuleSet) -> str:
     return f"{rules.name}-k{rules.pieces}-{settings_digest(rules)[:10]}.npz"
 
 
+def shipped_path(rules: royal.RuleSet) -> Path:
+    """Where the opening file shipped for this rule set and piece count would be."""
+    return data.path(*SHIPPED, shipped_name(rules))
+
+
 def shipped(rules: royal.RuleSet) -> RoyalOpening | None:
     """The opening file shipped for this rule set and piece count, or None."""
-    file = data.path(*SHIPPED, shipped_name(rules))
+    file = shipped_path(rules)
     return load(file, rules) if file.is_file() else None
