@@ -7,6 +7,7 @@ from gamesolver.games.claims import ClaimResult
 from gamesolver.games.uluk.process import process_batch
 from gamesolver.games.uluk.rules import Board, load_board
 from gamesolver.solver.errors import InputError
+from gamesolver.games.uluk.feed import FeedOptions, solve_feed
 
 # the rulebook's worked examples: (resource, arrow kind, raw pieces, pieces it says you get)
 PROCESSING_EXAMPLES = [
@@ -48,8 +49,6 @@ def seat_compensation(start_food: dict[str, int], tribers: dict[str, int], food:
     worth. Baked mgobu is food and perishes at the end of the season, so it counts only in the
     first Feeding phase: with no other food it spares Hunger tokens (one is forgiven at the end).
     Compensation holds if a later seat's start is never worth less than an earlier one's."""
-    from gamesolver.games.uluk.feed import FeedOptions, solve_feed
-
     board = _board_from_rulebook(board_file)
     if food not in board.resources or not board.resources[food].food:
         raise InputError(f"{food!r} is not a food on the tribe board")
@@ -86,8 +85,6 @@ def last_season_no_reproduction(tribers: list[int], plain_food: list[int], treat
                                 triber_value: int = 0, board_file: str | None = None) -> ClaimResult:
     """New tribers arrive only for the next season, so in the sixth (last) season food is never
     better spent on reproduction than on treats; every holding of the grid is solved exactly."""
-    from gamesolver.games.uluk.feed import FeedOptions, solve_feed
-
     board = _board_from_rulebook(board_file)
     for name in (food, treat):
         if name not in board.resources:

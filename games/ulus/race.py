@@ -25,7 +25,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from gamesolver.games.ulus.shagai import CAMEL, HORSE, rules
+from gamesolver.games.ulus.shagai import CAMEL, HORSE, face_probabilities, rules
 from gamesolver.solver.errors import InputError, MissingTableError, TableError
 from gamesolver.solver.tables.table import open_table, write_table
 
@@ -90,8 +90,6 @@ def make_config(
     if length**players > 600_000:
         raise InputError(f"{players} players on a {length}-site track is too large a table; use a shorter --length")
     if face_probs is None:
-        from gamesolver.games.ulus.shagai import face_probabilities
-
         face_probs = face_probabilities()
     p = float(face_probs[CAMEL if camel else HORSE])
     if p <= 0:

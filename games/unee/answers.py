@@ -6,20 +6,18 @@ from __future__ import annotations
 from typing import Any
 
 from gamesolver.games.unee import notation
-from gamesolver.games.unee.rules import UneeOptions
+from gamesolver.games.unee.rules import CAPTURE_COUNT, UneeOptions, sow_relative
+from gamesolver.solver.errors import InputError
 
 
 def parse_captured(text: str | None, pos: notation.Position, options: UneeOptions) -> tuple[int, int]:
     """``S-N`` balls captured so far by South and North; returns (south, north)."""
-    from gamesolver.solver.errors import InputError
-
     if text is None:
         return 0, 0
     parts = text.replace(":", "-").split("-")
     if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
         raise InputError(f"--captured {text!r}: expected South's and North's captured balls as S-N, e.g. 12-8")
     south, north = (int(p) for p in parts)
-    from gamesolver.games.unee.rules import CAPTURE_COUNT
 
     odd = [f"{who} {n}" for who, n in (("South", south), ("North", north)) if n % CAPTURE_COUNT]
     if odd:
@@ -161,8 +159,6 @@ def move_value_text(m: Any, rule: str) -> str:
 
 
 def _move_rows(pos: notation.Position, options: UneeOptions) -> list[dict[str, Any]]:
-    from gamesolver.games.unee.rules import sow_relative
-
     rows = []
     board = pos.relative()
     for hole in range(options.holes_per_row):

@@ -34,8 +34,16 @@ from typing import Any
 
 import numpy as np
 from gamesolver.games.unee.rules import CAPTURE_ROWS, REPETITION_RULES, UneeOptions
-from gamesolver.games.unee.solution import NEVER, variant_key
+from gamesolver.games.unee.solution import NEVER, UneeTable, solve_arrays, variant_key
 from gamesolver.solver.errors import InputError
+from gamesolver.solver.limits import duration_text
+from gamesolver.solver.tables.table import Table
+from gamesolver.games.unee.cycles import optimal_cycle
+from gamesolver.games.unee.notation import start_position
+from gamesolver.games.unee.split import EffortLimitReached, exact_value
+from gamesolver.games.unee import cycles
+from gamesolver.games.unee.graph import build_graph, graph_summary
+from gamesolver.solver.tables.atomic import atomic_path, writable_folder
 
 FORMAT = "unee-atlas-variant"
 FORMAT_VERSION = 1
@@ -229,8 +237,6 @@ def make_plan(options: Sequence[UneeOptions], out: str | os.PathLike[str], budge
 
 def check_plan(plan: Plan, force: bool = False) -> None:
     """Refuse a plan whose time or memory estimate passes the budget (``force`` runs it anyway)."""
-    from gamesolver.solver.limits import duration_text
-
     minutes = plan.seconds / 60
     if minutes > plan.budget.max_minutes and not force:
         raise InputError(
@@ -249,17 +255,12 @@ def check_plan(plan: Plan, force: bool = False) -> None:
 
 def _memory_table(arrays: dict[str, np.ndarray], options: UneeOptions, rule: str) -> Any:
     """A solved table held in memory, with the queries of ``UneeTable`` (nothing written)."""
-    from gamesolver.games.unee.solution import UneeTable
-    from gamesolver.solver.tables.table import Table
-
     header = {"game": "unee", "rule": rule, "options": options.as_dict(), "state_count": len(next(iter(arrays.values())))}
     return UneeTable(Table(Path("(memory)"), header, arrays), options)
 
 
 def _line_facts(table: Any, start: Any, rule: str) -> dict[str, Any]:
     """How the table's best play from the start ends: the end, its length, the repeated cycle."""
-    from gamesolver.games.unee.cycles import optimal_cycle
-
     lead, cyc = optimal_cycle(table, start)
     plies = lead.length + (cyc.length if cyc else 0)
     line = table.principal_variation(start)
@@ -276,8 +277,6 @@ def _line_facts(table: Any, start: Any, rule: str) -> dict[str, Any]:
 
 def start_facts(arrays: dict[str, np.ndarray], graph: Any, rule: str, split_effort: int) -> dict[str, Any]:
     """What the solution under ``rule`` says about the start (South to move, nothing captured)."""
-    from gamesolver.games.unee.notation import start_position
-
     options = graph.options
     start = start_position(options)
     rank = graph.rank(start)
@@ -298,7 +297,6 @@ def start_facts(arrays: dict[str, np.ndarray], graph: Any, rule: str, split_effo
         facts["line_agrees"] = (line["final_difference"] is None and outcome == 0) or (
             line["final_difference"] is not None and _sign(line["final_difference"]) == outcome)
         return facts
-    from gamesolver.games.unee.split import EffortLimitReached, exact_value
 
     lower, upper = arrays["lower"], arrays["upper"]
     lo, hi = int(lower[rank]), int(upper[rank])
@@ -323,10 +321,6 @@ def solve_variant(options: UneeOptions, split_effort: int = DEFAULT_SPLIT_EFFORT
                   note: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Every fact of the atlas for one variant (a dict ready for JSON). Builds and frees the
     graph and the solutions one after the other, so that the peak stays near the model's."""
-    from gamesolver.games.unee import cycles
-    from gamesolver.games.unee.graph import build_graph, graph_summary
-    from gamesolver.games.unee.solution import solve_arrays
-
     say = note or (lambda text: None)
     seconds: dict[str, float] = {}
     t0 = t = time.perf_counter()
@@ -402,8 +396,6 @@ def _valid(data: Any) -> bool:
 
 
 def write_result(out: str | os.PathLike[str], result: dict[str, Any]) -> Path:
-    from gamesolver.solver.tables.atomic import atomic_path
-
     path = result_path(out, UneeOptions(**result["options"]))
     with atomic_path(path) as tmp:
         Path(tmp).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
@@ -412,8 +404,6 @@ def write_result(out: str | os.PathLike[str], result: dict[str, Any]) -> Path:
 
 def prepare_out(out: str | os.PathLike[str]) -> Path:
     """The output folder, made if missing; a one-line error if it is a file or cannot be written."""
-    from gamesolver.solver.tables.atomic import writable_folder
-
     return writable_folder(out, "--out")
 
 
@@ -515,8 +505,6 @@ def summary_row(r: dict[str, Any]) -> dict[str, Any]:
 def write_summary(out: str | os.PathLike[str]) -> tuple[Path, Path, list[dict[str, Any]]]:
     """``summary.csv`` (one row a variant) and ``summary.json`` (every result whole) for every
     variant in ``out``; returns their paths and the rows."""
-    from gamesolver.solver.tables.atomic import atomic_path
-
     results = all_results(out)
     rows = [summary_row(r) for r in results]
     buf = io.StringIO()
@@ -615,7 +603,6 @@ def plot(results: Sequence[dict[str, Any]], path: str | os.PathLike[str], title:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from gamesolver.solver.tables.atomic import atomic_path
     from matplotlib.colors import TwoSlopeNorm
 
     if not results:

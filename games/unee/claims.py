@@ -29,6 +29,9 @@ from gamesolver.games.unee.graph import StateGraph, build_graph
 from gamesolver.games.unee.notation import Position, diagram
 from gamesolver.games.unee.rules import DEFAULT, REPETITION_RULES, UneeOptions
 from gamesolver.games.unee.solution import NEVER, UneeTable, solve
+from gamesolver.games.unee.cycles import optimal_cycle, position_of, shortest_repetition_game
+from gamesolver.games.unee.split import EffortLimitReached, exact_value
+from gamesolver.games.unee.lengths import CLAIM_GAMES, DEFAULT_SEED, HISTOGRAM_NAME, SCENARIOS, histogram, length_statistics, optimal_mask, wilson
 
 SHOWN = 3
 
@@ -203,8 +206,6 @@ def _variant(holes_per_row: int, balls_per_hole: int, skip_origin: bool, capture
 def repetitions_exist(holes_per_row: int = 3, balls_per_hole: int = 6, skip_origin: bool = False,
                       capture_rows: str = "own") -> ClaimResult:
     """Can a game from the start repeat a position? The shortest such game, or none."""
-    from gamesolver.games.unee.cycles import position_of, shortest_repetition_game
-
     options = _variant(holes_per_row, balls_per_hole, skip_origin, capture_rows)
     graph = build_graph(options)
     found = shortest_repetition_game(graph)
@@ -236,7 +237,6 @@ def _replay(rule: str, table: UneeTable, graph: StateGraph, pos: Position) -> tu
         ok, why = replay_check(table, pos)
         return ("ok" if ok else "failed"), why
     # under split the stored bounds only bracket the value: search the exact history-aware value
-    from gamesolver.games.unee.split import EffortLimitReached, exact_value
 
     t = table.table
     lower, upper = np.asarray(t["lower"]), np.asarray(t["upper"])
@@ -260,8 +260,6 @@ def capturing_loses(holes_per_row: int = 3, balls_per_hole: int = 6, skip_origin
     """Eichler's caption: positions (South to move) where a capture is possible, every capture
     loses against best play, and best play repeats a position. Led by the most convincing one:
     fewest balls, reachable from the start, fitting under as many rules as possible."""
-    from gamesolver.games.unee.cycles import optimal_cycle
-
     options = _variant(holes_per_row, balls_per_hole, skip_origin, capture_rows)
     rules = [r for r in repetition]
     for r in rules:
@@ -365,9 +363,6 @@ def games_over_150_moves(holes_per_row: int = 3, balls_per_hole: int = 6, skip_o
     """
     from pathlib import Path
 
-    from gamesolver.games.unee.lengths import (
-        CLAIM_GAMES, DEFAULT_SEED, HISTOGRAM_NAME, SCENARIOS, histogram, length_statistics, optimal_mask, wilson,
-    )
 
     options = _variant(holes_per_row, balls_per_hole, skip_origin, capture_rows)
     games = dict(CLAIM_GAMES if games is None else games)

@@ -9,6 +9,11 @@ import click
 from gamesolver.games.unee.cli_common import emit_json, unee
 from gamesolver.games.unee.rules import CAPTURE_ROWS
 from gamesolver.solver.report import example
+from gamesolver.games.unee import atlas as A
+from gamesolver.solver.errors import InputError
+from gamesolver.solver.limits import duration_text
+from gamesolver.solver.progress import progress
+from gamesolver.solver.tables.atomic import atomic_path, check_writable
 
 _GROUP_VARIANT = ("holes_per_row", "balls_per_hole", "skip_origin", "capture_rows")
 
@@ -53,12 +58,6 @@ def atlas(ctx: click.Context, holes: str, max_balls: int, min_balls: int, skip_o
     Each variant's result is a small JSON file in --out, so a stopped run resumes where it was.
     The sizes, memory and time are estimated before any work; variants beyond --max-boards or
     --max-gib are left out and named."""
-    from gamesolver.games.unee import atlas as A
-    from gamesolver.solver.errors import InputError
-    from gamesolver.solver.limits import duration_text
-    from gamesolver.solver.progress import progress
-    from gamesolver.solver.tables.atomic import check_writable
-
     group = ctx.parent
     if group is not None:
         given = [name for name in _GROUP_VARIANT
@@ -115,8 +114,6 @@ def atlas(ctx: click.Context, holes: str, max_balls: int, min_balls: int, skip_o
     if plot_path is not None:
         A.plot(everything, plot_path)
     if markdown_path is not None:
-        from gamesolver.solver.tables.atomic import atomic_path
-
         with atomic_path(markdown_path) as tmp:
             Path(tmp).write_text(A.markdown_table(everything), encoding="utf-8")
     if as_json:

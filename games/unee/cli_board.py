@@ -13,6 +13,7 @@ from gamesolver.games.unee.cli_common import emit_json, unee, variant_options
 from gamesolver.games.unee.rules import UneeOptions
 from gamesolver.solver.report import example
 from gamesolver.solver.progress import progress
+from gamesolver.games.unee.graph import build_graph, graph_summary
 
 
 @unee.command(epilog=example('solver unee show "3 0 1 / 2 0 6 S"'))
@@ -47,8 +48,6 @@ def show(options: UneeOptions, position: str, as_json: bool) -> None:
 @variant_options
 def graph(options: UneeOptions, as_json: bool) -> None:
     """Count positions and moves of the whole state graph and of the part reachable from the start."""
-    from gamesolver.games.unee.graph import build_graph, graph_summary
-
     t0 = time.perf_counter()
     with progress(3, "state graph", enabled=sys.stderr.isatty() and options.max_balls > 24) as bar:
         bar.note("building moves")

@@ -12,6 +12,9 @@ import click
 from gamesolver.games.unee.rules import CAPTURE_ROWS, UneeOptions
 from gamesolver.solver.progress import progress
 from gamesolver.solver.report import example
+from gamesolver.games.unee.solution import build_table, open_table, progress_steps, table_path
+from gamesolver.solver.errors import MissingTableError
+from gamesolver.solver.encoding import _boards
 
 
 def emit_json(payload: Any) -> None:
@@ -88,9 +91,6 @@ def table_option(f: Any) -> Any:
 
 def load_table(options: UneeOptions, rule: str, cache: str | None, table_dir: str | None) -> Any:
     """The solved table: an explicit directory, else the cache, solving it on first use."""
-    from gamesolver.games.unee.solution import build_table, open_table, progress_steps, table_path
-    from gamesolver.solver.errors import MissingTableError
-
     if table_dir is not None:
         return open_table(table_dir, options, rule)
     path = table_path(options, rule, cache)
@@ -98,7 +98,6 @@ def load_table(options: UneeOptions, rule: str, cache: str | None, table_dir: st
         return open_table(path, options, rule)
     except MissingTableError:
         pass
-    from gamesolver.solver.encoding import _boards
 
     n = _boards.board_count(options.holes, options.max_balls)
     click.echo(f"solving Ünee under the {rule} rule (first use; cached in {path})", err=True)

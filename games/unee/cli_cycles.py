@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from gamesolver.games.unee import notation
+from gamesolver.games.unee import cycles as C, notation
 from gamesolver.games.unee.cli_common import (
     RULE_CHOICE,
     RULE_HELP,
@@ -20,6 +20,10 @@ from gamesolver.games.unee.answers import cycle_answer, mover_difference, parse_
 from gamesolver.games.unee.rules import UneeOptions
 from gamesolver.solver.errors import InputError
 from gamesolver.solver.report import example
+from gamesolver.games.unee.cycles import cycle_summary
+from gamesolver.games.unee.graph import build_graph
+from gamesolver.solver.tables.atomic import check_writable
+from gamesolver.games.unee.claims import explain_position
 
 
 @unee.command(epilog=example('solver unee cycles'))
@@ -27,9 +31,6 @@ from gamesolver.solver.report import example
 @variant_options
 def cycles(options: UneeOptions, as_json: bool) -> None:
     """Strongly connected components of the game graph: cycles per number of balls."""
-    from gamesolver.games.unee.cycles import cycle_summary
-    from gamesolver.games.unee.graph import build_graph
-
     t0 = time.perf_counter()
     summary = cycle_summary(build_graph(options))
     summary["seconds"] = round(time.perf_counter() - t0, 3)
@@ -64,13 +65,9 @@ def cycles(options: UneeOptions, as_json: bool) -> None:
 def cycle(options: UneeOptions, position: str, out: str | None, radius: int | None, shortest: bool,
           cache: str | None, as_json: bool) -> None:
     """The loop of POSITION: the cycle best play (uncounted rule) runs into, or the shortest cycle."""
-    from gamesolver.games.unee import cycles as C
-    from gamesolver.games.unee.graph import build_graph
-
     pos = notation.parse_position(position, options)
     if out:
         # refuse a bad --out before the work, not after it
-        from gamesolver.solver.tables.atomic import check_writable
 
         if Path(out).suffix.lower() not in C.GRAPH_SUFFIXES:
             raise InputError(f"--out {out}: expected a .png, .svg or .graphml file name")
@@ -131,8 +128,6 @@ def check_eichler(options: UneeOptions, position: str, rule: str, captured: str 
                   as_json: bool) -> None:
     """Does POSITION fit Eichler's caption 'Capturing loses!' (a capture is possible, every capture
     loses, best play repeats)? Each move's outcome is explained."""
-    from gamesolver.games.unee.claims import explain_position
-
     pos = notation.parse_position(position, options)
     d = mover_difference(pos, parse_captured(captured, pos, options))
     table = load_table(options, rule, cache, None)

@@ -17,6 +17,10 @@ from gamesolver.games.unee.cli_common import (
 )
 from gamesolver.games.unee.rules import UneeOptions
 from gamesolver.solver.report import example
+from gamesolver.games.unee import export as tables_out  # by module: a test stands in a full disk for write_csv
+from gamesolver.solver.tables.atomic import atomic_path, check_writable
+from gamesolver.games.unee.graph import build_graph
+from gamesolver.solver.errors import InputError
 
 
 @unee.command(epilog=example('solver unee export --on-board 4 --reachable --out four.csv'))
@@ -34,11 +38,6 @@ from gamesolver.solver.report import example
 def export(options: UneeOptions, rule: str, fmt: str, balls: int | None, reachable: bool, out: str | None,
            cache: str | None, table_dir: str | None, as_json: bool) -> None:
     """Export the table in the player's notation: position, side, value, remoteness, best moves."""
-    from gamesolver.games.unee.export import export_array, write_csv
-    from gamesolver.solver.tables.atomic import atomic_path, check_writable
-    from gamesolver.games.unee.graph import build_graph
-    from gamesolver.solver.errors import InputError
-
     if balls is not None and not 0 <= balls <= options.max_balls:
         raise InputError(f"--on-board {balls}: expected 0..{options.max_balls} balls on the board")
     if fmt == "npy" and out is None:
@@ -50,16 +49,16 @@ def export(options: UneeOptions, rule: str, fmt: str, balls: int | None, reachab
     table = load_table(options, rule, cache, table_dir)
     graph = build_graph(options)
     if out is None:
-        write_csv(sys.stdout, table, graph, balls, reachable)
+        tables_out.write_csv(sys.stdout, table, graph, balls, reachable)
         return
     with atomic_path(out) as tmp:
         if fmt == "csv":
             with open(tmp, "w", newline="") as f:
-                count = write_csv(f, table, graph, balls, reachable)
+                count = tables_out.write_csv(f, table, graph, balls, reachable)
         else:
             import numpy as np
 
-            arr = export_array(table, graph, balls, reachable)
+            arr = tables_out.export_array(table, graph, balls, reachable)
             count = len(arr)
             with open(tmp, "wb") as f:
                 np.save(f, arr, allow_pickle=False)

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from gamesolver.games.unee import notation
+from gamesolver.games.unee import notation, split
 from gamesolver.games.unee.cli_common import (
     RULE_CHOICE,
     RULE_HELP,
@@ -31,6 +31,11 @@ from gamesolver.games.unee.answers import (
 from gamesolver.games.unee.rules import UneeOptions
 from gamesolver.solver.report import example
 from gamesolver.solver.progress import progress
+from gamesolver.games.unee.solution import build_table, open_table, progress_steps
+from gamesolver.solver.encoding import _boards
+from gamesolver.solver.errors import InputError
+from gamesolver.games.unee.notation import start_position
+from gamesolver.games.unee.graph import build_graph
 
 
 @unee.command(epilog=example('solver unee solve --rule all'))
@@ -54,10 +59,6 @@ def solve(options: UneeOptions, rule: str, out: str | None, cache: str | None, b
           workers: int | None, as_json: bool) -> None:
     """Solve the whole state space and write the table(s)."""
     import contextlib
-
-    from gamesolver.games.unee.solution import build_table, progress_steps
-    from gamesolver.solver.encoding import _boards
-    from gamesolver.solver.errors import InputError
 
     rules = ["uncounted", "draw", "split"] if rule == "all" else [rule]
     if out is not None and len(rules) > 1:
@@ -93,9 +94,6 @@ def solve(options: UneeOptions, rule: str, out: str | None, cache: str | None, b
 
 def _solved_row(options: UneeOptions, r: str, path: Path, seconds: float, n: int) -> dict[str, Any]:
     """One rule's line of the solve report: where the table went, how long, the start's value."""
-    from gamesolver.games.unee.notation import start_position
-    from gamesolver.games.unee.solution import open_table
-
     table = open_table(path, options, r)
     row: dict[str, object] = {"rule": r, "path": str(path), "seconds": round(seconds, 3), "states": n,
                               "start": describe_value(table, start_position(options), 0)}
@@ -156,8 +154,6 @@ def analyze(options: UneeOptions, position: str, rule: str, captured: str | None
             memory_depth: int | None, max_solves: int, cache: str | None, table_dir: str | None,
             as_json: bool) -> None:
     """Every legal move of POSITION with its value, remoteness and whether it enters a cycle."""
-    from gamesolver.solver.errors import InputError
-
     pos = notation.parse_position(position, options)
     d = mover_difference(pos, parse_captured(captured, pos, options))
     if exact and rule != "split":
@@ -169,9 +165,6 @@ def analyze(options: UneeOptions, position: str, rule: str, captured: str | None
     table = load_table(options, rule, cache, table_dir)
     found = memory = None
     if exact or memory_depth is not None:
-        from gamesolver.games.unee.graph import build_graph
-        from gamesolver.games.unee import split
-
         g = build_graph(options)
         if exact:
             found = split.exact_value(g, table.table["lower"], table.table["upper"], table.rank(pos), effort)

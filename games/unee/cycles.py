@@ -13,10 +13,11 @@ from typing import Any
 import numpy as np
 
 from gamesolver.games.unee.graph import SIDE_INDEX, StateGraph, build_graph
-from gamesolver.games.unee.notation import Position, move_name
+from gamesolver.games.unee.notation import Position, move_name, start_position
 from gamesolver.games.unee.rules import UneeOptions
 from gamesolver.solver.retrograde import _graph
 from gamesolver.solver.errors import InputError
+from gamesolver.solver.tables.atomic import atomic_path
 
 SIDES = ("S", "N")
 
@@ -133,8 +134,6 @@ def shortest_repetition_game(graph: StateGraph) -> tuple[list[int], int] | None:
     """The shortest game from the start that ends by a repetition: (absolute nodes, index of the
     first occurrence of the repeated node). Shortest path to some node plus the shortest cycle
     through it, minimised over the nodes on cycles in order of their distance from the start."""
-    from gamesolver.games.unee.notation import start_position
-
     start = node_of(graph, start_position(graph.options))
     dist, parent = _graph.bfs_alternating(graph.indptr, graph.succ, start)
     cyclic = on_cycle(graph.options)
@@ -220,7 +219,6 @@ def save_graph(G: Any, path: str | Path, title: str = "") -> Path:
     """Write a DiGraph as GraphML (.graphml) or a picture (.png, .svg); tmp file then rename."""
     import networkx as nx
 
-    from gamesolver.solver.tables.atomic import atomic_path
 
     out = Path(path)
     suffix = out.suffix.lower()

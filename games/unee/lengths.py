@@ -21,6 +21,7 @@ from gamesolver.games.unee.notation import Position, start_position
 from gamesolver.games.unee.rules import DEFAULT, UneeOptions
 from gamesolver.solver.retrograde import _play
 from gamesolver.solver.errors import InputError
+from gamesolver.games.unee.solution import solve
 
 POLICIES = ("random", "optimal")
 # scenario name -> (South's policy, North's policy)
@@ -52,8 +53,6 @@ HISTOGRAM_NAME = "unee_game_lengths.png"
 def optimal_mask(graph: StateGraph, table: Any | None = None) -> np.ndarray:
     """uint8 per edge: 1 where the move keeps the mover's uncounted-rule value."""
     if table is None:
-        from gamesolver.games.unee.solution import solve
-
         table = solve("uncounted", graph.options)
     if table.rule != "uncounted":
         raise InputError(f"optimal moves are taken from the uncounted table, not the {table.rule} one")

@@ -29,12 +29,15 @@ import numpy as np
 from gamesolver.games.unee.graph import (ENCODING, ENCODING_VERSION, StateGraph, build_graph, rank_position,
                                          terminal_payoffs)
 from gamesolver.games.unee.notation import Position, move_name
-from gamesolver.games.unee.rules import DEFAULT, REPETITION_RULES, UneeOptions, check_rule
+from gamesolver.games.unee.rules import DEFAULT, REPETITION_RULES, UneeOptions, check_rule, sow_relative
 from gamesolver.solver.retrograde import _retro
 from gamesolver.solver.retrograde.layers import followed_labels
 from gamesolver.solver.errors import InputError, MissingTableError, PositionNotCoveredError
 from gamesolver.solver.tables.paths import cache_dir
 from gamesolver.solver.tables.table import Table, open_table as open_generic_table, write_table
+from gamesolver.games.unee.split import split_bounds
+from gamesolver.solver.encoding import _boards
+from gamesolver.games.unee.layers import solve_arrays_by_layers
 
 NEVER = -128
 
@@ -60,7 +63,6 @@ def solve_arrays(
         return {"a": a, "b": b}
     if rule != "split":
         check_rule(rule)  # reached only by a rule no branch above took: that is the error
-    from gamesolver.games.unee.split import split_bounds
 
     lower, upper = split_bounds(graph, term, progress)
     return {"lower": lower, "upper": upper}
@@ -87,8 +89,6 @@ def table_path(options: UneeOptions, rule: str, cache: str | os.PathLike[str] | 
 
 
 def expected_header(options: UneeOptions, rule: str) -> dict[str, Any]:
-    from gamesolver.solver.encoding import _boards
-
     return {
         "game": "unee",
         "rule": rule,
@@ -137,8 +137,6 @@ def _build_table(
     if checkpoint is None:
         arrays = solve_arrays(build_graph(options), rule, progress)
     else:
-        from gamesolver.games.unee.layers import solve_arrays_by_layers
-
         arrays = solve_arrays_by_layers(options, rule, progress, engine, checkpoint, log)
     seconds = time.perf_counter() - t0
     head = expected_header(options, rule)
@@ -321,8 +319,6 @@ class UneeTable:
 
     def _judge(self, pos: Position, captured: int) -> tuple[list[MoveInfo], list[int]]:
         """The moves (best flagged) and the indices of the best ones, best first."""
-        from gamesolver.games.unee.rules import sow_relative
-
         r = self.rank(pos)
         board = pos.relative()
         n = self.options.holes_per_row

@@ -14,7 +14,7 @@ import numpy as np
 from gamesolver.games.unee.graph import StateGraph, terminal_payoffs
 from gamesolver.games.unee.rules import UneeOptions
 from gamesolver.solver.encoding import _boards
-from gamesolver.solver.retrograde import _split
+from gamesolver.solver.retrograde import _graph, _split
 from gamesolver.solver.errors import InputError
 from gamesolver.solver.retrograde.memory import MemoryBounds, MemoryResult, tighten
 
@@ -130,8 +130,6 @@ DEFAULT_MEMORY_SOLVES = 200_000
 
 def states_below(graph: StateGraph, lower: np.ndarray, upper: np.ndarray, rank: int) -> np.ndarray:
     """The states reachable from ``rank`` in the layers under its own whose bounds differ (sorted)."""
-    from gamesolver.solver.retrograde import _graph
-
     if lower[rank] == upper[rank]:
         return np.empty(0, dtype=np.int64)
     states = np.flatnonzero(_graph.reachable_alternating(graph.indptr, graph.succ, rank, 0))

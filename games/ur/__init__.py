@@ -25,6 +25,8 @@ from gamesolver.games.ur.api import (
 )
 from gamesolver.games.ur.notation import Position, format_position
 from gamesolver.games.ur.rules import Board, Dice, UrOptions, load_board, load_dice
+from gamesolver.games.ur import royal
+from gamesolver.games.ur.royal_table import royal_solve as solve_rules
 
 __all__ = ["Board", "Dice", "Position", "RoyalTable", "UrAction", "UrOptions", "UrTable", "UrValue", "family",
            "format_position", "fresh_kernel", "kernel", "load_board", "load_dice", "open_opening", "open_table",
@@ -38,7 +40,4 @@ def royal_solve(rules: str = "finkel", pieces: int | None = None, out: str | os.
     """Solve one of RoyalUr's rule sets (``finkel``, ``blitz``, ``masters``; ``pieces`` defaults
     to the rule set's own) on the engine and return the written table (``out``, else the cache);
     ``kw`` as ``games.ur.royal_table.royal_solve`` (tolerance, threads, graph, log)."""
-    from gamesolver.games.ur import royal
-    from gamesolver.games.ur.royal_table import royal_solve as solve_rules
-
     return solve_rules(royal.load_ruleset(rules, pieces), out, **kw)  # type: ignore[arg-type]

@@ -20,14 +20,17 @@ from gamesolver.games.ur.solve import (
     state_value,
     stored_state_count,
 )
-from gamesolver.solver.stochastic.planning import TYPICAL_SWEEPS, default_threads
+from gamesolver.solver.stochastic.planning import (
+    Projection, RAY_WORKER_EFFICIENCY, STORED_SWEEP_SPEEDUP, TYPICAL_SWEEPS, default_threads, extra_bytes,
+    seconds_per_state, span,
+)
+from gamesolver.games.ur import opening
+from gamesolver.solver.stochastic.outcomes import auto_stores, estimate_bytes
 
 
 def shipped_fallback(options: UrOptions, cache: str | Path | None) -> Any:
     """The opening file shipped for these options, where a query answers from it: the table is
     too large to build on a query and not in the cache (else None; the server asks too)."""
-    from gamesolver.games.ur import opening
-
     if options.pieces <= AUTO_BUILD_MAX_PIECES or (default_table_dir(options, cache) / "header.json").is_file():
         return None
     return opening.shipped(options)
@@ -179,9 +182,6 @@ def gpu_solve_seconds(options: UrOptions) -> tuple[tuple[float, float], bool]:
     times the walk's typical rounds (TYPICAL_SWEEPS), and whether the stored graph fits there
     beside the values, the walk's policy and marks (then it sweeps from the graph). The missing
     table's message and the README's table of results both quote it."""
-    from gamesolver.solver.stochastic.outcomes import estimate_bytes
-    from gamesolver.solver.stochastic.planning import extra_bytes
-
     plain = kernel(dataclasses.replace(options, mirror=False))
     states = stored_state_count(options)
     graph = int(estimate_bytes(plain) * states / max(1, plain.state_count))
@@ -197,10 +197,6 @@ def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple
     (``solver.stochastic.planning``), here (over the stored graph where it fits, as the solve would) and on
     a Ray cluster, and the commands that build it; and the same as JSON fields. ``named``: the
     folder came from --table."""
-    from gamesolver.solver.stochastic.outcomes import auto_stores, estimate_bytes
-    from gamesolver.solver.stochastic.planning import RAY_WORKER_EFFICIENCY, Projection, seconds_per_state, span
-    from gamesolver.solver.stochastic.planning import STORED_SWEEP_SPEEDUP, extra_bytes
-
     k = options.pieces
     cores = default_threads()
     plain = kernel(dataclasses.replace(options, mirror=False))

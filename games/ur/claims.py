@@ -17,10 +17,12 @@ import numpy as np
 from gamesolver.games.claims import ClaimResult
 from gamesolver.games.ur.generator import kernel
 from gamesolver.games.ur.rules import UrOptions
-from gamesolver.games.ur.solve import default_table_dir, load_table, state_value
+from gamesolver.games.ur.solve import default_table_dir, load_table, state_interval, state_value
 from gamesolver.solver.stochastic.iteration import check_eps
 from gamesolver.solver.errors import MissingTableError, TableError
 from gamesolver.solver.tables.table import Table
+from gamesolver.games.ur import opening
+from gamesolver.games.ur.provenance import of_table
 
 FORTS_TO_WIN = 4  # a player wins holding all four forts, so fewer pieces can never win
 SPECIAL_ROLES = ("ishtar", "marduk", "royal")
@@ -136,8 +138,6 @@ def _tile_groups(s: Solved, role: str) -> list[tuple[int, ...]]:
 def _start_evidence(pieces: Sequence[int], found: list[Solved]) -> list[tuple[int, Any, str]]:
     """Besides the cached tables, the opening files shipped for the standard board and dice (they
     hold the start): (pieces, table or file, where) for each requested count, the table first."""
-    from gamesolver.games.ur import opening
-
     out: list[tuple[int, Any, str]] = [(s.pieces, s.table, "cached table") for s in found]
     have = {s.pieces for s in found}
     for k in sorted(set(pieces) - have):
@@ -155,9 +155,6 @@ def first_player_favoured(pieces: Sequence[int] = (1, 2, 3, 4, 5, 6, 7), board_f
     standard board and dice, the shipped opening files. The verdict rests on the smallest proven
     evidence that settles it (a start interval clear of 0); without one, on the largest table's
     value against its slack."""
-    from gamesolver.games.ur.provenance import of_table
-    from gamesolver.games.ur.solve import state_interval
-
     found, notes = _solved(pieces, board_file, dice_file, cache, mirror)
     standard = board_file is None and dice_file is None and mirror
     sources = _start_evidence(pieces, found) if standard else [(s.pieces, s.table, "cached table") for s in found]

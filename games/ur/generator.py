@@ -11,6 +11,7 @@ from typing import Any
 
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.solver.errors import InputError
+from gamesolver.games.ur import _fort
 
 
 # which build of the fort rules' generator ``kernel`` uses: "auto" (the POPCNT and BMI2 build where
@@ -23,8 +24,6 @@ def fort_module(build: str | None = None) -> Any:
     POPCNT and BMI2: bit counts inline, the squeeze of a tile set one PEXT) where ``build`` (default:
     the environment's SOLVER_FORT_BUILD, else "auto") allows it and the CPU runs it well, else
     ``_fort``. Both give the same codes; tests hold them to each other."""
-    from gamesolver.games.ur import _fort
-
     build = build or os.environ.get(FORT_BUILD_ENV) or "auto"
     if build not in ("auto", "portable"):
         raise InputError(f"{FORT_BUILD_ENV} must be 'auto' or 'portable'; got {build!r}")

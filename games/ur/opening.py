@@ -33,6 +33,9 @@ from gamesolver.games.ur.generator import kernel
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.solver.errors import CorruptTableError, InputError, PositionNotCoveredError, TableMismatchError
 from gamesolver.solver.tables.paths import file_kind
+from gamesolver.games.ur.provenance import of_table
+from gamesolver.solver import __version__
+from gamesolver.solver.tables.atomic import atomic_path
 
 FORMAT_NAME = "gamesolver-ur-opening"
 FORMAT_VERSION = 1
@@ -177,8 +180,6 @@ class OpeningFile:
     @property
     def provenance(self) -> Any:
         """Whether the values are proven (``games.ur.provenance``), as the table they came from was."""
-        from gamesolver.games.ur.provenance import of_table
-
         return of_table(self)
 
     def source(self, shipped: bool) -> dict[str, Any]:
@@ -199,7 +200,6 @@ def build(options: UrOptions, table: Any, turns: int) -> tuple[dict[str, np.ndar
     arrays = {"keys": keys, "values": values, "depth": depth}
     if "lower" in table.arrays:  # a proven table: each position's interval, as the table has it
         arrays.update({side: np.asarray(table[side])[ranks].astype(np.float32) for side in ("lower", "upper")})
-    from gamesolver.solver import __version__
 
     meta = table.meta
     header = {
@@ -227,8 +227,6 @@ def build(options: UrOptions, table: Any, turns: int) -> tuple[dict[str, np.ndar
 
 def write(path: str | os.PathLike[str], arrays: dict[str, Any], header: dict[str, Any]) -> Path:
     """Write an opening file whole or not at all."""
-    from gamesolver.solver.tables.atomic import atomic_path
-
     raw = np.frombuffer(json.dumps(header, sort_keys=True).encode("utf-8"), dtype=np.uint8)
     with atomic_path(path) as tmp, open(tmp, "wb") as f:  # a file object: savez adds no suffix
         np.savez_compressed(f, header=raw, **arrays)

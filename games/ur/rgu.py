@@ -32,6 +32,7 @@ from gamesolver.solver.errors import (
 )
 from gamesolver.solver.tables.atomic import atomic_path
 from gamesolver.games.ur.rgu_keys import CHUNK, key_encoding, won_keys
+from gamesolver.games.ur.royal_table import royal_game
 
 MAGIC = b"RGU"
 VERSION = 0
@@ -388,8 +389,6 @@ def write_values(
     of a million ranks at a time (``KeyEncoding.keys_of``), each packed with its stored value
     into one uint64 that is sorted in place (percent16 always; f32 where keys fit in 32 bits), so
     the peak is the values and eight bytes a position; f64 sorts an index instead."""
-    from gamesolver.games.ur.royal_table import royal_game
-
     vt = value_type_name(value_type)
     game, ke = royal_game(rules), key_encoding(rules)
     n_states = game.state_count
@@ -428,8 +427,6 @@ def values_from_table(table: RguTable, rules: royal.RuleSet, ranks: Iterable[int
     """The mover's chance of winning per rank of our encoding, read from a RoyalUr table (keys
     computed in chunks, each looked up in its map of the memory-mapped file through the fence
     index; the file is never copied into memory)."""
-    from gamesolver.games.ur.royal_table import royal_game
-
     table.expect(rules)
     game, ke = royal_game(rules), key_encoding(rules)
     rs = None if ranks is None else np.asarray(list(ranks), dtype=np.int64)

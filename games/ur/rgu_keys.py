@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 from gamesolver.games.ur import royal, royal_encoding
 from gamesolver.solver.errors import InputError
+from gamesolver.games.ur.royal_table import royal_game
 
 
 # RoyalUr's layout groups the shared tiles in runs of at most this many (one lookup table each)
@@ -185,8 +186,6 @@ CHUNK = 1 << 20  # states whose keys are computed at once (about 100 MB of scrat
 
 def all_state_keys(rules: royal.RuleSet, chunk: int = CHUNK) -> np.ndarray:
     """RoyalUr's key of every state of our encoding, indexed by rank (uint64), in chunks."""
-    from gamesolver.games.ur.royal_table import royal_game
-
     game, ke = royal_game(rules), key_encoding(rules)
     out = np.empty(game.state_count, dtype=np.uint64)
     for a in range(0, game.state_count, chunk):

@@ -8,12 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from gamesolver.games.ur import rgu, royal, royal_encoding
+from gamesolver.games.ur import rgu, royal, royal_encoding, royal_opening
 from gamesolver.games.ur.provenance import Provenance, of_table
 from gamesolver.games.ur.royal_table import default_table_dir, load_royal_table, royal_choices, state_rank
 from gamesolver.games.ur.rules import AUTO_BUILD_MAX_PIECES, SOLVE_HINT  # the same for both rule families
 from gamesolver.solver.errors import InputError, MissingTableError
 from gamesolver.solver.tables.paths import file_kind
+from gamesolver.solver.stochastic.planning import default_threads, span
 
 
 def table_source(solved: Any) -> dict[str, Any]:
@@ -77,7 +78,6 @@ def shipped_fallback(rules: royal.RuleSet, cache: str | Path | None = None) -> A
     large to build on a query and not in the cache (else None; the server asks too)."""
     if rules.pieces <= AUTO_BUILD_MAX_PIECES or (default_table_dir(rules, cache) / "header.json").is_file():
         return None
-    from gamesolver.games.ur import royal_opening
 
     return royal_opening.shipped(rules)
 
@@ -96,9 +96,6 @@ def solve_seconds(rules: royal.RuleSet, cores: int) -> tuple[float, float]:
 def missing_table_message(rules: royal.RuleSet, where: Path, given: str | None = None) -> str:
     """Why a query does not build the rule set's table at ``where`` itself (``given``: --table):
     what is missing, about how long solving it takes here, and the command."""
-    from gamesolver.solver.stochastic.planning import span
-    from gamesolver.solver.stochastic.planning import default_threads
-
     hint = "" if given is None else f" --out {given}"
     cores = default_threads()
     return (f"no solved table for {rules.name} with {rules.pieces} pieces at {where}; solving its "

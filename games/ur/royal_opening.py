@@ -26,6 +26,9 @@ from gamesolver import data
 from gamesolver.games.ur import royal
 from gamesolver.games.ur.opening import OutsideOpening, arrays_fit, read_file, values_sha256, write  # noqa: F401  (write: one writer for both families' files)
 from gamesolver.solver.errors import CorruptTableError, InputError, TableMismatchError
+from gamesolver.games.ur.royal_table import state_rank
+from gamesolver.solver import __version__
+from gamesolver.games.ur.provenance import Provenance
 
 FORMAT_NAME = "gamesolver-royalur-opening"
 FORMAT_VERSION = 1
@@ -58,8 +61,6 @@ def reachable(rules: royal.RuleSet, moves: int) -> dict[royal.State, int]:
 
 def build(rules: royal.RuleSet, table: Any, turns: int) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """The arrays and header of an opening file of ``turns`` moves from the rule set's solved table."""
-    from gamesolver.games.ur.royal_table import state_rank
-
     if not 1 <= turns <= MAX_TURNS:
         raise InputError(f"turns must be from 1 to {MAX_TURNS}, not {turns}")
     depth = reachable(rules, turns + 1)
@@ -69,7 +70,6 @@ def build(rules: royal.RuleSet, table: Any, turns: int) -> tuple[dict[str, np.nd
     keys, d = ranks[order], d[order]
     values = np.asarray(table["value"], dtype=np.float64)[keys]
     meta = table.meta
-    from gamesolver.solver import __version__
 
     header = {
         "format": FORMAT_NAME,
@@ -113,13 +113,9 @@ class RoyalOpening:
 
     @property
     def provenance(self) -> Any:
-        from gamesolver.games.ur.provenance import Provenance
-
         return Provenance.of_meta(self.header["table"], False)
 
     def win_probability(self, state: royal.State) -> float:
-        from gamesolver.games.ur.royal_table import state_rank
-
         key = state_rank(self.rules, state)
         i = int(np.searchsorted(self.keys, key))
         if i >= self.keys.size or self.keys[i] != key:

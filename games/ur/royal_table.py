@@ -20,6 +20,9 @@ from gamesolver.games.ur import royal, royal_encoding
 from gamesolver.solver.tables.paths import cache_dir
 from gamesolver.solver.stochastic.solve import SolveSettings, TableSpec, solve_table
 from gamesolver.solver.tables.table import Table, open_or_build
+from gamesolver.games.ur._royal import RoyalGame
+from gamesolver.solver.errors import InputError
+from gamesolver.solver.stochastic import outcomes  # by module: tests stand in a smaller machine
 
 GAME = "ur"
 ENCODING = "royalur-mover-relative-score-tiers"
@@ -32,8 +35,6 @@ DEFAULT_TOLERANCE = 1e-12
 @lru_cache(maxsize=16)
 def royal_game(rules: royal.RuleSet) -> Any:
     """The rule set's move generator in C form, numbering states exactly as ``royal_encoding.Encoding``."""
-    from gamesolver.games.ur._royal import RoyalGame
-
     enc = royal_encoding.encoding(rules)
     blocks = [(enc.tier_offset[t] + off, t, key) for t in enc.tiers for off, key in enc._blocks[t]]
     return RoyalGame(
@@ -84,13 +85,10 @@ GROUP_BYTES = 90
 def check_memory(rules: royal.RuleSet) -> int:
     """The memory the solve needs at its peak, or an InputError (before anything is written) where
     even the values alone would not fit in this machine's memory."""
-    from gamesolver.solver.errors import InputError
-    from gamesolver.solver.stochastic.outcomes import memory_bytes
-
     n = royal_game(rules).state_count
     largest = max(b - a for a, b in tier_ranges(rules))
     need = VALUE_BYTES * n + GROUP_BYTES * largest
-    memory = memory_bytes()
+    memory = outcomes.memory_bytes()
     if memory and VALUE_BYTES * n > 0.9 * memory:
         raise InputError(f"{rules.name} with {rules.pieces} pieces has {n:,} states: its values alone need "
                          f"{VALUE_BYTES * n / 2**30:.1f} GiB, more than this machine's {memory / 2**30:.1f} GiB")

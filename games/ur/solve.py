@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from gamesolver.games.ur.generator import kernel
+from gamesolver.games.ur.generator import fresh_kernel, kernel
 from gamesolver.games.ur.engine import Action, actions, terminal_value
 from gamesolver.games.ur.notation import Position
 from gamesolver.games.ur.rules import UrOptions
@@ -201,7 +201,6 @@ def stored_index_matches(options: UrOptions, table: Table) -> bool | None:
     index: seconds for K = 4, minutes for K = 7."""
     if not options.uses_mirror or INDEX_ARRAYS[0] not in table.arrays:
         return None
-    from gamesolver.games.ur.generator import fresh_kernel
 
     words, sample = fresh_kernel(options).index_arrays()
     return bool(np.array_equal(words, table[INDEX_ARRAYS[0]]) and np.array_equal(sample, table[INDEX_ARRAYS[1]]))

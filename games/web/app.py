@@ -25,6 +25,13 @@ from gamesolver.games.ur.family import Family, QueryRefused
 from gamesolver.games.ur.rules import MAX_PIECES
 from gamesolver.games.web.tables import Building, BuildFailed, Source, Tables, TooLarge
 from gamesolver.solver.errors import DataFileError, InputError, PositionNotCoveredError, TableError
+from gamesolver.games.unee.rules import DEFAULT, check_rule
+from gamesolver.games.unee.solution import build_table, open_table, progress_steps, table_path
+from gamesolver.solver.encoding import _boards
+from gamesolver.games.unee import answers as V
+from gamesolver.games.unee.answers import show_answer
+from gamesolver.games.unee.notation import parse_position
+from gamesolver.games.unee.cycles import optimal_cycle
 
 STATIC = Path(str(resources.files("gamesolver.games.web") / "static"))
 # the default of 'solver unee pv --max-plies'; a request may ask for fewer, never more, so that
@@ -78,10 +85,6 @@ class Server:
 
     # -- Ünee
     def unee_source(self, rule: str) -> Source:
-        from gamesolver.games.unee.rules import DEFAULT, check_rule
-        from gamesolver.games.unee.solution import build_table, open_table, progress_steps, table_path
-        from gamesolver.solver.encoding import _boards
-
         rule = check_rule(rule)
         path = table_path(DEFAULT, rule, self.cache)
         n = _boards.board_count(DEFAULT.holes, DEFAULT.max_balls)
@@ -94,11 +97,6 @@ class Server:
                       build, total=n * progress_steps(rule))
 
     def unee(self, request: Request, what: str) -> dict[str, Any]:
-        from gamesolver.games.unee import answers as V
-        from gamesolver.games.unee.answers import show_answer
-        from gamesolver.games.unee.notation import parse_position
-        from gamesolver.games.unee.rules import DEFAULT
-
         if what == "show":
             p = params(request, position=REQUIRED)
             return show_answer(parse_position(p["position"], DEFAULT), DEFAULT)
@@ -119,7 +117,6 @@ class Server:
             return V.analyze_answer(table, pos, d)
         if what == "pv":
             return V.pv_answer(pos, rule, table.principal_variation(pos, d, plies))
-        from gamesolver.games.unee.cycles import optimal_cycle
 
         lead, cyc = optimal_cycle(table, pos)
         return V.cycle_answer(pos, False, cyc, lead)

@@ -11,6 +11,8 @@ import click
 
 from gamesolver.solver.errors import InputError
 from gamesolver.solver.report import example
+from gamesolver.games.web.app import create_app
+from gamesolver.solver.tables.paths import cache_dir
 
 INSTALL_HINT = 'solver serve needs the web extra: pip install "gamesolver[web]"'
 
@@ -44,9 +46,6 @@ def serve(host: str, port: int, cache: str | None, as_json: bool) -> None:
     import socket
 
     import uvicorn
-
-    from gamesolver.games.web.app import create_app
-    from gamesolver.solver.tables.paths import cache_dir
 
     # the socket is bound here, not by uvicorn, so a taken port is one clear line and port 0's
     # choice is known before the address is printed. IPPROTO_TCP by name: asyncio turns Nagle's

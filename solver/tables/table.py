@@ -30,6 +30,8 @@ import numpy as np
 
 from gamesolver.solver.errors import (CorruptTableError, InputError, MissingTableError, OutputWriteError,
                                      TableMismatchError, TableWriteError)
+from gamesolver.solver.tables.paths import cache_dir
+from gamesolver.solver.tables.atomic import atomic_path
 
 FORMAT_NAME = "gamesolver-table"
 FORMAT_VERSION = 1
@@ -279,8 +281,6 @@ def _file_marks(root: Path, header: Mapping[str, Any]) -> dict[str, list[int]]:
 
 
 def _verified_marker(root: Path) -> Path:
-    from gamesolver.solver.tables.paths import cache_dir
-
     key = hashlib.sha256(str(root.resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:32]
     return cache_dir() / "verified" / f"{key}.json"
 
@@ -297,8 +297,6 @@ def _verified_before(root: Path, header: Mapping[str, Any]) -> bool:
 def _record_verified(root: Path, header: Mapping[str, Any]) -> None:
     """Remember that the table's checksums passed; where the cache cannot be written, nothing is
     remembered and the next open checks again."""
-    from gamesolver.solver.tables.atomic import atomic_path
-
     marker = _verified_marker(root)
     try:
         marker.parent.mkdir(parents=True, exist_ok=True)

@@ -37,7 +37,7 @@ import numpy as np
 
 from gamesolver.solver.backends.gpu.arithmetic import _F0, graph_functions, state_functions
 from gamesolver.solver.errors import InputError
-from gamesolver.solver.stochastic.outcomes import GRAPH_CHOICES
+from gamesolver.solver.stochastic.outcomes import GRAPH_CHOICES, available_bytes
 
 GPU_EXTRA = 'pip install "gamesolver[gpu]"'
 NO_GPU = ("no CUDA GPU was found (numba.cuda.is_available() is False); on this machine use --backend cpu "
@@ -115,7 +115,7 @@ def kernels(spec: Any, target: str = "cuda", threads_per_block: int = THREADS_PE
     if key not in _CACHE:
         if target == "cuda":
             import_cuda()
-            from gamesolver.solver.backends.gpu.cuda_kernels import cuda_kernels as build
+            from gamesolver.solver.backends.gpu.cuda_kernels import cuda_kernels as build  # numba.cuda: optional
         else:
             build = _cpu_kernels
         _CACHE[key] = build(spec, threads_per_block)
@@ -415,8 +415,6 @@ class GpuEngine:
         memory: generated on the device a launch at a time and copied over. Sweeps copy it back a
         launch at a time (``_staged``). Where the memory cannot be page-locked, those ranks
         regenerate instead."""
-        from gamesolver.solver.stochastic.outcomes import available_bytes
-
         n, G, L = self.n, int(self.spec.ngroups), self.launch
         budget = int(HOST_GRAPH_SHARE * available_bytes()) if self.host_graph is None else int(self.host_graph)
         rel = offsets[m:] - offsets[m]
