@@ -124,11 +124,21 @@ class Cached:
     message: str = ""
 
 
+def table_key(name: str, pieces: int) -> str:
+    """What a long-running caller names a family's table by: the rule set and the piece count."""
+    return f"ur-{name}-k{pieces}"
+
+
 class Family(ABC):
     """One rule family with its settings (a piece count, and for the fort rules a board and dice)."""
 
     name: str
     pieces: int
+
+    @property
+    def key(self) -> str:
+        """``table_key`` of these settings: ``cached``'s key, known without building its message."""
+        return table_key(self.name, self.pieces)
 
     # the verbs of ``solver ur``
     @abstractmethod
@@ -172,7 +182,7 @@ class Family(ABC):
     @abstractmethod
     def board(self, cache: str | None, is_open: Callable[[str], bool]) -> dict[str, Any]:
         """The board's tiles, sides, rolls (and paths) as a page lays them out, and ``solved``: the
-        piece counts answered at once (a table open (``is_open`` of its ``cached`` key) or in
+        piece counts answered at once (a table open (``is_open`` of its ``table_key``) or in
         ``cache``, or an opening file shipped)."""
 
     @abstractmethod

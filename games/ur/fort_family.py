@@ -22,7 +22,7 @@ from gamesolver.games.ur.answers import (
 )
 from gamesolver.games.ur.export import write_csv, write_npy
 from gamesolver.games.ur.family import (
-    Cached, CheckAsk, ExportAsk, Family, Log, PathArg, QueryRefused, Reply, SolveAsk, Where,
+    Cached, CheckAsk, ExportAsk, Family, Log, PathArg, QueryRefused, Reply, SolveAsk, Where, table_key,
 )
 from gamesolver.games.ur.engine import terminal_value
 from gamesolver.games.ur.generator import kernel
@@ -327,9 +327,9 @@ class FortFamily(Family):
     # the server
     def board(self, cache: str | None, is_open: Callable[[str], bool]) -> dict[str, Any]:
         b, options = self.options.board, self.options
-        solved = [k for k in range(1, MAX_PIECES + 1)
-                  if is_open(_key(k)) or (default_table_dir(UrOptions(pieces=k), cache) / "header.json").is_file()
-                  or opening.shipped_path(UrOptions(pieces=k)).is_file()]
+        each = [UrOptions(pieces=k) for k in range(1, MAX_PIECES + 1)]
+        solved = [o.pieces for o in each if is_open(table_key(self.name, o.pieces))
+                  or (default_table_dir(o, cache) / "header.json").is_file() or opening.shipped_path(o).is_file()]
         return {"rules": "fort", "pieces": options.pieces, "sides": ["X", "O"],
                 "tiles": [{"name": b.names[i], "at": list(b.at[i]), "section": b.sections[i],
                            "roles": sorted(b.roles[i])} for i in range(b.size)],
@@ -345,7 +345,7 @@ class FortFamily(Family):
             log(f"solving Ur (fort rules) with {options.pieces} pieces (first use; cached in {where})")
             solve(options, where, show_progress=False, log=log)
 
-        return Cached(_key(options.pieces), f"Ur, fort rules, {options.pieces} pieces",
+        return Cached(self.key, f"Ur, fort rules, {options.pieces} pieces",
                       lambda: load_table(options, where, build=False), build if small else None,
                       "" if small else missing_table_message(options, where, False)[0])
 
@@ -407,10 +407,6 @@ class FortFamily(Family):
         if out is None:
             out = default_table_dir(self.options, None if cache is None else str(cache))
         return UrTable(solve(self.options, out, **settings), self.options)
-
-
-def _key(pieces: int) -> str:
-    return f"ur-fort-k{pieces}"
 
 
 def built_reply(out: str, turns: int, header: dict[str, Any], table_path: Any) -> Reply:

@@ -209,7 +209,7 @@ class RoyalFamily(Family):
                           for t in tiles],
                 "rolls": [{"name": str(r), "probability": float(p)} for r, p in rules.roll_probabilities],
                 "paths": {"L": list(rules.path), "D": list(rules.dark_path)},
-                "solved": [rules.pieces] if is_open(self.cached(cache).key) or self._ready(cache) else []}
+                "solved": [rules.pieces] if is_open(self.key) or self._ready(cache) else []}
 
     def _ready(self, cache: str | None) -> bool:
         """The table is in the cache, or an opening file is shipped for the rule set."""
@@ -224,7 +224,7 @@ class RoyalFamily(Family):
             log(f"solving {rules.name} with {rules.pieces} pieces (first use; cached in {where})")
             royal_solve(rules, where, show_progress=False, log=log)
 
-        return Cached(f"ur-{rules.name}-k{rules.pieces}", f"Ur, {rules.name} rules, {rules.pieces} pieces",
+        return Cached(self.key, f"Ur, {rules.name} rules, {rules.pieces} pieces",
                       lambda: load_royal_table(rules, where, build=False),
                       build if rules.pieces <= AUTO_BUILD_MAX_PIECES else None, missing_table_message(rules, where))
 

@@ -142,10 +142,9 @@ class Server:
         extra = {"roll": REQUIRED} if what == "best-move" else {}
         p = params(request, position=REQUIRED, rules="fort", pieces=None, **extra)
         fam = self.ur_family(p["rules"], p["pieces"])
-        source = self.ur_source(fam)
-        try:
-            return fam.served(what, p["position"], p.get("roll"), lambda: self.tables.get(source),
-                              self.tables.is_open(source.key), self.cache)
+        try:  # the table's source (its missing-table message times a sweep) only where it is read
+            return fam.served(what, p["position"], p.get("roll"), lambda: self.tables.get(self.ur_source(fam)),
+                              self.tables.is_open(fam.key), self.cache)
         except QueryRefused as refused:  # beyond the shipped opening file, as the CLI says
             raise TooLarge(str(refused)) from None
 
