@@ -397,3 +397,69 @@ def test_stored_policy_rows_pick_outcomes_of_the_same_value(boards, which: str, 
         kernels.graph_sweep(K, g.offsets, g.counts, g.codes, V0.copy(), policy=pb, write=False, discount=discount)
     assert np.array_equal(_picked(V0, pa, discount), _picked(V0, pb, discount))
     assert (pa == pb).mean() > 0.5  # the same codes nearly everywhere: the comparison reads real rows
+
+
+def _stored(g) -> dict:
+    return {"offsets": g.offsets, "counts": g.counts, "codes": g.codes}
+
+
+@settings(max_examples=12, deadline=None)
+@given(which=st.sampled_from(["mini4", "swapped4", "real2"]), seed=st.integers(0, 2**32 - 1),
+       backwards=st.booleans(), discount=st.sampled_from([1.0, 0.999, 0.9]))
+def test_each_kernel_reads_either_source_alike(boards, which: str, seed: int, backwards: bool,
+                                               discount: float) -> None:
+    """Each kernel is one loop over an outcome source: the generator or a stored graph. Given the
+    graph's arrays (``offsets``, ``counts``, ``codes``) it must give the values, policy rows and
+    marks it gives generating, in what only the one loop offers over a graph too: a backwards
+    sweep of a rank range, an endless pass over a worker's rank range, and a backwards sweep of
+    the bounds."""
+    _, K, g = boards[which]
+    n, R = K.state_count, K.roll_count
+    rng = np.random.default_rng(seed)
+    V0 = (rng.random(n) * 2 - 1).astype(np.float32)
+    lo, hi = sorted(int(x) for x in rng.integers(0, n + 1, 2))
+    runs = []
+    for source in ({}, _stored(g)):
+        V, pol = V0.copy(), np.zeros((n, R), np.int32)
+        change = kernels.sweep(K, V, policy=pol, start=lo, stop=hi, discount=discount, backwards=backwards,
+                               **source)
+        again = kernels.sweep(K, V, policy=pol, discount=discount, backwards=not backwards, **source)
+        good = np.zeros(n, np.uint8)
+        added = [kernels.endless_pass(K, V, good, 0.05, first=first, start=lo, stop=hi, **source)
+                 for first in (True, False)]
+        L, U = np.full(n, -1.0, np.float32), np.full(n, 1.0, np.float32)
+        mark = np.zeros(n, np.uint8)
+        gap = kernels.bounds_sweep(K, L, U, start=lo, stop=hi, backwards=backwards, mark=mark, **source)
+        runs.append((change, again, V, added, good, gap, L, U, mark))
+    names = ("change", "again", "V", "added", "good", "gap", "L", "U", "mark")
+    for name, a, b in zip(names, *runs):
+        assert (np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b), name
+    # the policy rows: where two outcomes of a group tie, either may be recorded (the stored graph
+    # keeps a group's codes sorted), so a sweep that writes nothing records each row against the same
+    # values from either source, and the rows must pick outcomes of equal value
+    rows = []
+    for source in ({}, _stored(g)):
+        pol = np.zeros((n, R), np.int32)
+        kernels.sweep(K, V0.copy(), policy=pol, write=False, discount=discount, **source)
+        rows.append(_picked(V0, pol, discount))
+    assert np.array_equal(rows[0], rows[1])
+
+
+def test_skipping_is_the_generators_alone(boards) -> None:
+    """Skipping what cannot change saves generating a state's outcomes: over a stored graph, which
+    holds them already, every state is backed up from it, and a skipping sweep is refused."""
+    _, K, g = boards["real2"]
+    n, R = K.state_count, K.roll_count
+    V, pol = np.zeros(n, np.float32), np.zeros((n, R), np.int32)
+    lead, stamp = np.zeros(n, np.uint8), np.zeros(n, np.uint8)
+    with pytest.raises(ValueError, match="stored graph every state is backed up"):
+        kernels.sweep(K, V, policy=pol, lead=lead, stamp=stamp, bounds=np.full(256, np.inf), **_stored(g))
+
+
+def test_a_stored_graph_is_given_whole(boards) -> None:
+    _, K, g = boards["real2"]
+    V = np.zeros(K.state_count, np.float32)
+    with pytest.raises(ValueError, match="offsets, counts and codes, all three"):
+        kernels.sweep(K, V, offsets=g.offsets, codes=g.codes)
+    with pytest.raises(ValueError, match="negative"):
+        kernels.bounds_sweep(K, V.copy(), V.copy(), ahead=-1)

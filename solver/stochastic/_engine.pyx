@@ -5,10 +5,12 @@
 Every kernel works on a rank range, in place, in float32 or float64, with OpenMP threads: Gauss-Seidel
 sweeps of the Bellman backup (optionally discounted, optionally recording both players' greedy
 policy), cheap sweeps of a fixed policy, the policy's matrix-vector product for Krylov solvers,
-one pass of the endless-play check, and the same sweeps over a stored outcome graph. A backup
-reads a state's outcomes group by group: the best of each group once, then for each roll the
-best of the groups it may use, summed over the rolls in roll order. The stored graph keeps the
-same groups, so stored and regenerated sweeps give the same values, sweep for sweep.
+one pass of the endless-play check and sweeps of certified bounds. A backup reads a state's
+outcomes group by group: the best of each group once, then for each roll the best of the groups
+it may use, summed over the rolls in roll order. The kernels that read outcomes are each written
+once over an outcome source ("where a kernel reads a state's outcomes" below): the game's
+generator, or a stored outcome graph that keeps the same groups, so that both give the same
+values, sweep for sweep (``graph_sweep`` and its kin are those kernels given a stored graph).
 """
 import numpy as np
 cimport numpy as cnp
@@ -281,6 +283,82 @@ cdef inline real largest(const real* worst, int nt) noexcept nogil:
     return top
 
 
+# ---- where a kernel reads a state's outcomes ---------------------------------------------------
+#
+# Every kernel that reads outcomes is written once over an outcome source: the game's generator
+# (``Generated``: each state's outcomes made again in a buffer of the thread's own) or a stored
+# graph (``Stored``: every state's codes kept once, state s's from F[s] to F[s + 1], its codes
+# per group in N). A kernel's loop is a function fused over the source, so Cython compiles it
+# once for each: the choice costs nothing per state (a branch at each state cost 1.4-1.6x on the
+# stored graph's kernels for four pieces, docs/design/engine.md). The ``*_at`` helpers run a state's work (a backup, a step of the endless check,
+# a backup of the bounds) on its outcomes from either. Both sources keep the same groups in the
+# same order, so a kernel gives the same values from either.
+
+cdef check_graph(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:, ::1] counts,
+                 const int32_t[::1] codes):
+    if counts.shape[0] != game.total or counts.shape[1] != game.ngroups \
+            or offsets.shape[0] != game.total + 1 or codes.shape[0] < offsets[game.total] \
+            or codes.shape[0] == 0:
+        raise ValueError("stored graph does not fit the state space")
+
+
+cdef struct Generated:
+    Outcomes* outs          # one buffer a thread
+
+
+cdef struct Stored:
+    const int32_t* C        # the codes
+    const uint8_t* N        # codes per group, G a state
+    const int64_t* F        # where each state's codes begin
+    int G
+
+
+ctypedef fused source_t:
+    Generated
+    Stored
+
+
+cdef bint stored_graph(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:, ::1] counts,
+                       const int32_t[::1] codes) except -1:
+    """Whether a kernel was given a stored graph (all three arrays, checked against the game)."""
+    if offsets is None and counts is None and codes is None:
+        return 0
+    if offsets is None or counts is None or codes is None:
+        raise ValueError("a stored graph is given by its offsets, counts and codes, all three")
+    check_graph(game, offsets, counts, codes)
+    return 1
+
+
+cdef inline void stored_from(Stored* st, StochasticGame game, const int64_t[::1] offsets,
+                             const uint8_t[:, ::1] counts, const int32_t[::1] codes) noexcept:
+    st.C = &codes[0]
+    st.N = &counts[0, 0]
+    st.F = &offsets[0]
+    st.G = game.ngroups
+
+
+cdef inline void load(StochasticGame game, source_t* src, int64_t s, int tid) noexcept nogil:
+    """Make state ``s``'s outcomes readable by thread ``tid`` (generated; stored ones already are)."""
+    if source_t is Generated:
+        game.generate(s, &src.outs[tid])
+
+
+cdef inline int64_t codes_of(const source_t* src, int64_t s, int tid) noexcept nogil:
+    """How many outcome codes state ``s`` has (after ``load``)."""
+    if source_t is Stored:
+        return src.F[s + 1] - src.F[s]
+    else:
+        return src.outs[tid].n
+
+
+cdef inline void fetch_state(const source_t* src, int64_t y, const real* V) noexcept nogil:
+    """Over a stored graph, ask the cache for the values state ``y``'s outcomes will read."""
+    cdef int64_t i
+    if source_t is Stored:
+        for i in range(src.F[y], src.F[y + 1]):
+            fetch_value(src.C[i], V)
+
+
 cdef bint finished(int G, const int32_t* c, const count_t* cnt) noexcept nogil:
     """A finished state: its only code, in the pass group, is a win or a loss."""
     cdef int k
@@ -473,6 +551,22 @@ cdef real backup_lead(StochasticGame game, const int32_t* c, const count_t* cnt,
     return total
 
 
+cdef inline real backup_at(StochasticGame game, const source_t* src, int64_t s, int tid, const real* V, real g,
+                           int32_t* policy) noexcept nogil:
+    if source_t is Stored:
+        return backup(game, src.C + src.F[s], src.N + s * src.G, V, g, policy)
+    else:
+        return backup(game, src.outs[tid].codes, src.outs[tid].counts, V, g, policy)
+
+
+cdef inline real backup_lead_at(StochasticGame game, const source_t* src, int64_t s, int tid, const real* V,
+                                real g, int32_t* policy, uint8_t* lead) noexcept nogil:
+    if source_t is Stored:
+        return backup_lead(game, src.C + src.F[s], src.N + s * src.G, V, g, policy, lead)
+    else:
+        return backup_lead(game, src.outs[tid].codes, src.outs[tid].counts, V, g, policy, lead)
+
+
 cdef inline real row_sum(StochasticGame game, const int32_t* row, const real* V, real g) noexcept nogil:
     """A policy row's backup: each roll's chosen outcome, summed in roll order as ``backup`` sums."""
     cdef real acc = 0.0
@@ -545,6 +639,21 @@ cdef int reaches(StochasticGame game, const int32_t* c, const count_t* cnt, cons
     return 0
 
 
+cdef inline bint finished_at(const source_t* src, int64_t s, int tid, int G) noexcept nogil:
+    if source_t is Stored:
+        return finished(G, src.C + src.F[s], src.N + s * src.G)
+    else:
+        return finished(G, src.outs[tid].codes, src.outs[tid].counts)
+
+
+cdef inline int reaches_at(StochasticGame game, const source_t* src, int64_t s, int tid, const real* V, real ahead,
+                           const uint8_t* good, real eps) noexcept nogil:
+    if source_t is Stored:
+        return reaches(game, src.C + src.F[s], src.N + s * src.G, V, ahead, good, eps)
+    else:
+        return reaches(game, src.outs[tid].codes, src.outs[tid].counts, V, ahead, good, eps)
+
+
 cdef int64_t check_range(StochasticGame game, int64_t nvalues, int64_t start, int64_t stop,
                          double discount) except -1:
     """Check a sweep's value array, rank range and discount; returns ``stop`` (-1: the end)."""
@@ -572,9 +681,10 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
           bint write=True, int32_t[:, ::1] policy=None, double discount=1.0, bint backwards=False,
           const int64_t[::1] subset=None, uint8_t[::1] lead=None, uint8_t[::1] stamp=None,
           const double[::1] bounds=None, double slack=2.0, double moved=0.0, int now=0,
-          int64_t[::1] work=None, bint hint=True):
+          int64_t[::1] work=None, bint hint=True, const int64_t[::1] offsets=None,
+          const uint8_t[:, ::1] counts=None, const int32_t[::1] codes=None, int ahead=PREFETCH_GRAPH):
     """One Gauss-Seidel sweep in place over ranks start..stop-1, generating every state's
-    outcomes; returns the largest change (with ``write=False``: the Bellman residual, nothing
+    outcomes (or reading them from a stored graph); returns the largest change (with ``write=False``: the Bellman residual, nothing
     written). ``policy`` (one row per state, a column per roll) receives the greedy codes.
     ``backwards`` visits the ranks from the top down.
     ``discount`` (at most 1) multiplies the value of every state reached without the game
@@ -587,10 +697,17 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
     change of this sweep before this call (its earlier ranges). A state whose choice is proven is
     backed up by its policy row, without generating; every other state is generated, and its lead
     byte and its stamp (``now``) written. ``work`` (two int64), where given, receives the states
-    generated and the outcome codes the generator wrote, added to what it holds.
+    generated and the outcome codes the generator wrote (none over a stored graph), added to what
+    it holds.
     ``hint``: the generator asks the cache for each outcome's value as it writes the code, so that
-    the backup finds the values on their way (a hint: the values are the same without it)."""
+    the backup finds the values on their way (a hint: the values are the same without it).
+    ``offsets``, ``counts``, ``codes`` (``graph_build``'s): read every state's outcomes from this
+    stored graph instead of generating them, the same values at the cost of one lookup per
+    distinct outcome; ``ahead``: there, prefetch the values that the state this many ranks on
+    will read (0: none; not with ``subset``)."""
     game.ready()
+    check_ahead(ahead)
+    cdef bint from_graph = stored_graph(game, offsets, counts, codes)
     cdef real g = <real> discount
     stop = check_range(game, V.shape[0], start, stop, g)
     cdef int64_t m = check_subset(game, subset, None)
@@ -611,79 +728,121 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
                              f"{STAMP_NEVER_}) has an infinite bound")
         if not (slack >= 0.0 and moved >= 0.0):
             raise ValueError("slack and moved must be at least 0")
+        if from_graph:
+            raise ValueError("skipping saves generating; over a stored graph every state is backed up from it")
         LD, ST, BD = &lead[0], &stamp[0], &bounds[0]
     if work is not None and work.shape[0] != 2:
         raise ValueError("work array must have two entries: states generated, codes written")
-    cdef int nt = max(1, threads), t, tid, R = game.nrolls, r
+    cdef int nt = max(1, threads), t
     cdef real* worst = <real*> malloc(nt * 16 * sizeof(real))
     cdef int64_t* made = <int64_t*> malloc(nt * 8 * sizeof(int64_t))
     cdef double* seen = <double*> malloc(nt * 8 * sizeof(double))  # each thread's largest change, published
-    cdef Outcomes* outs = new_outcomes(nt)
-    cdef int64_t s, i, y
-    cdef real v, d
     cdef real* Vp = &V[0]
-    if hint:
-        hint_values(outs, nt, Vp, sizeof(real))
-    cdef uint8_t q
     cdef uint8_t now_ = <uint8_t> now
-    cdef int64_t ahead = PREFETCH_POLICY
-    cdef bint from_row
+    cdef int64_t gahead = ahead if subset is None else 0
+    cdef int64_t lookahead = PREFETCH_POLICY
+    cdef Generated gen
+    cdef Stored st
+    gen.outs = NULL
     for t in range(nt):
         worst[t * 16] = 0.0
         made[t * 8] = 0
         made[t * 8 + 1] = 0
         seen[t * 8] = 0.0
     try:
-        with nogil:
-            for i in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
-                s = S[i] if S != NULL else (stop - 1 - (i - start)) if backwards else i
-                tid = threadid()
-                if LD != NULL:
-                    y = (s - ahead) if backwards else (s + ahead)
-                    if start <= y < stop and may_skip(LD[y], BD[ST[y]], slack):
-                        for r in range(R):  # a later state that is likely to be read from its row
-                            fetch_value(P[y * R + r], Vp)
-                    q = LD[s]
-                    from_row = 0
-                    if q >= LEAD_ALONE_:
-                        v = row_backup(game, P + s * R, Vp, g, q)
-                        from_row = 1
-                    elif may_skip(q, BD[ST[s]], slack):  # then proven only if this sweep's changes allow
-                        v = row_backup(game, P + s * R, Vp, g, q)
-                        from_row = may_skip(q, BD[ST[s]] + sg_moved(seen, nt, moved), slack)
-                    if not from_row:
-                        game.generate(s, &outs[tid])
-                        made[tid * 8] += 1
-                        made[tid * 8 + 1] += outs[tid].n
-                        v = backup_lead(game, outs[tid].codes, outs[tid].counts, Vp, g, P + s * R, LD + s)
-                        ST[s] = now_
-                    d = absval(v - Vp[s])
-                    if d > worst[tid * 16]:
-                        worst[tid * 16] = d
-                        seen[tid * 8] = d
-                    sg_publish()  # the change is seen by every thread before the value is
-                    Vp[s] = v
-                    continue
-                game.generate(s, &outs[tid])
-                made[tid * 8] += 1
-                made[tid * 8 + 1] += outs[tid].n
-                v = backup(game, outs[tid].codes, outs[tid].counts, Vp, g,
-                           (P + s * R) if P != NULL else NULL)
-                d = absval(v - Vp[s])
-                if d > worst[tid * 16]:
-                    worst[tid * 16] = d
-                if write:
-                    Vp[s] = v
+        if from_graph:
+            stored_from(&st, game, offsets, counts, codes)
+            with nogil:
+                sweep_loop(game, &st, Vp, g, start, stop, backwards, write, S, P, LD, ST, BD, slack, moved, now_, nt,
+                           worst, made, seen, gahead, lookahead)
+        else:
+            gen.outs = new_outcomes(nt)
+            if hint:
+                hint_values(gen.outs, nt, Vp, sizeof(real))
+            with nogil:
+                sweep_loop(game, &gen, Vp, g, start, stop, backwards, write, S, P, LD, ST, BD, slack, moved, now_, nt,
+                           worst, made, seen, 0, lookahead)
         if work is not None:
             for t in range(nt):
                 work[0] += made[t * 8]
                 work[1] += made[t * 8 + 1]
         return largest(worst, nt)
     finally:
-        free(outs)
+        free(gen.outs)
         free(worst)
         free(made)
         free(seen)
+
+
+cdef void sweep_loop(StochasticGame game, source_t* src, real* Vp, real g, int64_t start, int64_t stop,
+                     bint backwards, bint write, const int64_t* S, int32_t* P, uint8_t* LD, uint8_t* ST,
+                     const double* BD, double slack, double moved, uint8_t now_, int nt, real* worst,
+                     int64_t* made, double* seen, int64_t ahead, int64_t lookahead) noexcept nogil:
+    """``sweep``'s loop over one outcome source (``ahead``: the stored graph's prefetch distance;
+    ``lookahead``: how far on the policy rows a skipping sweep will read are asked for)."""
+    cdef int64_t s, i, j, y
+    cdef int tid, r, R = game.nrolls, G = game.ngroups
+    cdef real v, d
+    cdef uint8_t q
+    cdef bint from_row
+    # the source's arrays as locals: read through ``src`` they would be read again after every
+    # store of a value (the build does not let the compiler assume that stores of different types
+    # do not overlap)
+    cdef const int32_t* C = NULL
+    cdef const uint8_t* N = NULL
+    cdef const int64_t* F = NULL
+    cdef Outcomes* outs = NULL
+    if source_t is Stored:
+        C, N, F = src.C, src.N, src.F
+    else:
+        outs = src.outs
+    for i in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
+        s = S[i] if S != NULL else (stop - 1 - (i - start)) if backwards else i
+        tid = threadid()
+        if source_t is Stored:
+            if ahead:
+                y = (s - ahead) if backwards else (s + ahead)
+                if start <= y < stop:
+                    for j in range(F[y], F[y + 1]):
+                        fetch_value(C[j], Vp)
+        if source_t is Generated and LD != NULL:  # skipping: only where the generator would be asked
+            y = (s - lookahead) if backwards else (s + lookahead)
+            if start <= y < stop and may_skip(LD[y], BD[ST[y]], slack):
+                for r in range(R):  # a later state that is likely to be read from its row
+                    fetch_value(P[y * R + r], Vp)
+            q = LD[s]
+            from_row = 0
+            if q >= LEAD_ALONE_:
+                v = row_backup(game, P + s * R, Vp, g, q)
+                from_row = 1
+            elif may_skip(q, BD[ST[s]], slack):  # then proven only if this sweep's changes allow
+                v = row_backup(game, P + s * R, Vp, g, q)
+                from_row = may_skip(q, BD[ST[s]] + sg_moved(seen, nt, moved), slack)
+            if not from_row:
+                game.generate(s, &outs[tid])
+                made[tid * 8] += 1
+                made[tid * 8 + 1] += outs[tid].n
+                v = backup_lead(game, outs[tid].codes, outs[tid].counts, Vp, g, P + s * R, LD + s)
+                ST[s] = now_
+            d = absval(v - Vp[s])
+            if d > worst[tid * 16]:
+                worst[tid * 16] = d
+                seen[tid * 8] = d
+            sg_publish()  # the change is seen by every thread before the value is
+            Vp[s] = v
+            continue
+        if source_t is Stored:
+            v = backup(game, C + F[s], N + s * G, Vp, g, (P + s * R) if P != NULL else NULL)
+        else:
+            game.generate(s, &outs[tid])
+            made[tid * 8] += 1
+            made[tid * 8 + 1] += outs[tid].n
+            v = backup(game, outs[tid].codes, outs[tid].counts, Vp, g, (P + s * R) if P != NULL else NULL)
+        d = absval(v - Vp[s])
+        if d > worst[tid * 16]:
+            worst[tid * 16] = d
+        if write:
+            Vp[s] = v
 
 
 cdef inline void policy_update(StochasticGame game, const int32_t* row, real* V, int64_t s, real g, real* worst,
@@ -802,7 +961,9 @@ def policy_apply(StochasticGame game, const int32_t[:, ::1] policy, const double
 
 
 def endless_pass(StochasticGame game, const real[::1] V, uint8_t[::1] good, double eps, int threads=1,
-                 bint first=False, int64_t start=0, int64_t stop=-1, bint hint=True):
+                 bint first=False, int64_t start=0, int64_t stop=-1, bint hint=True,
+                 const int64_t[::1] offsets=None, const uint8_t[:, ::1] counts=None,
+                 const int32_t[::1] codes=None, int ahead=PREFETCH_GRAPH):
     """One in-place pass of the attractor of the finished games; returns the states it added.
 
     ``good`` marks the states from which the game can be brought to an end (with positive
@@ -812,42 +973,70 @@ def endless_pass(StochasticGame game, const real[::1] V, uint8_t[::1] good, doub
     finished states and those worth at most ``eps`` either way. Repeat until a pass adds nothing:
     states left unmarked with |V| > eps claim an advantage only endless play could keep.
     ``start``/``stop``: mark only those ranks (a distributed worker's range). ``hint`` as in
-    ``sweep``: the generator asks the cache for the values its codes will read."""
+    ``sweep``: the generator asks the cache for the values its codes will read. ``offsets``,
+    ``counts``, ``codes``: read the outcomes from this stored graph, as ``sweep`` does; ``ahead``:
+    there, prefetch what the state this many ranks on will read, if it is not marked yet."""
     game.ready()
+    check_ahead(ahead)
+    cdef bint from_graph = stored_graph(game, offsets, counts, codes)
     if V.shape[0] != game.total or good.shape[0] != game.total:
         raise ValueError("value or mark array does not fit the state space")
     stop = check_range(game, V.shape[0], start, stop, 1.0)
-    cdef int nt = max(1, threads), t, tid
+    cdef int nt = max(1, threads), t
     cdef int64_t* added = <int64_t*> malloc(nt * 8 * sizeof(int64_t))
-    cdef Outcomes* outs = new_outcomes(nt)
-    cdef int64_t s, total_added = 0
+    cdef int64_t total_added = 0
     cdef const real* Vp = &V[0]
-    cdef uint8_t* Gd = &good[0]
-    cdef real v, e = <real> eps
+    cdef real e = <real> eps
+    cdef Generated gen
+    cdef Stored st
+    gen.outs = NULL
     for t in range(nt):
         added[t * 8] = 0
-    if hint:
-        hint_values(outs, nt, Vp, sizeof(real))
     try:
-        with nogil:
-            for s in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
-                if Gd[s]:
-                    continue
-                tid = threadid()
-                game.generate(s, &outs[tid])
-                v = Vp[s]
-                if first and (finished(game.ngroups, outs[tid].codes, outs[tid].counts) or absval(v) <= e):
-                    Gd[s] = 1
-                    added[tid * 8] += 1
-                elif reaches(game, outs[tid].codes, outs[tid].counts, Vp, v, Gd, e):
-                    Gd[s] = 1
-                    added[tid * 8] += 1
+        if from_graph:
+            stored_from(&st, game, offsets, counts, codes)
+            with nogil:
+                endless_loop(game, &st, Vp, &good[0], e, first, start, stop, ahead, nt, added)
+        else:
+            gen.outs = new_outcomes(nt)
+            if hint:
+                hint_values(gen.outs, nt, Vp, sizeof(real))
+            with nogil:
+                endless_loop(game, &gen, Vp, &good[0], e, first, start, stop, 0, nt, added)
         for t in range(nt):
             total_added += added[t * 8]
         return total_added
     finally:
-        free(outs)
+        free(gen.outs)
         free(added)
+
+
+cdef void endless_loop(StochasticGame game, source_t* src, const real* Vp, uint8_t* Gd, real e, bint first,
+                       int64_t start, int64_t stop, int64_t ahead, int nt, int64_t* added) noexcept nogil:
+    """``endless_pass``'s loop over one outcome source (``ahead``: the stored graph's prefetch)."""
+    cdef int64_t s, y, k, x
+    cdef int tid, G = game.ngroups
+    cdef real v
+    for s in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
+        if source_t is Stored:
+            y = s + ahead
+            if ahead and y < stop and not Gd[y]:
+                for k in range(src.F[y], src.F[y + 1]):
+                    fetch_value(src.C[k], Vp)
+                    x = target(src.C[k])
+                    if x >= 0:
+                        __builtin_prefetch(Gd + x)
+        if Gd[s]:
+            continue
+        tid = threadid()
+        load(game, src, s, tid)
+        v = Vp[s]
+        if first and (finished_at(src, s, tid, G) or absval(v) <= e):
+            Gd[s] = 1
+            added[tid * 8] += 1
+        elif reaches_at(game, src, s, tid, Vp, v, Gd, e):
+            Gd[s] = 1
+            added[tid * 8] += 1
 
 
 # ---- certified bounds -------------------------------------------------------------------------
@@ -984,6 +1173,14 @@ cdef void bounds_backup(StochasticGame game, const int32_t* c, const count_t* cn
     hi[0] = sum_up(&sh)
 
 
+cdef inline void bounds_backup_at(StochasticGame game, const source_t* src, int64_t s, int tid, const real* L,
+                                  const real* U, double* lo, double* hi, const int32_t* pol) noexcept nogil:
+    if source_t is Stored:
+        bounds_backup(game, src.C + src.F[s], src.N + s * src.G, L, U, lo, hi, pol)
+    else:
+        bounds_backup(game, src.outs[tid].codes, src.outs[tid].counts, L, U, lo, hi, pol)
+
+
 cdef inline bint tighten(real* L, real* U, int64_t s, double lo, double hi, bint loosen, real* gap,
                          real* moved, double grid) noexcept nogil:
     """Store the outward-rounded backup (lo, hi) where it tightens the bounds (``loosen``: where
@@ -1038,7 +1235,8 @@ cdef void read_from(StochasticGame game, const real[::1] L_from, const real[::1]
 def bounds_sweep(StochasticGame game, real[::1] L, real[::1] U, int threads=1, int64_t start=0,
                  int64_t stop=-1, bint backwards=False, bint loosen=False, int32_t[:, ::1] policy=None,
                  const int64_t[::1] subset=None, uint8_t[::1] mark=None, double grid=0.0,
-                 const real[::1] L_from=None, const real[::1] U_from=None):
+                 const real[::1] L_from=None, const real[::1] U_from=None, const int64_t[::1] offsets=None,
+                 const uint8_t[:, ::1] counts=None, const int32_t[::1] codes=None, int ahead=PREFETCH_GRAPH):
     """One Gauss-Seidel sweep of the bounds over ranks start..stop-1, generating every state's
     outcomes; returns (the largest gap U - L, the largest move) over the range.
 
@@ -1055,8 +1253,12 @@ def bounds_sweep(StochasticGame game, real[::1] L, real[::1] U, int threads=1, i
     neither, equal to L and U when the sweep starts): the backups read these and the sweep writes
     L and U, a Jacobi sweep instead of a Gauss-Seidel one, so what it computes depends neither on
     the order of the states nor on the threads' timing (after a subset sweep, copy the subset's
-    new bounds into them before the next)."""
+    new bounds into them before the next). ``offsets``, ``counts``, ``codes``: read the outcomes
+    from this stored graph, as ``sweep`` does; ``ahead``: there, prefetch the bounds that the state
+    this many places on in the sweep's order (of ``subset``'s states, where given) will read."""
     game.ready()
+    check_ahead(ahead)
+    cdef bint from_graph = stored_graph(game, offsets, counts, codes)
     check_bounds(game, L.shape[0], U.shape[0])
     stop = check_range(game, L.shape[0], start, stop, 1.0)
     cdef const real* Lr
@@ -1068,35 +1270,60 @@ def bounds_sweep(StochasticGame game, real[::1] L, real[::1] U, int threads=1, i
     if subset is not None:
         start, stop = 0, m
     cdef const int32_t* P = policy_rows(game, policy)
-    cdef int nt = max(1, threads), t, tid, R = game.nrolls
+    cdef int nt = max(1, threads), t
     cdef real* stats = <real*> malloc(nt * 16 * sizeof(real))
-    cdef Outcomes* outs = new_outcomes(nt)
-    cdef int64_t s, i
     # per thread: a variable passed by address is not made private by prange
     cdef double* lohi = <double*> malloc(nt * 8 * sizeof(double))
-    cdef real* Lp = &L[0]
-    cdef real* Up = &U[0]
+    cdef Generated gen
+    cdef Stored st
+    gen.outs = NULL
     for t in range(nt):
         stats[t * 16] = 0.0
         stats[t * 16 + 1] = 0.0
     try:
-        with nogil:
-            for i in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
-                s = (stop - 1 - (i - start)) if backwards else i
-                if S != NULL:
-                    s = S[s]
-                tid = threadid()
-                game.generate(s, &outs[tid])
-                bounds_backup(game, outs[tid].codes, outs[tid].counts, Lr, Ur, &lohi[tid * 8], &lohi[tid * 8 + 1],
-                              (P + s * R) if P != NULL else NULL)
-                if tighten(Lp, Up, s, lohi[tid * 8], lohi[tid * 8 + 1], loosen, &stats[tid * 16],
-                           &stats[tid * 16 + 1], grid) and Mk != NULL:
-                    Mk[s] = 1
+        if from_graph:
+            stored_from(&st, game, offsets, counts, codes)
+            with nogil:
+                bounds_loop(game, &st, &L[0], &U[0], Lr, Ur, start, stop, backwards, loosen, S, P, Mk, grid, nt,
+                            stats, lohi, ahead)
+        else:
+            gen.outs = new_outcomes(nt)
+            with nogil:
+                bounds_loop(game, &gen, &L[0], &U[0], Lr, Ur, start, stop, backwards, loosen, S, P, Mk, grid, nt,
+                            stats, lohi, 0)
         return largest(stats, nt), largest(stats + 1, nt)
     finally:
-        free(outs)
+        free(gen.outs)
         free(stats)
         free(lohi)
+
+
+cdef void bounds_loop(StochasticGame game, source_t* src, real* Lp, real* Up, const real* Lr, const real* Ur,
+                      int64_t start, int64_t stop, bint backwards, bint loosen, const int64_t* S, const int32_t* P,
+                      uint8_t* Mk, double grid, int nt, real* stats, double* lohi, int64_t ahead) noexcept nogil:
+    """``bounds_sweep``'s loop over one outcome source (``ahead``: the stored graph's prefetch)."""
+    cdef int64_t s, i, j, y, k
+    cdef int tid, R = game.nrolls
+    for i in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
+        s = (stop - 1 - (i - start)) if backwards else i
+        if S != NULL:
+            s = S[s]
+        if source_t is Stored:
+            j = i + ahead
+            if ahead and j < stop:
+                y = (stop - 1 - (j - start)) if backwards else j
+                if S != NULL:
+                    y = S[y]
+                for k in range(src.F[y], src.F[y + 1]):
+                    fetch_value(src.C[k], Lr)
+                    fetch_value(src.C[k], Ur)
+        tid = threadid()
+        load(game, src, s, tid)
+        bounds_backup_at(game, src, s, tid, Lr, Ur, &lohi[tid * 8], &lohi[tid * 8 + 1],
+                         (P + s * R) if P != NULL else NULL)
+        if tighten(Lp, Up, s, lohi[tid * 8], lohi[tid * 8 + 1], loosen, &stats[tid * 16],
+                   &stats[tid * 16 + 1], grid) and Mk != NULL:
+            Mk[s] = 1
 
 
 # ---- the certificate's strategy: progress toward the end among near-best actions ---------------
@@ -1632,163 +1859,26 @@ def graph_codes(StochasticGame game, int64_t rank):
     return n
 
 
-cdef check_graph(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:, ::1] counts,
-                 const int32_t[::1] codes):
-    if counts.shape[0] != game.total or counts.shape[1] != game.ngroups \
-            or offsets.shape[0] != game.total + 1 or codes.shape[0] < offsets[game.total] \
-            or codes.shape[0] == 0:
-        raise ValueError("stored graph does not fit the state space")
+def graph_sweep(StochasticGame game, offsets, counts, codes, V, int threads=1, int64_t start=0, int64_t stop=-1,
+                bint write=True, policy=None, double discount=1.0, int ahead=PREFETCH_GRAPH, subset=None):
+    """``sweep`` over the stored graph (``offsets``, ``counts``, ``codes``)."""
+    return sweep(game, V, threads, start, stop, write, policy, discount, subset=subset, offsets=offsets,
+                 counts=counts, codes=codes, ahead=ahead)
 
 
-def graph_sweep(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:, ::1] counts,
-                const int32_t[::1] codes, real[::1] V, int threads=1, int64_t start=0, int64_t stop=-1,
-                bint write=True, int32_t[:, ::1] policy=None, double discount=1.0, int ahead=PREFETCH_GRAPH,
-                const int64_t[::1] subset=None):
-    """``sweep`` over the stored graph: the same values, sweep for sweep, at the cost of one
-    lookup per distinct outcome. ``ahead``: prefetch the values that the state this many ranks on
-    will read (0: none). ``subset``: as ``sweep``'s (no prefetch there)."""
-    game.ready()
-    check_graph(game, offsets, counts, codes)
-    check_ahead(ahead)
-    cdef real g = <real> discount
-    stop = check_range(game, V.shape[0], start, stop, g)
-    cdef int64_t m = check_subset(game, subset, None), k
-    cdef const int64_t* S = &subset[0] if m else NULL
-    if subset is not None:
-        start, stop, ahead = 0, m, 0
-    cdef int32_t* P = policy_rows(game, policy)
-    cdef int nt = max(1, threads), t, tid, G = game.ngroups, R = game.nrolls
-    cdef real* worst = <real*> malloc(nt * 16 * sizeof(real))
-    cdef int64_t s, i
-    cdef real v, d
-    cdef real* Vp = &V[0]
-    cdef const int32_t* C = &codes[0]
-    cdef const uint8_t* N = &counts[0, 0]
-    cdef const int64_t* F = &offsets[0]
-    for t in range(nt):
-        worst[t * 16] = 0.0
-    with nogil:
-        for k in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
-            tid = threadid()
-            s = S[k] if S != NULL else k
-            if ahead and s + ahead < stop:
-                for i in range(F[s + ahead], F[s + ahead + 1]):
-                    fetch_value(C[i], Vp)
-            v = backup(game, C + F[s], N + s * G, Vp, g, (P + s * R) if P != NULL else NULL)
-            d = absval(v - Vp[s])
-            if d > worst[tid * 16]:
-                worst[tid * 16] = d
-            if write:
-                Vp[s] = v
-    v = largest(worst, nt)
-    free(worst)
-    return v
+def graph_endless_pass(StochasticGame game, offsets, counts, codes, V, good, double eps, int threads=1,
+                       bint first=False, int ahead=PREFETCH_GRAPH):
+    """``endless_pass`` over the stored graph (``offsets``, ``counts``, ``codes``)."""
+    return endless_pass(game, V, good, eps, threads, first, offsets=offsets, counts=counts, codes=codes,
+                        ahead=ahead)
 
 
-def graph_endless_pass(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:, ::1] counts,
-                       const int32_t[::1] codes, const real[::1] V, uint8_t[::1] good, double eps,
-                       int threads=1, bint first=False, int ahead=PREFETCH_GRAPH):
-    """``endless_pass`` over the stored graph. ``ahead``: prefetch what the state this many
-    ranks on will read, if it is not marked yet (0: none)."""
-    check_ahead(ahead)
-    game.ready()
-    check_graph(game, offsets, counts, codes)
-    if V.shape[0] != game.total or good.shape[0] != game.total:
-        raise ValueError("value or mark array does not fit the state space")
-    cdef int nt = max(1, threads), t, tid, G = game.ngroups
-    cdef int64_t* added = <int64_t*> malloc(nt * 8 * sizeof(int64_t))
-    cdef int64_t s, total_added = 0, y, k, x
-    cdef const real* Vp = &V[0]
-    cdef uint8_t* Gd = &good[0]
-    cdef const int32_t* C = &codes[0]
-    cdef const uint8_t* N = &counts[0, 0]
-    cdef const int64_t* F = &offsets[0]
-    cdef real v, e = <real> eps
-    for t in range(nt):
-        added[t * 8] = 0
-    with nogil:
-        for s in prange(game.total, schedule="dynamic", chunksize=4096, num_threads=nt):
-            y = s + ahead
-            if ahead and y < game.total and not Gd[y]:
-                for k in range(F[y], F[y + 1]):
-                    fetch_value(C[k], Vp)
-                    x = target(C[k])
-                    if x >= 0:
-                        __builtin_prefetch(Gd + x)
-            if Gd[s]:
-                continue
-            tid = threadid()
-            v = Vp[s]
-            if first and (finished(G, C + F[s], N + s * G) or absval(v) <= e):
-                Gd[s] = 1
-                added[tid * 8] += 1
-            elif reaches(game, C + F[s], N + s * G, Vp, v, Gd, e):
-                Gd[s] = 1
-                added[tid * 8] += 1
-    for t in range(nt):
-        total_added += added[t * 8]
-    free(added)
-    return total_added
-
-
-def graph_bounds_sweep(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:, ::1] counts,
-                       const int32_t[::1] codes, real[::1] L, real[::1] U, int threads=1, int64_t start=0,
-                       int64_t stop=-1, bint backwards=False, bint loosen=False, int32_t[:, ::1] policy=None,
-                       const int64_t[::1] subset=None, uint8_t[::1] mark=None, double grid=0.0,
-                       const real[::1] L_from=None, const real[::1] U_from=None, int ahead=PREFETCH_GRAPH):
-    """``bounds_sweep`` over the stored graph. ``ahead``: prefetch the bounds that the state
-    this many places on in the sweep's order (of ``subset``'s states, where given) will read
-    (0: none)."""
-    game.ready()
-    check_graph(game, offsets, counts, codes)
-    check_bounds(game, L.shape[0], U.shape[0])
-    check_ahead(ahead)
-    stop = check_range(game, L.shape[0], start, stop, 1.0)
-    cdef const real* Lr
-    cdef const real* Ur
-    read_from(game, L_from, U_from, &L[0], &U[0], &Lr, &Ur)
-    cdef int64_t m = check_subset(game, subset, mark)
-    cdef const int64_t* S = &subset[0] if m else NULL
-    cdef uint8_t* Mk = &mark[0] if mark is not None else NULL
-    if subset is not None:
-        start, stop = 0, m
-    cdef const int32_t* P = policy_rows(game, policy)
-    cdef int nt = max(1, threads), t, tid, G = game.ngroups, R = game.nrolls
-    cdef real* stats = <real*> malloc(nt * 16 * sizeof(real))
-    cdef int64_t s, i, j, y
-    # per thread: a variable passed by address is not made private by prange
-    cdef double* lohi = <double*> malloc(nt * 8 * sizeof(double))
-    cdef real* Lp = &L[0]
-    cdef real* Up = &U[0]
-    cdef const int32_t* C = &codes[0]
-    cdef const uint8_t* N = &counts[0, 0]
-    cdef const int64_t* F = &offsets[0]
-    for t in range(nt):
-        stats[t * 16] = 0.0
-        stats[t * 16 + 1] = 0.0
-    with nogil:
-        for i in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
-            s = (stop - 1 - (i - start)) if backwards else i
-            if S != NULL:
-                s = S[s]
-            j = i + ahead
-            if ahead and j < stop:
-                y = (stop - 1 - (j - start)) if backwards else j
-                if S != NULL:
-                    y = S[y]
-                for j in range(F[y], F[y + 1]):
-                    fetch_value(C[j], Lr)
-                    fetch_value(C[j], Ur)
-            tid = threadid()
-            bounds_backup(game, C + F[s], N + s * G, Lr, Ur, &lohi[tid * 8], &lohi[tid * 8 + 1],
-                          (P + s * R) if P != NULL else NULL)
-            if tighten(Lp, Up, s, lohi[tid * 8], lohi[tid * 8 + 1], loosen, &stats[tid * 16],
-                       &stats[tid * 16 + 1], grid) and Mk != NULL:
-                Mk[s] = 1
-    out = (largest(stats, nt), largest(stats + 1, nt))
-    free(stats)
-    free(lohi)
-    return out
+def graph_bounds_sweep(StochasticGame game, offsets, counts, codes, L, U, int threads=1, int64_t start=0,
+                       int64_t stop=-1, bint backwards=False, bint loosen=False, policy=None, subset=None,
+                       mark=None, double grid=0.0, L_from=None, U_from=None, int ahead=PREFETCH_GRAPH):
+    """``bounds_sweep`` over the stored graph (``offsets``, ``counts``, ``codes``)."""
+    return bounds_sweep(game, L, U, threads, start, stop, backwards, loosen, policy, subset, mark, grid, L_from,
+                        U_from, offsets=offsets, counts=counts, codes=codes, ahead=ahead)
 
 
 # ---- a fixed strategy against its best response: bounds by policy iteration --------------------
