@@ -362,7 +362,7 @@ def main() -> None:
                               show_progress=False, method=method)
                 m = table.meta
                 print(f"solve k={k} ({method}): {time.perf_counter() - t:,.1f} s with {args.threads} threads, "
-                      f"{m['sweeps']} sweeps + {m['policy_products']} policy products + {m['policy_sweeps']} "
+                      f"{m['sweeps']} sweeps + {m['policy_sweeps']} "
                       f"policy sweeps, residual {m['residual']:.2g}, endless check "
                       f"{'passed' if m['endless_check']['flagged'] == 0 else 'FAILED'}")
     if args.solve_k4:

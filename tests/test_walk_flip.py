@@ -97,12 +97,12 @@ def test_the_undiscounted_walk_settles_a_value_that_flips(tmp_path, monkeypatch)
 
 def test_plain_sweeps_settle_a_value_that_flips(tmp_path, monkeypatch) -> None:
     values = np.array([0.25, 1.0, 0.625])
-    residual, sweeps, _ = _iterate(ThreeStates(), tmp_path, values, {}, 1e-6, 1, 50, 0, 0, 0.0, False, None)
+    residual, sweeps, _ = _iterate(ThreeStates(), tmp_path, values, {}, 1e-6, 1, 50, 0, 0.0, False, None)
     assert residual < 1e-6 and sweeps < 10 and values.tolist() == [0.0, 1.0, 0.5]
     monkeypatch.setattr(walk, "WALK_FLIP_ROUNDS", 0)
     (tmp_path / "off").mkdir()
     with pytest.raises(RuntimeError, match="no convergence"):
-        _iterate(ThreeStates(), tmp_path / "off", np.array([0.25, 1.0, 0.625]), {}, 1e-6, 1, 50, 0, 0, 0.0,
+        _iterate(ThreeStates(), tmp_path / "off", np.array([0.25, 1.0, 0.625]), {}, 1e-6, 1, 50, 0, 0.0,
                  False, None)
 
 

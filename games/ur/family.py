@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from gamesolver.games.ur.tables import RoyalTable, UrTable
@@ -220,3 +221,14 @@ def refuse_options(family_name: str, **given: Any) -> None:
     for name, value in given.items():
         if value is not None and value is not False:
             raise InputError(f"--{name} applies to the fort rules only, not to {family_name}")
+
+
+def built_reply(out: str, turns: int, header: dict[str, Any], table_path: Any) -> Reply:
+    """``ur opening build``'s answer, alike for both families: the file written and what it holds."""
+    size = Path(out).stat().st_size
+    return Reply({"out": out, "bytes": size, "turns": turns, "positions_answered": header["positions_answered"],
+                  "positions_stored": header["positions_stored"],
+                  "table_values_sha256": header["table"]["values_sha256"]},
+                 [f"{out}: {header['positions_answered']:,} positions within {turns} turns of the start answered, "
+                  f"{header['positions_stored']:,} values stored, {size:,} bytes; from table "
+                  f"{header['table']['values_sha256'][:16]} at {table_path}"])

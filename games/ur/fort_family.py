@@ -22,7 +22,8 @@ from gamesolver.games.ur.answers import (
 )
 from gamesolver.games.ur.export import write_csv, write_npy
 from gamesolver.games.ur.family import (
-    Cached, CheckAsk, ExportAsk, Family, Log, PathArg, QueryRefused, Reply, SolveAsk, Where, table_key,
+    Cached, CheckAsk, ExportAsk, Family, Log, PathArg, QueryRefused, Reply, SolveAsk, Where, built_reply,
+    table_key,
 )
 from gamesolver.games.ur.engine import terminal_value
 from gamesolver.games.ur.generator import kernel
@@ -182,14 +183,13 @@ class FortFamily(Family):
         m = table.meta
         prov = of_table(table)
         start_fields = prov.fields(start, state_interval(options, table, frozenset(), frozenset()))
-        keys = ("sweeps", "method", "residual", "policy_products", "policy_sweeps", "endless_check",
+        keys = ("sweeps", "method", "residual", "policy_sweeps", "endless_check",
                 "endless_repairs", "graph", "policy_place", "bytes_per_state", "solve_seconds_this_run",
                 "certified")
         fields = {"pieces": self.pieces, "states": table.state_count, "table": str(table.path),
                   "start_value": start, "start": start_fields, "proven": prov.proven,
                   "stop_residual": m.get("tolerance"), **{k: m[k] for k in keys if k in m}}
-        products = f" and {m['policy_products']:,} policy products" if m.get("policy_products") else ""
-        products += f" and {m['policy_sweeps']:,} policy sweeps" if m.get("policy_sweeps") else ""
+        products = f" and {m['policy_sweeps']:,} policy sweeps" if m.get("policy_sweeps") else ""
         check = m["endless_check"]
         repaired = f" after {m['endless_repairs']} discounted repair" if m.get("endless_repairs") else ""
         lines = [f"solved pieces={self.pieces}: {table.state_count:,} states, {m['sweeps']} sweeps{products} "
@@ -407,15 +407,3 @@ class FortFamily(Family):
         if out is None:
             out = default_table_dir(self.options, None if cache is None else str(cache))
         return UrTable(solve(self.options, out, **settings), self.options)
-
-
-def built_reply(out: str, turns: int, header: dict[str, Any], table_path: Any) -> Reply:
-    """``ur opening build``'s answer, alike for both families."""
-    size = Path(out).stat().st_size
-    return Reply({"out": out, "bytes": size, "turns": turns, "positions_answered": header["positions_answered"],
-                  "positions_stored": header["positions_stored"],
-                  "table_values_sha256": header["table"]["values_sha256"]},
-                 [f"{out}: {header['positions_answered']:,} positions within {turns} turns of the start answered, "
-                  f"{header['positions_stored']:,} values stored, {size:,} bytes; from table "
-                  f"{header['table']['values_sha256'][:16]} at {table_path}"])
-

@@ -13,9 +13,9 @@ import numpy as np
 
 from gamesolver.games.ur import rgu, royal, royal_encoding, royal_opening
 from gamesolver.games.ur.family import (
-    Cached, CheckAsk, ExportAsk, Family, Log, PathArg, QueryRefused, Reply, SolveAsk, Where, refuse_options,
+    Cached, CheckAsk, ExportAsk, Family, Log, PathArg, QueryRefused, Reply, SolveAsk, Where, built_reply,
+    refuse_options,
 )
-from gamesolver.games.ur.fort_family import built_reply
 from gamesolver.games.ur.opening import OutsideOpening
 from gamesolver.games.ur.provenance import check_lines, of_table
 from gamesolver.games.ur.rules import AUTO_BUILD_MAX_PIECES

@@ -10,7 +10,7 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -114,15 +114,25 @@ def write_checkpoint(root: Path, values: np.ndarray, info: dict[str, Any]) -> No
         raise TableWriteError(f"cannot write the checkpoint in {root}: {exc.strerror or exc}") from None
 
 
+class Resumed(NamedTuple):
+    """Where a solve goes on from: its checkpoint's values and counts (all 0 for a fresh start)."""
+
+    values: np.ndarray
+    sweeps: int  # full sweeps done
+    stage: int  # the walk's stage
+    cheap: int  # policy sweeps done
+    tier: int  # tiers done (a tiered run)
+    hot: int  # states swept in the walk's hot sets, all of them together
+
+
 def resume(root: Path, header: dict[str, Any], n: int, method: str,
             log: Callable[[str], None] | None = None, dtype: str = "float32",
-            tiered: bool = False) -> tuple[np.ndarray, int, int, int, int, int, int, int]:
-    """(values, sweeps, sweeps at the start, products, walk stage, policy sweeps, tiers done, states
-    swept in the walk's hot sets) from
-    a checkpoint of the same game; a tiered run resumes only from a tiered run's checkpoint, at the
-    range after the last it finished; a walk resumes in its stage only from a walk's checkpoint (else from the
-    start of the walk, with the checkpoint's values). A checkpoint that cannot be read, or belongs
-    to other options, is said so in the log and the run starts from sweep 0."""
+            tiered: bool = False) -> Resumed:
+    """Values and counts from a checkpoint of the same game. A tiered run resumes only from a
+    tiered run's checkpoint, at the range after the last it finished; a walk resumes in its stage
+    only from a walk's checkpoint (else from the start of the walk, with the checkpoint's values).
+    A checkpoint that cannot be read, or belongs to other options, is said so in the log and the
+    run starts from sweep 0. (A ``products`` count, written by older solves, is ignored.)"""
     info_file, values_file = root / CHECKPOINT_INFO, root / CHECKPOINT
     if info_file.exists() or values_file.exists():
         try:
@@ -138,10 +148,10 @@ def resume(root: Path, header: dict[str, Any], n: int, method: str,
                 sweeps = int(info["sweeps"])
                 same = info.get("method", "sweeps") == method
                 stage = schedule.walk_stage(info) if same else 0
-                return (np.ascontiguousarray(values), sweeps, sweeps, int(info.get("products", 0)), stage,
-                        int(info.get("policy_sweeps", 0)), int(info.get("tier", 0)), int(info.get("hot_states", 0)))
+                return Resumed(np.ascontiguousarray(values), sweeps, stage, int(info.get("policy_sweeps", 0)),
+                               int(info.get("tier", 0)), int(info.get("hot_states", 0)))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             why = f"it cannot be read ({type(exc).__name__}: {exc})"
         if log:
             log(f"warning: ignoring the checkpoint in {root}: {why}; starting from sweep 0")
-    return np.zeros(n, dtype=np.dtype(dtype)), 0, 0, 0, 0, 0, 0, 0
+    return Resumed(np.zeros(n, dtype=np.dtype(dtype)), 0, 0, 0, 0, 0)

@@ -138,8 +138,8 @@ def solve_values(
         if engine is not None:  # the sweep was timed on this process's threads, not where it will run
             line += f" (timed on this machine's CPU; the {getattr(engine, 'name', 'given')} engine sweeps elsewhere)"
         log(line)
-    values, sweeps, started, products, stage, cheap, tier, hot = checkpoint.resume(
-        root, header, n, method, log, dtype, tiers is not None)
+    values, sweeps, stage, cheap, tier, hot = checkpoint.resume(root, header, n, method, log, dtype, tiers is not None)
+    started = sweeps
     policy = None  # mapped inside the try below when on disk, so a stop while it is made still cleans up
     if not on_disk:
         policy = np.empty((n if engine is None else 0, nrolls), dtype=np.int32) if method == "walk" else None
@@ -154,7 +154,7 @@ def solve_values(
         if kept is None and not sweeps:
             # a sweep-0 checkpoint first: a run stopped while the graph is built (half an hour
             # for K = 5) leaves a folder the next run takes up, mapping the graph if it was finished
-            checkpoint.write_checkpoint(root, values, {"sweeps": 0, "products": 0, "policy_sweeps": 0, "stage": 0,
+            checkpoint.write_checkpoint(root, values, {"sweeps": 0, "policy_sweeps": 0, "stage": 0,
                                        "method": method, "options": header, "tolerance": tolerance})
             if log:  # the build is one regenerating pass and more, silent until it ends
                 log(f"building the stored graph ({estimate_bytes(game) / 2**30:,.2f} GiB) in {root / GRAPH_DIR}; "
@@ -196,7 +196,7 @@ def solve_values(
                 rounds += walked.get("rounds", [])
             else:
                 residual, sweeps, spent = _iterate(
-                    engine, root, values, header, tolerance, threads, max_sweeps, sweeps, products, spent,
+                    engine, root, values, header, tolerance, threads, max_sweeps, sweeps, spent,
                     show_progress, log)
             if tiers is None:
                 t0 = time.perf_counter()
@@ -241,7 +241,6 @@ def solve_values(
         "method": method,
         "graph": (("stored per tier" if use_graph else "regenerated") if tiers is not None
                   else getattr(engine, "graph_kind", "stored" if engine.stored else "regenerated")),
-        "policy_products": products,
         "policy_sweeps": cheap,
         "hot_set_states": hot,  # states swept by the walk's hot-set sweeps, all of them together
         "policy_sweep_equivalents": round(cheap + hot / max(1, n), 1),
@@ -266,10 +265,10 @@ def solve_values(
 
 
 def _iterate(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
-             max_sweeps: int, sweeps: int, products: int, spent: float,
+             max_sweeps: int, sweeps: int, spent: float,
              show_progress: bool | None, log: Any) -> tuple[float, int, float]:
     """Plain sweeps until change and residual are below ``tolerance``; checkpoints after every
-    sweep (``products``: the Krylov products of an older run's checkpoint, kept in its figures).
+    sweep.
     Returns (residual, sweeps, seconds)."""
     flip, damp = walk.Flip(), False
     while sweeps < max_sweeps:
@@ -277,7 +276,7 @@ def _iterate(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tol
         last = walk.progress_sweep(K, values, threads, f"sweep {sweeps + 1}", show_progress, None, damp=damp)
         spent += time.perf_counter() - t0
         sweeps += 1
-        info = {"sweeps": sweeps, "products": products, "change": last, "options": header, "tolerance": tolerance,
+        info = {"sweeps": sweeps, "change": last, "options": header, "tolerance": tolerance,
                 "method": "sweeps"}
         checkpoint.write_checkpoint(root, values, info)
         if log:
@@ -364,7 +363,7 @@ def _tiered(game: Any, store: bool, root: Path, values: np.ndarray, header: dict
         bad.append(here)
         del good, K
         spent += time.perf_counter() - t0
-        checkpoint.write_checkpoint(root, values, {"sweeps": sweeps, "products": 0, "tier": i + 1, "tiers": len(tiers),
+        checkpoint.write_checkpoint(root, values, {"sweeps": sweeps, "tier": i + 1, "tiers": len(tiers),
                                    "change": last, "options": header, "tolerance": tolerance, "method": "sweeps",
                                    "check_passes": passes, "check_flagged": flagged})
         if log:

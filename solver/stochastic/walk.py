@@ -251,7 +251,7 @@ class Flip:
 
 def walk_info(header: dict[str, Any], tolerance: float, sweeps: int, cheap: int, hot: int, stage: int,
                change: float) -> dict[str, Any]:
-    return {"sweeps": sweeps, "products": 0, "policy_sweeps": cheap, "hot_states": hot, "stage": stage,
+    return {"sweeps": sweeps, "policy_sweeps": cheap, "hot_states": hot, "stage": stage,
             "discounts": list(schedule.WALK_DISCOUNTS), "change": change, "options": header, "tolerance": tolerance,
             "method": "walk"}
 
