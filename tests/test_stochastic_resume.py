@@ -67,6 +67,23 @@ def test_a_truncated_checkpoint_is_said_and_ignored(tmp_path) -> None:
     assert table.meta["resumed_at_sweep"] == 0
 
 
+def test_a_checkpoint_of_an_older_build_resumes_where_it_stopped(tmp_path) -> None:
+    """Older builds wrote a ``products`` count (always 0) into every checkpoint, as the seven-piece
+    solve's does; such a checkpoint resumes with all its counts, the count ignored."""
+    header = {"pieces": 1, "mirror": True}
+    values = np.linspace(-1, 1, 5, dtype=np.float32)
+    checkpoint.write_checkpoint(tmp_path, values, {
+        "sweeps": 7, "products": 0, "policy_sweeps": 42, "hot_states": 2251, "stage": 0,
+        "discounts": list(schedule.WALK_DISCOUNTS), "change": 0.63, "options": header, "tolerance": 1e-5,
+        "method": "walk"})
+    said: list[str] = []
+    got = checkpoint.resume(tmp_path, header, 5, "walk", said.append)
+    assert not said
+    assert (got.sweeps, got.stage, got.cheap, got.tier, got.hot) == (7, 0, 42, 0, 2251)
+    assert got.values.tolist() == values.tolist()
+    assert checkpoint.resume(tmp_path / "none", header, 5, "walk").sweeps == 0
+
+
 def test_a_full_disk_while_checkpointing_leaves_no_temporary(tmp_path, monkeypatch) -> None:
     o = mini_options(tmp_path, 3)
     real_save = np.save
