@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
+from gamesolver.solver.stochastic.engine import Log
 from gamesolver.games.ur.tables import RoyalTable, UrTable
 from gamesolver.solver.errors import InputError, MissingTableError
 
-Log = Callable[[str], None]
 PathArg = str | os.PathLike[str]
 
 

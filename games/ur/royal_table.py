@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from gamesolver.solver.stochastic.engine import Log
 from gamesolver.games.ur import royal, royal_encoding
 from gamesolver.solver.tables.paths import cache_dir
 from gamesolver.solver.stochastic.solve import SolveSettings, TableSpec, solve_table
@@ -103,7 +104,7 @@ def royal_solve(
     threads: int | None = None,
     graph: str = "auto",
     show_progress: bool | None = None,
-    log: Any = None,
+    log: Log | None = None,
 ) -> Table:
     """Solve the rule set and write its table at ``out`` (default: the cache); a stopped run
     resumes at the tier group it was in. Values are float64."""
@@ -120,7 +121,7 @@ def royal_solve(
 
 
 def load_royal_table(rules: royal.RuleSet, table_dir: str | os.PathLike[str] | None = None, *,
-                     build: bool = True, log: Any = None, verify: bool | str | None = None) -> Table:
+                     build: bool = True, log: Log | None = None, verify: bool | str | None = None) -> Table:
     """The solved table of the rule set, from ``table_dir`` (or the cache); solved when missing
     and ``build``. ``verify`` as in ``solver.tables.table.open_table`` (True: every checksum now)."""
     root = Path(table_dir) if table_dir is not None else default_table_dir(rules)

@@ -18,9 +18,11 @@ from typing import Any
 
 import numpy as np
 
+from gamesolver.solver.stochastic.engine import Engine, Log
 from gamesolver.games.ur.generator import fresh_kernel, kernel
 from gamesolver.games.ur.engine import Action, actions, terminal_value
 from gamesolver.games.ur.notation import Position
+from gamesolver.games.ur.opening import OpeningFile
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.solver.stochastic.solve import Proof, SolveSettings, TableSpec, solve_table
 from gamesolver.solver.stochastic.solve import proof_refused as engine_proof_refused
@@ -99,10 +101,10 @@ def solve(
     method: str = "walk",
     graph: str = "auto",
     show_progress: bool | None = None,
-    log: Any = None,
+    log: Log | None = None,
     proof: Proof = False,
     width: float | None = None,
-    engine: Any = None,
+    engine: Engine | None = None,
     policy_place: str = "auto",
 ) -> Table:
     """Solve and write the table at ``out`` (default: the cache); resumes from the checkpoint a
@@ -140,7 +142,7 @@ def index_cache_dir(options: UrOptions, cache: str | None = None) -> Path:
                                                 f"{options.board.digest[:16]}")
 
 
-def attach_index(options: UrOptions, table: Table, cache: str | None = None, log: Any = None) -> str:
+def attach_index(options: UrOptions, table: Table, cache: str | None = None, log: Log | None = None) -> str:
     """Give the move generator its mirror index without rebuilding it: from the table's own
     arrays, else (a table from before they were stored) from the index cache, else built once and
     saved there. Returns where it came from: 'table', 'cache', 'built', 'kernel' (it had one) or
@@ -185,7 +187,7 @@ def attach_index(options: UrOptions, table: Table, cache: str | None = None, log
 
 
 def ray_engine(options: UrOptions, *, address: str | None = None, workers: int | None = None,
-               threads: int | None = None, log: Any = None, **init: Any) -> Any:
+               threads: int | None = None, log: Log | None = None, **init: Any) -> Any:
     """A ``solver.backends.ray.RayEngine`` for these options: every actor builds the fort rules'
     generator from the options (the game's C state does not pickle). Close it (or use ``with``)
     to end the actors. ``init``: further ``ray.init`` arguments (a local cluster's ``num_cpus``)."""
@@ -219,7 +221,7 @@ def read_scattered(table: Table) -> None:
                 mapped.madvise(advice)
             except (OSError, ValueError):
                 pass  # advice only
-def gpu_engine(options: UrOptions, *, policy: bool = True, log: Any = None, **kw: Any) -> Any:
+def gpu_engine(options: UrOptions, *, policy: bool = True, log: Log | None = None, **kw: Any) -> Any:
     """A ``solver.backends.gpu.driver.GpuEngine`` for these options: the fort rules' device generator
     (``games.ur.gpu_fort``) with the tables and mirror index of the host's ``FortGame``. ``policy``:
     count the walk's policy in the device memory it needs (False for ``method="sweeps"``). ``kw``:
@@ -238,7 +240,7 @@ def gpu_engine(options: UrOptions, *, policy: bool = True, log: Any = None, **kw
 
 
 def load_table(
-    options: UrOptions, table_dir: str | os.PathLike[str] | None = None, *, build: bool = True, log: Any = None,
+    options: UrOptions, table_dir: str | os.PathLike[str] | None = None, *, build: bool = True, log: Log | None = None,
     verify: bool | str = VERIFY_ONCE, cache: str | None = None, scattered: bool = False,
 ) -> Table:
     """The solved table for ``options``: opened from ``table_dir`` (or the cache), solved if missing.
@@ -269,37 +271,36 @@ class Choice:
     value: float  # for the side that acts, after this action
 
 
-def state_value(options: UrOptions, table: Any, mine: frozenset[int], theirs: frozenset[int]) -> float:
+def state_value(options: UrOptions, table: Table | OpeningFile, mine: frozenset[int], theirs: frozenset[int]) -> float:
     """Value for the side to move before rolling (terminal positions are exact +-1), from a
     solved table or an opening file."""
     done = terminal_value(options.board, mine, theirs)
     if done is not None:
         return done
     b = options.board
-    if hasattr(table, "stored_value"):  # an opening file (games.ur.opening): keyed by tiles, not ranks
+    if isinstance(table, OpeningFile):  # keyed by tiles, not ranks
         return table.stored_value(b.mask(mine), b.mask(theirs)) + 0.0
     r = kernel(options).rank([b.mask(mine)], [b.mask(theirs)])[0]
     return float(table["value"][r]) + 0.0
 
 
-def state_interval(options: UrOptions, table: Any, mine: frozenset[int],
+def state_interval(options: UrOptions, table: Table | OpeningFile, mine: frozenset[int],
                    theirs: frozenset[int]) -> tuple[float, float] | None:
     """The proven interval of the position's value where the table stores one (``solve`` with its
     proof, or an opening file built from such a table), else None."""
-    book = hasattr(table, "stored_interval")  # an opening file (games.ur.opening): keyed by tiles, not ranks
-    if table.intervals is None if book else "lower" not in (getattr(table, "arrays", None) or {}):
+    if table.intervals is None if isinstance(table, OpeningFile) else "lower" not in table.arrays:
         return None
     b = options.board
     done = terminal_value(b, mine, theirs)
     if done is not None:
         return done, done
-    if book:
+    if isinstance(table, OpeningFile):  # keyed by tiles, not ranks
         return table.stored_interval(b.mask(mine), b.mask(theirs))
     r = kernel(options).rank([b.mask(mine)], [b.mask(theirs)])[0]
     return float(table["lower"][r]) + 0.0, float(table["upper"][r]) + 0.0
 
 
-def choice_interval(options: UrOptions, table: Any, choice: Choice) -> tuple[float, float] | None:
+def choice_interval(options: UrOptions, table: Table | OpeningFile, choice: Choice) -> tuple[float, float] | None:
     """The proven interval of an action's value (from its successor's, as ``choices`` takes its
     value), or None where the table stores no intervals."""
     act = choice.action
@@ -311,7 +312,7 @@ def choice_interval(options: UrOptions, table: Any, choice: Choice) -> tuple[flo
     return None if iv is None else (-iv[1] + 0.0, -iv[0] + 0.0)
 
 
-def choices(options: UrOptions, table: Any, pos: Position, roll: int) -> list[Choice]:
+def choices(options: UrOptions, table: Table | OpeningFile, pos: Position, roll: int) -> list[Choice]:
     """Every legal action for the roll with its value, best first."""
     mine, theirs = pos.mover_relative()
     out = []

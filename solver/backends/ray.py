@@ -75,7 +75,7 @@ def start_ray(ray: Any, address: str | None, init_options: dict[str, Any] | None
     return True
 
 
-def split_ranges(game: Any, workers: int, sample: int = _COST_SAMPLE) -> list[tuple[int, int]]:
+def split_ranges(game: kernels.StochasticGame, workers: int, sample: int = _COST_SAMPLE) -> list[tuple[int, int]]:
     """``workers`` rank ranges covering the state space in order, balanced by the distinct
     outcomes of evenly spaced sample states (a sweep's cost grows with them: the tiers with many
     pieces cost several times the tiers with few)."""
@@ -176,7 +176,7 @@ class RayEngine:
     name = "ray"
     chunk = 1 << 62  # the solver's progress chunks would cost one round trip each: sweep whole
 
-    def __init__(self, factory: Callable[[], Any], game: Any, *, workers: int | None = None, threads: int | None = None,
+    def __init__(self, factory: Callable[[], Any], game: kernels.StochasticGame, *, workers: int | None = None, threads: int | None = None,
                  address: str | None = None, log: Callable[[str], None] | None = None,
                  init_options: dict[str, Any] | None = None) -> None:
         ray = import_ray()

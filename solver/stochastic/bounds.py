@@ -75,6 +75,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from gamesolver.solver.stochastic._engine import StochasticGame
+from gamesolver.solver.stochastic.engine import Log
 from gamesolver.solver.stochastic import _engine as kernels
 from gamesolver.solver.stochastic.krylov import bicgstab
 from gamesolver.solver.errors import InputError
@@ -221,10 +223,10 @@ def _closed(policy: np.ndarray, tau: np.ndarray, trapped_rows: np.ndarray, n: in
         leaves[trapped_rows[new]] = True
 
 
-def strategy_pair(game: Any, values: np.ndarray, policy: np.ndarray, trapped: np.ndarray, threads: int = 1,
+def strategy_pair(game: StochasticGame, values: np.ndarray, policy: np.ndarray, trapped: np.ndarray, threads: int = 1,
                   graph: dict[str, Any] | None = None, show_progress: bool | None = False,
                   rounds: int = _ROUNDS, slack: float = _SLACK,
-                  log: Callable[[str], None] | None = None,
+                  log: Log | None = None,
                   start: tuple[np.ndarray, np.ndarray] | None = None,
                   lead_on: Callable[[np.ndarray], bool] | None = None) -> StrategyPair:
     """A pair near consistency from the strategy ``policy`` and the opponent's best answer to it.
@@ -389,7 +391,7 @@ def _matrix_fits(nbytes: int, vectors: int, available: int) -> bool:
     return nbytes + vectors <= 0.9 * available
 
 
-def pair_matrix(game: Any, policy: np.ndarray, tau: np.ndarray, pinned: np.ndarray, threads: int,
+def pair_matrix(game: StochasticGame, policy: np.ndarray, tau: np.ndarray, pinned: np.ndarray, threads: int,
                 ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray] | None, str]:
     """``kernels.pair_apply``'s matrix without its constants, as (indptr, indices, data) in
     compressed rows: the outcomes of a row that name the same entry are one coefficient (a state's
@@ -453,7 +455,7 @@ def _outward(values: np.ndarray, d: float) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(lower), np.ascontiguousarray(upper)
 
 
-def _ranks(game: Any, values: np.ndarray, eps: float, threads: int, policy: np.ndarray | None,
+def _ranks(game: StochasticGame, values: np.ndarray, eps: float, threads: int, policy: np.ndarray | None,
            show_progress: bool | None, label: str, stored: dict[str, Any],
            ranks: tuple[np.ndarray, np.ndarray] | None = None,
            allow: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int]:
@@ -490,7 +492,7 @@ def _far(values: np.ndarray, closed: np.ndarray, tolerance: float) -> np.ndarray
     return closed[values[closed] >= _WIDER * tolerance]
 
 
-def _widen(game: Any, values: np.ndarray, tolerance: float, RP: np.ndarray, RQ: np.ndarray, states: np.ndarray,
+def _widen(game: StochasticGame, values: np.ndarray, tolerance: float, RP: np.ndarray, RQ: np.ndarray, states: np.ndarray,
            threads: int, show_progress: bool | None, stored: dict[str, Any]) -> tuple[int, int]:
     """Go on ranking, in place, with actions within ``_WIDER`` times the tolerance, the certified
     side's nodes leaving only at ``states``; returns the passes and how many more nodes left."""
@@ -502,7 +504,7 @@ def _widen(game: Any, values: np.ndarray, tolerance: float, RP: np.ndarray, RQ: 
     return passes, before - int(np.count_nonzero(RP == 0) + np.count_nonzero(RQ == 0))
 
 
-def _endless_margin(game: Any, values: np.ndarray, policy: np.ndarray, RP: np.ndarray, RQ: np.ndarray,
+def _endless_margin(game: StochasticGame, values: np.ndarray, policy: np.ndarray, RP: np.ndarray, RQ: np.ndarray,
                     L: np.ndarray, U: np.ndarray, threads: int, stored: dict[str, Any]) -> tuple[float, int, int]:
     """Step 3's m for the strategy ``policy`` and the consistent pair (L, U): the largest claim,
     L for the strategy's nodes and -U for the opponent's, over the nodes where play can stay for
@@ -528,8 +530,8 @@ def _endless_margin(game: Any, values: np.ndarray, policy: np.ndarray, RP: np.nd
     return m, int(ZP.sum(dtype=np.int64) + ZQ.sum(dtype=np.int64)), passes
 
 
-def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
-            show_progress: bool | None = False, log: Callable[[str], None] | None = None,
+def certify(game: StochasticGame, values: np.ndarray, tolerance: float, threads: int = 1,
+            show_progress: bool | None = False, log: Log | None = None,
             tighten_sweeps: int = _TIGHTEN_SWEEPS, graph: Any = None,
             loosen_sweeps: int = _LOOSEN_SWEEPS, method: str = "strategy",
             rounds: int = _ROUNDS, refine: int = 2, fits_checked: bool = False) -> Certificate:
@@ -606,8 +608,8 @@ def certify(game: Any, values: np.ndarray, tolerance: float, threads: int = 1,
         matvecs=sum(c.matvecs for c in runs), passes=len(runs), why="; ".join(c.why for c in runs if c.why))
 
 
-def _certify_once(game: Any, values: np.ndarray, tolerance: float, threads: int, show_progress: bool | None,
-                  log: Callable[[str], None] | None, tighten_sweeps: int, graph: Any, loosen_sweeps: int,
+def _certify_once(game: StochasticGame, values: np.ndarray, tolerance: float, threads: int, show_progress: bool | None,
+                  log: Log | None, tighten_sweeps: int, graph: Any, loosen_sweeps: int,
                   method: str, rounds: int,
                   start: tuple[np.ndarray, np.ndarray] | None = None,
                   skip: Callable[[float], bool] | None = None,

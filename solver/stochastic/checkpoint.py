@@ -14,6 +14,8 @@ from typing import Any, Callable, NamedTuple, TypeVar
 
 import numpy as np
 
+from gamesolver.solver.stochastic._engine import StochasticGame
+from gamesolver.solver.stochastic.engine import Log
 from gamesolver.solver.errors import Interrupted, TableWriteError
 from gamesolver.solver.tables.table import CHECKPOINT_FORMAT
 from gamesolver.solver.stochastic import schedule
@@ -34,7 +36,7 @@ def resumable(solve: Callable[..., T]) -> Callable[..., T]:
     says what it left in its folder and that the same command resumes it."""
 
     @functools.wraps(solve)
-    def run(game: Any, root: Path, *args: Any, **kwargs: Any) -> T:
+    def run(game: StochasticGame, root: Path, *args: Any, **kwargs: Any) -> T:
         try:
             return solve(game, root, *args, **kwargs)
         except Interrupted:
@@ -126,7 +128,7 @@ class Resumed(NamedTuple):
 
 
 def resume(root: Path, header: dict[str, Any], n: int, method: str,
-            log: Callable[[str], None] | None = None, dtype: str = "float32",
+            log: Log | None = None, dtype: str = "float32",
             tiered: bool = False) -> Resumed:
     """Values and counts from a checkpoint of the same game. A tiered run resumes only from a
     tiered run's checkpoint, at the range after the last it finished; a walk resumes in its stage

@@ -12,9 +12,12 @@ found where the values are).
 """
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 import numpy as np
+
+
+Log = Callable[[str], None]  # where a solve says what it does, a line at a time
 
 
 class Engine(Protocol):
@@ -46,4 +49,31 @@ class Engine(Protocol):
 
     def policy_apply(self, policy: np.ndarray, x: np.ndarray, out: np.ndarray, **kw: Any) -> None:
         """``out`` = the fixed policy's operator applied to ``x``."""
+        ...
+
+
+class SubsetSweeps(Engine, Protocol):
+    """An engine whose ``sweep`` takes ``subset=`` (``subset_sweeps``): the ranks to back up alone."""
+
+    def sweep(self, V: np.ndarray, threads: int = ..., start: int = ..., stop: int = ..., write: bool = ...,
+              policy: np.ndarray | None = ..., discount: float = ..., *, subset: np.ndarray | None = ...) -> float:
+        ...
+
+
+class HotSets(Engine, Protocol):
+    """An engine whose ``evaluate`` takes the walk's hot-set arrays (``hot_sets``): ``mark``
+    receives the states it changed by more than ``above``; ``subset`` sweeps those alone."""
+
+    def evaluate(self, policy: np.ndarray, V: np.ndarray, threads: int = ..., discount: float = ..., *,
+                 subset: Any = ..., mark: np.ndarray | None = ..., above: float = ...) -> float:
+        ...
+
+
+class DeviceHotSets(HotSets, Protocol):
+    """An engine that marks and gathers a hot set in its own memory (``device_hot_sets``): returns
+    the sweep's largest change, the set (in the engine's form, for ``evaluate(subset=)``) and its
+    size."""
+
+    def hot_set(self, policy: np.ndarray, V: np.ndarray, threads: int = ..., discount: float = ...,
+                above: float = ..., most: int | None = ...) -> tuple[float, Any, int]:
         ...

@@ -19,10 +19,11 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import numpy as np
 
+from gamesolver.solver.stochastic._engine import StochasticGame
 from gamesolver.solver.errors import InputError
 from gamesolver.solver.stochastic.outcomes import (
     GRAPH_DIR, Regenerated, StoredGraph, build_graph, build_mapped_graph, estimate_bytes,
@@ -31,7 +32,7 @@ from gamesolver.solver.stochastic.outcomes import (
 from gamesolver.solver.progress import progress
 from gamesolver.solver.tables.table import prepare_table_dir
 from gamesolver.solver.stochastic import checkpoint, planning, schedule, walk
-from gamesolver.solver.stochastic.engine import Engine
+from gamesolver.solver.stochastic.engine import Engine, Log, SubsetSweeps
 
 MIN_TOLERANCE_FLOAT64 = 1e-14  # the same for float64 values, with room for summing rounding
 _SMALL_TIER = 1 << 16  # tiers with fewer states are swept on one thread
@@ -58,7 +59,7 @@ class Solved:
 
 @checkpoint.resumable
 def solve_values(
-    game: Any,
+    game: StochasticGame,
     root: Path,
     header: dict[str, Any],
     *,
@@ -68,7 +69,7 @@ def solve_values(
     method: str = "walk",
     graph: str = "auto",
     show_progress: bool | None = None,
-    log: Callable[[str], None] | None = None,
+    log: Log | None = None,
     dtype: str = "float32",
     tiers: list[tuple[int, int]] | None = None,
     engine: Engine | None = None,
@@ -219,7 +220,7 @@ def solve_values(
                 if log:
                     log(f"endless check: {check.flagged:,} states claim an advantage that only endless play keeps; "
                         f"solving discounted games (1 - discount = {stages}) on those states alone")
-                repaired += local_repair(engine, values, check.states, threads, log)
+                repaired += local_repair(cast(SubsetSweeps, engine), values, check.states, threads, log)
                 stage = len(schedule.WALK_DISCOUNTS)  # the walk goes on in its undiscounted stage, its policy kept
             else:
                 policy = None
@@ -264,9 +265,9 @@ def solve_values(
                   rounds)
 
 
-def _iterate(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
+def _iterate(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
              max_sweeps: int, sweeps: int, spent: float,
-             show_progress: bool | None, log: Any) -> tuple[float, int, float]:
+             show_progress: bool | None, log: Log | None) -> tuple[float, int, float]:
     """Plain sweeps until change and residual are below ``tolerance``; checkpoints after every
     sweep.
     Returns (residual, sweeps, seconds)."""
@@ -308,10 +309,10 @@ def check_tiers(tiers: Any, n: int) -> list[tuple[int, int]]:
     return out
 
 
-def _tiered(game: Any, store: bool, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float,
+def _tiered(game: StochasticGame, store: bool, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float,
             threads: int, max_sweeps: int, tiers: list[tuple[int, int]], tier: int, sweeps: int, spent: float,
             eps: float, show_progress: bool | None,
-            log: Any) -> tuple[float, int, float, EndlessCheck, float, int]:
+            log: Log | None) -> tuple[float, int, float, EndlessCheck, float, int]:
     """Sweep each tier range, from ``tier`` on, until a sweep changes no value of it by more than
     ``tolerance`` and its Bellman residual is below it too; then check the range against endless
     play, and checkpoint. With ``store`` each range's outcomes are ranked once (``range_graph``)
@@ -332,7 +333,7 @@ def _tiered(game: Any, store: bool, root: Path, values: np.ndarray, header: dict
         threads_here = threads if stop - start >= _SMALL_TIER else 1
         used = 0
         t0 = time.perf_counter()
-        K: Any = range_graph(game, start, stop, threads_here) if store and start < stop else Regenerated(game)
+        K: Engine = range_graph(game, start, stop, threads_here) if store and start < stop else Regenerated(game)
         built += time.perf_counter() - t0
         largest = max(largest, K.nbytes)
         t0 = time.perf_counter()
@@ -376,13 +377,13 @@ def _tiered(game: Any, store: bool, root: Path, values: np.ndarray, header: dict
             built, largest)
 
 
-def range_graph(game: Any, start: int, stop: int, threads: int) -> StoredGraph:
+def range_graph(game: StochasticGame, start: int, stop: int, threads: int) -> StoredGraph:
     """The stored outcome graph of the ranks start..stop-1 only (the other states hold no codes):
     one tier's outcomes, ranked once, for that tier's sweeps."""
     return build_graph(game, threads, start=start, stop=stop)
 
 
-def local_repair(K: Any, values: np.ndarray, states: np.ndarray, threads: int = 1, log: Any = None) -> int:
+def local_repair(K: SubsetSweeps, values: np.ndarray, states: np.ndarray, threads: int = 1, log: Log | None = None) -> int:
     """``discounted_descent`` on the given states alone (those the endless check flagged), every
     other value held; returns the backups it made (states times sweeps).
 
@@ -412,8 +413,8 @@ def local_repair(K: Any, values: np.ndarray, states: np.ndarray, threads: int = 
     return used
 
 
-def discounted_descent(K: Any, values: np.ndarray, threads: int, show_progress: bool | None = False,
-                       log: Any = None) -> int:
+def discounted_descent(K: Engine, values: np.ndarray, threads: int, show_progress: bool | None = False,
+                       log: Log | None = None) -> int:
     """Solve, in place, the discounted games 1 - discount = 1e-2, 1e-3, ..., 1e-6 in turn, each
     warm-started from the last; returns the sweeps used.
 
@@ -468,7 +469,7 @@ class EndlessCheck:
         return {"eps": self.eps, "passes": self.passes, "flagged": self.flagged}
 
 
-def endless_check(K: Any, values: np.ndarray, eps: float, threads: int = 1,
+def endless_check(K: Engine, values: np.ndarray, eps: float, threads: int = 1,
                   show_progress: bool | None = False) -> EndlessCheck:
     """Check that ``values`` can be the game's value where endless play is possible.
 

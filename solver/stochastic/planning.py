@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from gamesolver.solver.stochastic._engine import StochasticGame
 from gamesolver.solver.errors import InputError
 from gamesolver.solver.limits import duration
 from gamesolver.solver.stochastic.outcomes import estimate_bytes, memory_bytes
@@ -55,7 +56,7 @@ _SAMPLE_RUNS = 48
 _SAMPLE_RUN = 1024
 
 
-def seconds_per_state(game: Any, chunks: int = _SAMPLE_RUNS, chunk: int = _SAMPLE_RUN, seed: int = 0) -> float:
+def seconds_per_state(game: StochasticGame, chunks: int = _SAMPLE_RUNS, chunk: int = _SAMPLE_RUN, seed: int = 0) -> float:
     """Seconds one thread takes to sweep a state (regenerating its outcomes), timed on ``chunks``
     runs of ``chunk`` consecutive ranks spread at random over the whole space (the tiers differ
     several times in cost, so the top states alone would overstate it, and a contiguous block
@@ -72,7 +73,7 @@ def seconds_per_state(game: Any, chunks: int = _SAMPLE_RUNS, chunk: int = _SAMPL
     return (time.perf_counter() - t0) / (chunks * chunk)
 
 
-def estimate(game: Any, method: str, stored: bool, threads: int, dtype: str = "float32",
+def estimate(game: StochasticGame, method: str, stored: bool, threads: int, dtype: str = "float32",
              tiers: list[tuple[int, int]] | None = None, policy_on_disk: bool = False, skipping: bool = False) -> str:
     """One line before a solve: memory by part (``policy_on_disk``: the walk maps its policy from a
     file), and the time of one full sweep on this machine, timed on a sample of states

@@ -17,10 +17,11 @@ from typing import Any, Callable, Literal
 
 import numpy as np
 
+from gamesolver.solver.stochastic._engine import StochasticGame
 from gamesolver.solver.errors import InputError
 from gamesolver.solver.stochastic import planning, schedule
 from gamesolver.solver.stochastic.bounds import certify, check_certify_fits, matrix_bytes_estimate
-from gamesolver.solver.stochastic.engine import Engine
+from gamesolver.solver.stochastic.engine import Engine, Log
 from gamesolver.solver.stochastic.iteration import solve_values
 from gamesolver.solver.tables.table import VERIFY_ONCE, Table, open_table, write_table
 
@@ -56,10 +57,10 @@ class SolveSettings:
     engine: Engine | None = None
     policy_place: str = "auto"
     show_progress: bool | None = None
-    log: Callable[[str], None] | None = None
+    log: Log | None = None
 
 
-def proof_refused(game: Any) -> str | None:
+def proof_refused(game: StochasticGame) -> str | None:
     """Why the proof of ``game``'s values does not fit this machine (one line), or None."""
     try:
         check_certify_fits(game.state_count, game.roll_count)
@@ -68,7 +69,7 @@ def proof_refused(game: Any) -> str | None:
     return None
 
 
-def solve_table(game: Any, root: str | Path, spec: TableSpec, settings: SolveSettings = SolveSettings(),
+def solve_table(game: StochasticGame, root: str | Path, spec: TableSpec, settings: SolveSettings = SolveSettings(),
                 proof: Proof = False, width: float | None = None, verify: bool | str = VERIFY_ONCE) -> Table:
     """Solve ``game`` in ``root`` (a stopped run there resumes), prove it where ``proof`` says,
     and write and open its table. ``proof``: False (the values are labelled unproven with their

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
+from gamesolver.solver.stochastic.engine import DeviceHotSets, Engine, HotSets, Log
 from gamesolver.solver.progress import progress
 from gamesolver.solver.stochastic.skip import Skip
 from gamesolver.solver.stochastic import checkpoint, schedule
@@ -47,9 +48,9 @@ WALK_SKIP = True
 _STALL_SWEEPS = 30
 
 
-def run_walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
+def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
           max_sweeps: int, policy: np.ndarray, sweeps: int, cheap: int, hot: int, stage: int, spent: float,
-          show_progress: bool | None, log: Any, work: dict[str, Any] | None = None,
+          show_progress: bool | None, log: Log | None, work: dict[str, Any] | None = None,
           ) -> tuple[float, int, int, int, float]:
     """The ``walk`` method: modified policy iteration while a discount walks up to 1.
 
@@ -112,7 +113,7 @@ def run_walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tol
                 if damp:
                     pass  # no policy sweeps after a damped sweep: a GPU's own values are not the averaged ones
                 elif not done and d and hot_rounds:
-                    full, swept = hot_round(K, policy, values, threads, g, tolerance / 10, mark)
+                    full, swept = hot_round(cast(HotSets, K), policy, values, threads, g, tolerance / 10, mark)
                     cheap += full
                     hot += swept
                 elif not done:
@@ -147,7 +148,7 @@ def run_walk(K: Any, root: Path, values: np.ndarray, header: dict[str, Any], tol
             skip.close()
 
 
-def full_sweep(K: Any, values: np.ndarray, threads: int, label: str, show: bool | None, policy: np.ndarray,
+def full_sweep(K: Engine, values: np.ndarray, threads: int, label: str, show: bool | None, policy: np.ndarray,
                 g: float, damp: bool, skip: Skip | None, counted: np.ndarray | None) -> float:
     """The walk's full sweep (``progress_sweep``), skipping what cannot change where ``skip`` is given
     (solver.stochastic.skip). ``counted`` (two int64, where the engine counts) receives the
@@ -256,12 +257,12 @@ def walk_info(header: dict[str, Any], tolerance: float, sweeps: int, cheap: int,
             "method": "walk"}
 
 
-def finds_hot_sets(K: Any) -> bool:
+def finds_hot_sets(K: Engine) -> bool:
     """Whether the engine marks and gathers the walk's hot sets in its own memory (``hot_set``)."""
     return bool(getattr(K, "device_hot_sets", False)) and callable(getattr(K, "hot_set", None))
 
 
-def hot_round(K: Any, policy: np.ndarray, values: np.ndarray, threads: int, g: float, floor: float,
+def hot_round(K: HotSets, policy: np.ndarray, values: np.ndarray, threads: int, g: float, floor: float,
                mark: np.ndarray | None) -> tuple[int, int]:
     """The walk's policy sweeps in a discounted stage, spent where the error is; returns (sweeps of
     every state, states swept in the hot set).
@@ -292,7 +293,7 @@ def hot_round(K: Any, policy: np.ndarray, values: np.ndarray, threads: int, g: f
     n = values.shape[0]
     hot_set: Any
     if mark is None:
-        change, hot_set, size = K.hot_set(policy, values, threads=threads, discount=g, above=above,
+        change, hot_set, size = cast(DeviceHotSets, K).hot_set(policy, values, threads=threads, discount=g, above=above,
                                           most=n // WALK_HOT_MOST)
     else:
         mark[:] = 0
@@ -318,7 +319,7 @@ def hot_round(K: Any, policy: np.ndarray, values: np.ndarray, threads: int, g: f
     return full, swept
 
 
-def progress_sweep(K: Any, values: np.ndarray, threads: int, label: str, show: bool | None,
+def progress_sweep(K: Engine, values: np.ndarray, threads: int, label: str, show: bool | None,
            policy: np.ndarray | None = None, discount: float = 1.0, start: int = 0, stop: int | None = None,
            damp: bool = False, extra: dict[str, Any] | None = None) -> float:
     """One sweep over ranks start..stop-1 (default: every state), in chunks for the progress bar.

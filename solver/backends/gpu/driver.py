@@ -1043,6 +1043,7 @@ def import_numba() -> Any:
 
 
 if TYPE_CHECKING:  # mypy holds the GPU engine to the solve's interface
-    from gamesolver.solver.stochastic.engine import Engine
+    from gamesolver.solver.stochastic.engine import DeviceHotSets, Engine, SubsetSweeps
 
     _gpu: type[Engine] = GpuEngine
+    _gpu_extras: tuple[type[SubsetSweeps], type[DeviceHotSets]] = (GpuEngine, GpuEngine)
