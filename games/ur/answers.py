@@ -13,6 +13,7 @@ from gamesolver.games.ur.notation import Position, format_position
 from gamesolver.games.ur.provenance import of_table
 from gamesolver.games.ur.rules import AUTO_BUILD_MAX_PIECES, UrOptions
 from gamesolver.games.ur.solve import (
+    Choice,
     choice_interval,
     choices,
     default_table_dir,
@@ -25,10 +26,12 @@ from gamesolver.solver.stochastic.planning import (
     seconds_per_state, span,
 )
 from gamesolver.games.ur import opening
+from gamesolver.games.ur.opening import OpeningFile
+from gamesolver.solver.tables.table import Table
 from gamesolver.solver.stochastic.outcomes import auto_stores, estimate_bytes
 
 
-def shipped_fallback(options: UrOptions, cache: str | Path | None) -> Any:
+def shipped_fallback(options: UrOptions, cache: str | Path | None) -> OpeningFile | None:
     """The opening file shipped for these options, where a query answers from it: the table is
     too large to build on a query and not in the cache (else None; the server asks too)."""
     if options.pieces <= AUTO_BUILD_MAX_PIECES or (default_table_dir(options, cache) / "header.json").is_file():
@@ -36,7 +39,7 @@ def shipped_fallback(options: UrOptions, cache: str | Path | None) -> Any:
     return opening.shipped(options)
 
 
-def outside_opening_message(options: UrOptions, book: Any, cache: str | Path | None) -> tuple[str, dict[str, Any]]:
+def outside_opening_message(options: UrOptions, book: OpeningFile, cache: str | Path | None) -> tuple[str, dict[str, Any]]:
     """A position the opening file does not cover: the missing table's message, which also says
     what the file covers, and its JSON fields (the CLI and the server answer with it)."""
     where = default_table_dir(options, cache)
@@ -52,14 +55,14 @@ def exact_zero(note: str) -> dict[str, Any]:
     return {"proven": True, "lower": 0.0, "upper": 0.0, "why": note}
 
 
-def answer_source(table: Any, book: Any, opening_file: str | None) -> dict[str, Any]:
+def answer_source(table: Table | OpeningFile, book: OpeningFile | None, opening_file: str | None) -> dict[str, Any]:
     """An answer's ``source`` in --json: the opening file it came from, or the solved table."""
     if book is not None:
         return book.source(opening_file is None)
     return {"kind": "table", "path": str(table.path), **of_table(table).table_fields()}
 
 
-def source_line(table: Any, book: Any, opening_file: str | None) -> str:
+def source_line(table: Table | OpeningFile, book: OpeningFile | None, opening_file: str | None) -> str:
     """The answer's source in one line of text; the only place an unproven value says so."""
     if book is not None:
         return f"({book.describe(opening_file is None)})"
@@ -82,8 +85,8 @@ def proven_text(answer: dict[str, Any]) -> str:
     return f" (proven between {answer['lower']:+.7f} and {answer['upper']:+.7f})"
 
 
-def best_move_answer(options: UrOptions, pos: Position, roll: int, ranked: list[Any],
-                     table: Any) -> dict[str, Any]:
+def best_move_answer(options: UrOptions, pos: Position, roll: int, ranked: list[Choice],
+                     table: Table | OpeningFile) -> dict[str, Any]:
     """``best-move --json`` from the ranked ``choices`` for ``roll`` (the server answers the same):
     the best action's value with its proven interval, or ``proven: false`` and the residual."""
     board = options.board
@@ -95,7 +98,7 @@ def best_move_answer(options: UrOptions, pos: Position, roll: int, ranked: list[
                 "actions": [{"action": c.action.describe(board), "value": c.value} for c in ranked]}
     prov = of_table(table)
 
-    def action(c: Any) -> dict[str, Any]:
+    def action(c: Choice) -> dict[str, Any]:
         return {"action": c.action.describe(board), "value": c.value,
                 **prov.interval_fields(c.value, choice_interval(options, table, c))}
 
@@ -110,7 +113,7 @@ def best_move_answer(options: UrOptions, pos: Position, roll: int, ranked: list[
     }
 
 
-def analyze_answer(options: UrOptions, table: Any, pos: Position) -> dict[str, Any]:
+def analyze_answer(options: UrOptions, table: Table | OpeningFile, pos: Position) -> dict[str, Any]:
     """``analyze --json``: the value before rolling with its proven interval (or ``proven: false``
     and the residual), and each roll's best action."""
     mine, theirs = pos.mover_relative()

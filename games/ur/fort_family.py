@@ -35,6 +35,7 @@ from gamesolver.games.ur.solve import (
     state_interval, state_value, stored_index_matches, tier_counts,
 )
 from gamesolver.games.ur.tables import UrTable
+from gamesolver.solver.tables.table import Table
 from gamesolver.solver.errors import InputError, MissingTableError
 from gamesolver.solver.stochastic.bounds import certify, check_certify_fits
 from gamesolver.solver.stochastic.iteration import check_eps, endless_check
@@ -72,18 +73,18 @@ class FortFamily(Family):
                 self._missing(where, table_dir is not None)
         return load_table(options, where, log=log, cache=cache, scattered=scattered)
 
-    def source(self, where: Where) -> tuple[Any, Any]:
+    def source(self, where: Where) -> tuple[Table | opening.OpeningFile, opening.OpeningFile | None]:
         """What a query reads, and the opening file it is (None for a table): ``--opening``; else the
         table; else, when no table was named and the cache has none, the shipped opening file (not
         with ``solve_first``, which solves the missing table instead: ``table``)."""
         if where.opening is not None:
             if where.table is not None or where.solve_first:
                 raise InputError(f"give {'--table' if where.table is not None else '--solve'} or --opening, not both")
-            book: Any = opening.load(where.opening, self.options)
+            book = opening.load(where.opening, self.options)
             return book, book
-        book = shipped_fallback(self.options, where.cache) if where.table is None and not where.solve_first else None
-        if book is not None:
-            return book, book
+        shipped = shipped_fallback(self.options, where.cache) if where.table is None and not where.solve_first else None
+        if shipped is not None:
+            return shipped, shipped
         return self.table(where.table, where.cache, scattered=True, solve_first=where.solve_first,
                           log=where.log), None
 
@@ -92,7 +93,8 @@ class FortFamily(Family):
         first, nl, rest = text.partition("\n")
         raise QueryRefused(f"{first}; {SOLVE_HINT}{nl}{rest}", fields)
 
-    def _outside(self, book: Any, cache: str | None) -> NoReturn:
+    def _outside(self, book: opening.OpeningFile | None, cache: str | None) -> NoReturn:
+        assert book is not None  # only an opening file leaves positions out
         text, fields = outside_opening_message(self.options, book, cache)
         note, nl, rest = text.partition("\n")
         first, nl2, more = rest.partition("\n")
@@ -368,6 +370,7 @@ class FortFamily(Family):
                 return {**analyze_answer(options, table, pos), "view": view, "source": answer_source(table, book, None)}
             ranked = choices(options, table, pos, r)
         except opening.OutsideOpening:
+            assert book is not None  # only an opening file leaves positions out
             raise QueryRefused(*outside_opening_message(options, book, cache)) from None
         answer = {**best_move_answer(options, pos, r, ranked, table), "source": answer_source(table, book, None)}
         other = "O" if pos.to_move == "X" else "X"
