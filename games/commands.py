@@ -9,7 +9,7 @@ COMMANDS: dict[str, dict[str, str]] = {
     "unee": {"module": "gamesolver.games.unee.cli", "attr": "unee",
              "help": "Ünee Tugalluulax: positions, state graph, solved tables, cycles."},
     "ur": {"module": "gamesolver.games.ur.cli", "attr": "ur",
-           "help": "Ur: The Royal Game, fort rules: state graph and exact solution."},
+           "help": "Ur: The Royal Game, fort rules or RoyalUr's (--rules): exact solutions."},
     "ulus": {"module": "gamesolver.games.ulus.cli", "attr": "ulus",
              "help": "Ulus: shagai odds, the horse race, monster fights."},
     "ghosts": {"module": "gamesolver.games.ghosts.cli", "attr": "ghosts",

@@ -247,3 +247,13 @@ def test_check_takes_the_rules_too(finkel2_table, tmp_path) -> None:
     line = one_line_error(run("ur", "check", "--rules", "finkel", "--pieces", "2", "--table", str(finkel2_table),
                               "--bounds"), 2)
     assert "--bounds applies to the fort rules only" in line
+
+
+def test_the_ur_group_help_names_every_rule_set() -> None:
+    """A new user reading ``solver ur --help`` learns that --rules picks RoyalUr's rule sets too."""
+    out = CliRunner().invoke(cli, ["ur", "--help"]).output
+    assert "--rules" in out and "fort" in out
+    for name in royal.ruleset_names():
+        assert name in out, name
+    top = CliRunner().invoke(cli, ["--help"]).output
+    assert "RoyalUr" in top

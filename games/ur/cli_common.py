@@ -99,7 +99,11 @@ opening_option = click.option(
 
 @click.group(epilog=example("solver ur best-move start --roll gold+gold --pieces 2"))
 def ur() -> None:
-    """Ur: The Royal Game, fort rules: state graph and exact solution.
+    """Ur: The Royal Game, fort rules or RoyalUr's (--rules): exact solutions.
 
-    Positions are written 'X:A1,B4 O:C7 X' (tiles of X, tiles of O, side to move) or 'start'.
+    Every command takes --rules: fort (the default: hold all four forts to win, docs/ur.md) or one
+    of RoyalUr's rule sets, finkel, blitz or masters (bear every piece off, docs/royalur.md).
+
+    Positions are written 'X:A1,B4 O:C7 X' under the fort rules (tiles of X, tiles of O, side to
+    move), or 'start'; RoyalUr's notation is in docs/royalur.md.
     """
