@@ -110,6 +110,7 @@ def test_show_and_graph(tmp_path) -> None:
 def test_unknown_rule_set_is_one_line() -> None:
     line = one_line_error(run("ur", "show", "start", "--rules", "finkle"), 2)
     assert "unknown rule set 'finkle'" in line and "finkel" in line
+    assert "expected fort or one of RoyalUr's: finkel, blitz, masters" in line  # fort is a rule set too
 
 
 def test_rgu_for_other_settings_is_one_line(finkel2_table, tmp_path) -> None:

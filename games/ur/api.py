@@ -42,6 +42,9 @@ def family(rules: str = "fort", pieces: int | None = None, *, board: str | None 
             options = UrOptions(board_file=board, dice_file=dice) if pieces is None else \
                 UrOptions(pieces=pieces, board_file=board, dice_file=dice)
         return FortFamily(options)
+    if str(rules).strip().lower() not in royal.ruleset_names():  # the family's own message names all four
+        raise InputError(f"unknown rule set {rules!r}; expected fort or one of RoyalUr's: "
+                         f"{', '.join(royal.ruleset_names())}")
     ruleset = royal.load_ruleset(rules, pieces)
     if options is not None:
         raise InputError("options= (board, dice) belong to the fort rules; RoyalUr's rule sets are named by rules=")
