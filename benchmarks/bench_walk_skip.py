@@ -1,7 +1,10 @@
 """The walk's full sweeps that skip what cannot change (solver/stochastic/skip.py) against the walk as
-it was, which generates every state in every full sweep: both solved in one run, regenerating.
+it was, which backs every state up from its outcomes in every full sweep: both solved in one run,
+regenerating (or, with ``--graph store``, over the stored graph, where a skipped state is backed up
+from its policy row instead of its stored codes: the walk does not skip there, and this benchmark
+turns it on for its skipping walk, ``StoredGraph.skips``).
 
-    nice -n 19 python benchmarks/bench_walk_skip.py --pieces 4 [--threads 2] [--markdown]
+    nice -n 19 python benchmarks/bench_walk_skip.py --pieces 4 [--threads 2] [--graph store] [--markdown]
     nice -n 19 python benchmarks/bench_walk_skip.py --kernel 7      # the sweep kernels alone
 
 For each walk: full sweeps, the states and outcome codes the full sweeps generated, the time of
@@ -27,6 +30,7 @@ from gamesolver.games.ur import opening
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.solver.stochastic import _engine as E
 from gamesolver.solver.stochastic import iteration
+from gamesolver.solver.stochastic import outcomes
 from gamesolver.solver.stochastic import walk
 
 
@@ -80,24 +84,26 @@ def proof_distance(options: UrOptions, values: np.ndarray) -> tuple[float, float
     return float(d.max()), float(d.mean())
 
 
-def walks(pieces: int, threads: int, tolerance: float) -> dict:
+def walks(pieces: int, threads: int, tolerance: float, graph: str = "regenerate") -> dict:
     o = UrOptions(pieces=pieces)
     K = kernel(o)
     out: dict = {"states": K.state_count}
-    saved = walk.WALK_SKIP
+    saved, stored_skips = walk.WALK_SKIP, outcomes.StoredGraph.skips
     tables = {}
     with tempfile.TemporaryDirectory() as tmp:
         for name, on in (("as it was", False), ("skipping", True)):
             walk.WALK_SKIP = on
+            outcomes.StoredGraph.skips = on
             lines: list[str] = []
             try:
                 t0 = time.perf_counter()
                 solved = iteration.solve_values(K, Path(tmp) / name.replace(" ", "-"), o.header(),
-                                                tolerance=tolerance, threads=threads, graph="regenerate",
+                                                tolerance=tolerance, threads=threads, graph=graph,
                                                 show_progress=False, log=lines.append)
                 seconds = time.perf_counter() - t0
             finally:
                 walk.WALK_SKIP = saved
+                outcomes.StoredGraph.skips = stored_skips
             full = sum(float(x.split("(full sweep ")[1].split(" s")[0]) for x in lines if "(full sweep " in x)
             m = solved.meta
             tables[name] = solved.values.copy()
@@ -115,6 +121,8 @@ def main() -> None:
     ap.add_argument("--pieces", type=int, default=4)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--tolerance", type=float, default=1e-5)
+    ap.add_argument("--graph", choices=("regenerate", "store"), default="regenerate",
+                    help="the full sweeps generate (default) or read the stored graph")
     ap.add_argument("--kernel", type=int, metavar="K", default=0, help="only the sweep kernels' costs for K pieces")
     ap.add_argument("--markdown", action="store_true")
     args = ap.parse_args()
@@ -124,7 +132,7 @@ def main() -> None:
               f"state; recording leads {c['recording']:.0f} ns ({c['recording'] / c['plain']:.2f}x); from the rows "
               f"{c['rows']:.0f} ns ({c['plain'] / c['rows']:.1f}x faster than plain)")
         return
-    w = walks(args.pieces, args.threads, args.tolerance)
+    w = walks(args.pieces, args.threads, args.tolerance, args.graph)
     a, b = w["as it was"], w["skipping"]
     rows = []
     for name, r in (("as it was", a), ("skipping", b)):
@@ -142,8 +150,8 @@ def main() -> None:
         for r in rows:
             print(f"{r[0]:>10}: {r[1]} full sweeps, {r[2]:.1f} sweeps' worth of states generated, {r[3]:,} codes, "
                   f"full sweeps {r[4]:.0f} s, solve {r[5]:.0f} s, distance to the proof {r[6]}, start {r[7]:+.7f}")
-    print(f"k={args.pieces}, {args.threads} threads, tolerance {args.tolerance:g}: codes generated "
-          f"{a['codes'] / b['codes']:.2f}x fewer, full sweeps {a['full_seconds'] / b['full_seconds']:.2f}x faster, "
+    print(f"k={args.pieces}, {args.threads} threads, --graph {args.graph}, tolerance {args.tolerance:g}: codes "
+          f"read {a['codes'] / b['codes']:.2f}x fewer, full sweeps {a['full_seconds'] / b['full_seconds']:.2f}x faster, "
           f"solve {a['seconds'] / b['seconds']:.2f}x faster; the two tables differ by at most {w['difference']:.2g}")
     print("share generated, round by round (skipping walk): "
           + ", ".join(f"{x['generated']:.0%}" for x in b["rounds"]))

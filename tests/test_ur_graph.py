@@ -405,35 +405,48 @@ def _stored(g) -> dict:
 
 @settings(max_examples=12, deadline=None)
 @given(which=st.sampled_from(["mini4", "swapped4", "real2"]), seed=st.integers(0, 2**32 - 1),
-       backwards=st.booleans(), discount=st.sampled_from([1.0, 0.999, 0.9]))
-def test_each_kernel_reads_either_source_alike(boards, which: str, seed: int, backwards: bool,
+       backwards=st.booleans(), cut=st.floats(0.0, 1.0), discount=st.sampled_from([1.0, 0.999, 0.9]))
+def test_each_kernel_reads_either_source_alike(boards, which: str, seed: int, backwards: bool, cut: float,
                                                discount: float) -> None:
     """Each kernel is one loop over an outcome source: the generator or a stored graph. Given the
-    graph's arrays (``offsets``, ``counts``, ``codes``) it must give the values, policy rows and
-    marks it gives generating, in what only the one loop offers over a graph too: a backwards
-    sweep of a rank range, an endless pass over a worker's rank range, and a backwards sweep of
-    the bounds."""
+    graph's arrays (``offsets``, ``counts``, ``codes``) it must give the values, policy rows, lead
+    bytes, stamps, counts and marks it gives generating, in what only the one loop offers over a
+    graph too: a backwards sweep of a rank range, a sweep that skips what cannot change, an
+    endless pass over a worker's rank range, and a backwards sweep of the bounds."""
     _, K, g = boards[which]
     n, R = K.state_count, K.roll_count
     rng = np.random.default_rng(seed)
     V0 = (rng.random(n) * 2 - 1).astype(np.float32)
     lo, hi = sorted(int(x) for x in rng.integers(0, n + 1, 2))
+    noise = rng.uniform(-cut * 1e-3, cut * 1e-3, n).astype(np.float32)
     runs = []
     for source in ({}, _stored(g)):
         V, pol = V0.copy(), np.zeros((n, R), np.int32)
         change = kernels.sweep(K, V, policy=pol, start=lo, stop=hi, discount=discount, backwards=backwards,
                                **source)
-        again = kernels.sweep(K, V, policy=pol, discount=discount, backwards=not backwards, **source)
+        lead, stamp = np.zeros(n, np.uint8), np.zeros(n, np.uint8)
+        recorded = kernels.sweep(K, V, policy=pol, discount=discount, lead=lead, stamp=stamp,
+                                 bounds=np.full(256, np.inf), now=0, **source)
+        bounds = np.full(256, np.inf)
+        bounds[0] = recorded
+        work = np.zeros(2, np.int64)
+        moved = (V + noise).clip(-1, 1)
+        skipped = kernels.sweep(K, moved, policy=pol, discount=discount, lead=lead, stamp=stamp, bounds=bounds,
+                                now=1, work=work, backwards=backwards, **source)
         good = np.zeros(n, np.uint8)
         added = [kernels.endless_pass(K, V, good, 0.05, first=first, start=lo, stop=hi, **source)
                  for first in (True, False)]
         L, U = np.full(n, -1.0, np.float32), np.full(n, 1.0, np.float32)
         mark = np.zeros(n, np.uint8)
         gap = kernels.bounds_sweep(K, L, U, start=lo, stop=hi, backwards=backwards, mark=mark, **source)
-        runs.append((change, again, V, added, good, gap, L, U, mark))
-    names = ("change", "again", "V", "added", "good", "gap", "L", "U", "mark")
+        # work[1], the codes read, differs: the generator writes a code once for each way to reach it,
+        # the graph keeps each group's distinct codes
+        runs.append((change, V, recorded, skipped, moved, lead, stamp, int(work[0]), added, good, gap, L, U, mark))
+    names = ("change", "V", "recorded", "skipped", "moved", "lead", "stamp", "backed up", "added", "good", "gap", "L",
+             "U", "mark")
     for name, a, b in zip(names, *runs):
         assert (np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b), name
+    assert runs[0][7] <= n  # states the skipping sweep backed up from their outcomes
     # the policy rows: where two outcomes of a group tie, either may be recorded (the stored graph
     # keeps a group's codes sorted), so a sweep that writes nothing records each row against the same
     # values from either source, and the rows must pick outcomes of equal value
@@ -443,17 +456,6 @@ def test_each_kernel_reads_either_source_alike(boards, which: str, seed: int, ba
         kernels.sweep(K, V0.copy(), policy=pol, write=False, discount=discount, **source)
         rows.append(_picked(V0, pol, discount))
     assert np.array_equal(rows[0], rows[1])
-
-
-def test_skipping_is_the_generators_alone(boards) -> None:
-    """Skipping what cannot change saves generating a state's outcomes: over a stored graph, which
-    holds them already, every state is backed up from it, and a skipping sweep is refused."""
-    _, K, g = boards["real2"]
-    n, R = K.state_count, K.roll_count
-    V, pol = np.zeros(n, np.float32), np.zeros((n, R), np.int32)
-    lead, stamp = np.zeros(n, np.uint8), np.zeros(n, np.uint8)
-    with pytest.raises(ValueError, match="stored graph every state is backed up"):
-        kernels.sweep(K, V, policy=pol, lead=lead, stamp=stamp, bounds=np.full(256, np.inf), **_stored(g))
 
 
 def test_a_stored_graph_is_given_whole(boards) -> None:

@@ -429,7 +429,7 @@ cdef real backup(StochasticGame game, const int32_t* c, const count_t* cnt, cons
 # to what this sweep started from (infinite: nothing is proven). This sweep's own changes so far
 # are added, read from every thread after the row's values were read (sg_moved): a state is
 # backed up from its row where LEAD_SCALE[byte] > slack * (bound + moved so far) + SKIP_ROUNDING,
-# and generated otherwise.
+# and from its outcomes otherwise (generated, or read from a stored graph).
 
 cdef enum:
     LEAD_TOP_ = 253
@@ -695,10 +695,10 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
     ``lead``, ``stamp``, ``bounds`` (256 float64), ``slack``, ``moved``, ``now`` (0..254): skip
     what cannot change (see "skipping a backup" above; needs ``policy``). ``moved``: the largest
     change of this sweep before this call (its earlier ranges). A state whose choice is proven is
-    backed up by its policy row, without generating; every other state is generated, and its lead
+    backed up by its policy row, without its outcomes; every other state from its outcomes, and its lead
     byte and its stamp (``now``) written. ``work`` (two int64), where given, receives the states
-    generated and the outcome codes the generator wrote (none over a stored graph), added to what
-    it holds.
+    backed up from their outcomes (generated, or read from the stored graph) and their outcome
+    codes, added to what it holds.
     ``hint``: the generator asks the cache for each outcome's value as it writes the code, so that
     the backup finds the values on their way (a hint: the values are the same without it).
     ``offsets``, ``counts``, ``codes`` (``graph_build``'s): read every state's outcomes from this
@@ -728,8 +728,6 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
                              f"{STAMP_NEVER_}) has an infinite bound")
         if not (slack >= 0.0 and moved >= 0.0):
             raise ValueError("slack and moved must be at least 0")
-        if from_graph:
-            raise ValueError("skipping saves generating; over a stored graph every state is backed up from it")
         LD, ST, BD = &lead[0], &stamp[0], &bounds[0]
     if work is not None and work.shape[0] != 2:
         raise ValueError("work array must have two entries: states generated, codes written")
@@ -805,7 +803,7 @@ cdef void sweep_loop(StochasticGame game, source_t* src, real* Vp, real g, int64
                 if start <= y < stop:
                     for j in range(F[y], F[y + 1]):
                         fetch_value(C[j], Vp)
-        if source_t is Generated and LD != NULL:  # skipping: only where the generator would be asked
+        if LD != NULL:  # skipping what cannot change
             y = (s - lookahead) if backwards else (s + lookahead)
             if start <= y < stop and may_skip(LD[y], BD[ST[y]], slack):
                 for r in range(R):  # a later state that is likely to be read from its row
@@ -819,10 +817,14 @@ cdef void sweep_loop(StochasticGame game, source_t* src, real* Vp, real g, int64
                 v = row_backup(game, P + s * R, Vp, g, q)
                 from_row = may_skip(q, BD[ST[s]] + sg_moved(seen, nt, moved), slack)
             if not from_row:
-                game.generate(s, &outs[tid])
                 made[tid * 8] += 1
-                made[tid * 8 + 1] += outs[tid].n
-                v = backup_lead(game, outs[tid].codes, outs[tid].counts, Vp, g, P + s * R, LD + s)
+                if source_t is Stored:
+                    made[tid * 8 + 1] += F[s + 1] - F[s]
+                    v = backup_lead(game, C + F[s], N + s * G, Vp, g, P + s * R, LD + s)
+                else:
+                    game.generate(s, &outs[tid])
+                    made[tid * 8 + 1] += outs[tid].n
+                    v = backup_lead(game, outs[tid].codes, outs[tid].counts, Vp, g, P + s * R, LD + s)
                 ST[s] = now_
             d = absval(v - Vp[s])
             if d > worst[tid * 16]:
@@ -832,6 +834,8 @@ cdef void sweep_loop(StochasticGame game, source_t* src, real* Vp, real g, int64
             Vp[s] = v
             continue
         if source_t is Stored:
+            made[tid * 8] += 1
+            made[tid * 8 + 1] += F[s + 1] - F[s]
             v = backup(game, C + F[s], N + s * G, Vp, g, (P + s * R) if P != NULL else NULL)
         else:
             game.generate(s, &outs[tid])
