@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
+from gamesolver.solver.stochastic.engine import Log
 from gamesolver.games.ur import rgu, royal, royal_encoding, royal_opening
 from gamesolver.games.ur.provenance import Provenance, of_table
 from gamesolver.games.ur.royal_table import default_table_dir, load_royal_table, royal_choices, state_rank
@@ -23,7 +24,7 @@ def table_source(solved: Any) -> dict[str, Any]:
 
 
 def lookup(rules: royal.RuleSet, table: str | None, solve_first: bool = False,
-           log: Callable[[str], None] | None = None) -> tuple[Callable[[royal.State], float], dict[str, Any], Provenance]:
+           log: Log | None = None) -> tuple[Callable[[royal.State], float], dict[str, Any], Provenance]:
     """A function from a state to the mover's chance of winning, where it reads (an ``.rgu`` file
     (``--table FILE.rgu``), a table directory, or the cache: small tables built on demand, any
     table missing with ``solve_first``), the answer's ``source`` (JSON fields; ``source_text``
@@ -62,7 +63,7 @@ def source_text(source: dict[str, Any], rules: royal.RuleSet) -> str:
 
 
 def solved_table(rules: royal.RuleSet, where: Path, table: str | None, solve_first: bool,
-            log: Callable[[str], None] | None = None) -> Any:
+            log: Log | None = None) -> Any:
     """The table at ``where``: a small one missing from the cache is solved into it, as is any
     missing one with ``solve_first`` (--solve); otherwise a missing table is the message that says
     how to build it."""

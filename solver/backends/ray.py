@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
+from gamesolver.solver.stochastic.engine import Log
 from gamesolver.solver.stochastic import _engine as kernels
 from gamesolver.solver.errors import InputError
 
@@ -177,7 +178,7 @@ class RayEngine:
     chunk = 1 << 62  # the solver's progress chunks would cost one round trip each: sweep whole
 
     def __init__(self, factory: Callable[[], Any], game: kernels.StochasticGame, *, workers: int | None = None, threads: int | None = None,
-                 address: str | None = None, log: Callable[[str], None] | None = None,
+                 address: str | None = None, log: Log | None = None,
                  init_options: dict[str, Any] | None = None) -> None:
         ray = import_ray()
         if threads is not None and threads < 1:

@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from gamesolver.solver.stochastic.engine import Log
 from gamesolver.solver.backends.ray import import_ray, start_ray
 from gamesolver.solver.errors import InputError
 from gamesolver.solver.retrograde.layers import TierGame, solve_tier
@@ -42,7 +43,7 @@ class TierEngine:
     name = "ray"
 
     def __init__(self, *, address: str | None = None, workers: int | None = None,
-                 log: Callable[[str], None] | None = None, init_options: dict[str, Any] | None = None) -> None:
+                 log: Log | None = None, init_options: dict[str, Any] | None = None) -> None:
         ray = import_ray()
         if workers is not None and workers < 1:
             raise InputError("workers must be at least 1")

@@ -289,10 +289,11 @@ cdef inline real largest(const real* worst, int nt) noexcept nogil:
 # (``Generated``: each state's outcomes made again in a buffer of the thread's own) or a stored
 # graph (``Stored``: every state's codes kept once, state s's from F[s] to F[s + 1], its codes
 # per group in N). A kernel's loop is a function fused over the source, so Cython compiles it
-# once for each: the choice costs nothing per state (a branch at each state cost 1.4-1.6x on the
-# stored graph's kernels for four pieces, docs/design/engine.md). The ``*_at`` helpers run a state's work (a backup, a step of the endless check,
-# a backup of the bounds) on its outcomes from either. Both sources keep the same groups in the
-# same order, so a kernel gives the same values from either.
+# once for each: the choice costs nothing per state. ``load`` and the ``*_at`` helpers run a
+# state's work (a step of the endless check, a backup of the bounds) on its outcomes from either;
+# the sweep's loop, the hottest, reads the source's arrays from locals instead (why:
+# docs/design/engine.md). Both sources keep the same groups in the same order, so a kernel gives
+# the same values from either.
 
 cdef check_graph(StochasticGame game, const int64_t[::1] offsets, const uint8_t[:, ::1] counts,
                  const int32_t[::1] codes):
@@ -343,20 +344,8 @@ cdef inline void load(StochasticGame game, source_t* src, int64_t s, int tid) no
         game.generate(s, &src.outs[tid])
 
 
-cdef inline int64_t codes_of(const source_t* src, int64_t s, int tid) noexcept nogil:
-    """How many outcome codes state ``s`` has (after ``load``)."""
-    if source_t is Stored:
-        return src.F[s + 1] - src.F[s]
-    else:
-        return src.outs[tid].n
 
 
-cdef inline void fetch_state(const source_t* src, int64_t y, const real* V) noexcept nogil:
-    """Over a stored graph, ask the cache for the values state ``y``'s outcomes will read."""
-    cdef int64_t i
-    if source_t is Stored:
-        for i in range(src.F[y], src.F[y + 1]):
-            fetch_value(src.C[i], V)
 
 
 cdef bint finished(int G, const int32_t* c, const count_t* cnt) noexcept nogil:
@@ -551,20 +540,8 @@ cdef real backup_lead(StochasticGame game, const int32_t* c, const count_t* cnt,
     return total
 
 
-cdef inline real backup_at(StochasticGame game, const source_t* src, int64_t s, int tid, const real* V, real g,
-                           int32_t* policy) noexcept nogil:
-    if source_t is Stored:
-        return backup(game, src.C + src.F[s], src.N + s * src.G, V, g, policy)
-    else:
-        return backup(game, src.outs[tid].codes, src.outs[tid].counts, V, g, policy)
 
 
-cdef inline real backup_lead_at(StochasticGame game, const source_t* src, int64_t s, int tid, const real* V,
-                                real g, int32_t* policy, uint8_t* lead) noexcept nogil:
-    if source_t is Stored:
-        return backup_lead(game, src.C + src.F[s], src.N + s * src.G, V, g, policy, lead)
-    else:
-        return backup_lead(game, src.outs[tid].codes, src.outs[tid].counts, V, g, policy, lead)
 
 
 cdef inline real row_sum(StochasticGame game, const int32_t* row, const real* V, real g) noexcept nogil:

@@ -75,7 +75,6 @@ from typing import Any, Callable
 
 import numpy as np
 
-from gamesolver.solver.stochastic._engine import StochasticGame
 from gamesolver.solver.stochastic.engine import Log
 from gamesolver.solver.stochastic import _engine as kernels
 from gamesolver.solver.stochastic.krylov import bicgstab
@@ -223,7 +222,7 @@ def _closed(policy: np.ndarray, tau: np.ndarray, trapped_rows: np.ndarray, n: in
         leaves[trapped_rows[new]] = True
 
 
-def strategy_pair(game: StochasticGame, values: np.ndarray, policy: np.ndarray, trapped: np.ndarray, threads: int = 1,
+def strategy_pair(game: kernels.StochasticGame, values: np.ndarray, policy: np.ndarray, trapped: np.ndarray, threads: int = 1,
                   graph: dict[str, Any] | None = None, show_progress: bool | None = False,
                   rounds: int = _ROUNDS, slack: float = _SLACK,
                   log: Log | None = None,
@@ -391,7 +390,7 @@ def _matrix_fits(nbytes: int, vectors: int, available: int) -> bool:
     return nbytes + vectors <= 0.9 * available
 
 
-def pair_matrix(game: StochasticGame, policy: np.ndarray, tau: np.ndarray, pinned: np.ndarray, threads: int,
+def pair_matrix(game: kernels.StochasticGame, policy: np.ndarray, tau: np.ndarray, pinned: np.ndarray, threads: int,
                 ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray] | None, str]:
     """``kernels.pair_apply``'s matrix without its constants, as (indptr, indices, data) in
     compressed rows: the outcomes of a row that name the same entry are one coefficient (a state's
@@ -455,7 +454,7 @@ def _outward(values: np.ndarray, d: float) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(lower), np.ascontiguousarray(upper)
 
 
-def _ranks(game: StochasticGame, values: np.ndarray, eps: float, threads: int, policy: np.ndarray | None,
+def _ranks(game: kernels.StochasticGame, values: np.ndarray, eps: float, threads: int, policy: np.ndarray | None,
            show_progress: bool | None, label: str, stored: dict[str, Any],
            ranks: tuple[np.ndarray, np.ndarray] | None = None,
            allow: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int]:
@@ -492,7 +491,7 @@ def _far(values: np.ndarray, closed: np.ndarray, tolerance: float) -> np.ndarray
     return closed[values[closed] >= _WIDER * tolerance]
 
 
-def _widen(game: StochasticGame, values: np.ndarray, tolerance: float, RP: np.ndarray, RQ: np.ndarray, states: np.ndarray,
+def _widen(game: kernels.StochasticGame, values: np.ndarray, tolerance: float, RP: np.ndarray, RQ: np.ndarray, states: np.ndarray,
            threads: int, show_progress: bool | None, stored: dict[str, Any]) -> tuple[int, int]:
     """Go on ranking, in place, with actions within ``_WIDER`` times the tolerance, the certified
     side's nodes leaving only at ``states``; returns the passes and how many more nodes left."""
@@ -504,7 +503,7 @@ def _widen(game: StochasticGame, values: np.ndarray, tolerance: float, RP: np.nd
     return passes, before - int(np.count_nonzero(RP == 0) + np.count_nonzero(RQ == 0))
 
 
-def _endless_margin(game: StochasticGame, values: np.ndarray, policy: np.ndarray, RP: np.ndarray, RQ: np.ndarray,
+def _endless_margin(game: kernels.StochasticGame, values: np.ndarray, policy: np.ndarray, RP: np.ndarray, RQ: np.ndarray,
                     L: np.ndarray, U: np.ndarray, threads: int, stored: dict[str, Any]) -> tuple[float, int, int]:
     """Step 3's m for the strategy ``policy`` and the consistent pair (L, U): the largest claim,
     L for the strategy's nodes and -U for the opponent's, over the nodes where play can stay for
@@ -530,13 +529,13 @@ def _endless_margin(game: StochasticGame, values: np.ndarray, policy: np.ndarray
     return m, int(ZP.sum(dtype=np.int64) + ZQ.sum(dtype=np.int64)), passes
 
 
-def certify(game: StochasticGame, values: np.ndarray, tolerance: float, threads: int = 1,
+def certify(game: kernels.StochasticGame, values: np.ndarray, tolerance: float, threads: int = 1,
             show_progress: bool | None = False, log: Log | None = None,
             tighten_sweeps: int = _TIGHTEN_SWEEPS, graph: Any = None,
             loosen_sweeps: int = _LOOSEN_SWEEPS, method: str = "strategy",
             rounds: int = _ROUNDS, refine: int = 2, fits_checked: bool = False) -> Certificate:
     """Proven bounds around ``values`` (float32 or float64, one per state of ``game``, a
-    ``StochasticGame``). ``method``: where the consistent pair comes from: ``strategy`` (the
+    ``kernels.StochasticGame``). ``method``: where the consistent pair comes from: ``strategy`` (the
     default: the strategy against its best answer, ``strategy_pair``, in at most ``rounds``
     rounds; if that does not settle, loosening as below) or ``loosening`` (from the values, by
     loosening sweeps). Tightening stops when the widest interval is below ``tolerance``, when
@@ -608,7 +607,7 @@ def certify(game: StochasticGame, values: np.ndarray, tolerance: float, threads:
         matvecs=sum(c.matvecs for c in runs), passes=len(runs), why="; ".join(c.why for c in runs if c.why))
 
 
-def _certify_once(game: StochasticGame, values: np.ndarray, tolerance: float, threads: int, show_progress: bool | None,
+def _certify_once(game: kernels.StochasticGame, values: np.ndarray, tolerance: float, threads: int, show_progress: bool | None,
                   log: Log | None, tighten_sweeps: int, graph: Any, loosen_sweeps: int,
                   method: str, rounds: int,
                   start: tuple[np.ndarray, np.ndarray] | None = None,

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gamesolver.solver.stochastic._engine import StochasticGame
 from gamesolver.solver.stochastic import _engine as kernels
 from gamesolver.solver.errors import InputError
 from gamesolver.solver.progress import progress
@@ -37,7 +36,7 @@ class Regenerated:
     stored = False
     nbytes = 0
 
-    def __init__(self, game: StochasticGame) -> None:
+    def __init__(self, game: kernels.StochasticGame) -> None:
         self.game = game
 
     skips = True  # ``sweep`` can back up a state from its recorded choice where that is proven (solver.stochastic.skip)
@@ -78,7 +77,7 @@ class StoredGraph(Regenerated):
     # bounds cost more than the codes saved; docs/design/walk.md)
     skips = False
 
-    def __init__(self, game: StochasticGame, offsets: np.ndarray, counts: np.ndarray, codes: np.ndarray) -> None:
+    def __init__(self, game: kernels.StochasticGame, offsets: np.ndarray, counts: np.ndarray, codes: np.ndarray) -> None:
         super().__init__(game)
         self.offsets = offsets
         self.counts = counts
@@ -124,7 +123,7 @@ GRAPH_DIR = "graph"  # beside a checkpoint: the stored graph a stopped run built
 _GRAPH_ARRAYS = ("offsets", "counts", "codes")
 
 
-def build_mapped_graph(K: StochasticGame, root: Path, key: dict[str, Any], threads: int = 1,
+def build_mapped_graph(K: kernels.StochasticGame, root: Path, key: dict[str, Any], threads: int = 1,
                        show_progress: bool | None = False) -> StoredGraph:
     """``build_graph`` writing the codes straight into a file beside a run's checkpoint (under a
     temporary name, then renamed, with ``key``: what it was built for), then mapped: the page
@@ -154,7 +153,7 @@ def build_mapped_graph(K: StochasticGame, root: Path, key: dict[str, Any], threa
 
 
 @contextlib.contextmanager
-def scratch_graph(K: StochasticGame, near: Path, threads: int = 1, show_progress: bool | None = False) -> Iterator[StoredGraph]:
+def scratch_graph(K: kernels.StochasticGame, near: Path, threads: int = 1, show_progress: bool | None = False) -> Iterator[StoredGraph]:
     """``build_mapped_graph`` in a scratch folder beside ``near`` (a table's folder), removed when
     the block ends however it ends: for work on a finished table (``solver ur check``), whose
     solve's graph went when the table was written. Mapped, so a proof that needs most of the
@@ -171,7 +170,7 @@ def scratch_graph(K: StochasticGame, near: Path, threads: int = 1, show_progress
         shutil.rmtree(root, ignore_errors=True)
 
 
-def load_graph(game: StochasticGame, root: Path, key: dict[str, Any]) -> StoredGraph | None:
+def load_graph(game: kernels.StochasticGame, root: Path, key: dict[str, Any]) -> StoredGraph | None:
     """The stored graph a stopped run kept for the same ``key``, memory-mapped; None if there is
     none, it was built for something else, or it does not fit the game's state space."""
     folder = root / GRAPH_DIR
@@ -189,7 +188,7 @@ def load_graph(game: StochasticGame, root: Path, key: dict[str, Any]) -> StoredG
     return StoredGraph(game, offsets, counts, codes)
 
 
-def estimate_bytes(K: StochasticGame, sample: int = _SAMPLE, seed: int = 0) -> int:
+def estimate_bytes(K: kernels.StochasticGame, sample: int = _SAMPLE, seed: int = 0) -> int:
     """The stored graph's size, estimated from the outcomes of ``sample`` random states (exact
     when the space has no more states than that)."""
     n = K.state_count
@@ -219,7 +218,7 @@ def available_bytes() -> int:
     return memory_bytes() // 8
 
 
-def want_graph(K: StochasticGame, choice: str, other_bytes: int = 0, share: float = 1.0) -> bool:
+def want_graph(K: kernels.StochasticGame, choice: str, other_bytes: int = 0, share: float = 1.0) -> bool:
     """Whether to store the graph: ``store`` always (an error when it cannot fit in this
     machine's memory), ``regenerate`` never, ``auto`` when it and ``other_bytes`` fit in half of
     the memory. A solve maps the graph from a file (``build_mapped_graph``), so ``store`` may
@@ -247,7 +246,7 @@ def auto_stores(need: int) -> bool:
     return need <= memory_bytes() / 2
 
 
-def build_graph(K: StochasticGame, threads: int = 1, show_progress: bool | None = False,
+def build_graph(K: kernels.StochasticGame, threads: int = 1, show_progress: bool | None = False,
                 folder: Path | None = None, start: int = 0, stop: int | None = None) -> StoredGraph:
     """Generate and rank every state's outcomes once. In memory: two passes (count, then fill
     an array of the right size), so the codes are never held twice. With ``folder``: one pass,
@@ -299,7 +298,7 @@ _BLOCKS_A_THREAD = 8  # a chunk's blocks for each thread (dynamic: the threads f
 _CODES_GUESS = 64  # codes a state the chunk's buffer starts with room for (Ur, five pieces: 61)
 
 
-def _build_into(K: StochasticGame, folder: Path, threads: int, show_progress: bool | None) -> StoredGraph:
+def _build_into(K: kernels.StochasticGame, folder: Path, threads: int, show_progress: bool | None) -> StoredGraph:
     """``build_graph`` in one pass into ``folder/codes.npy``: each chunk of states is generated
     once into a buffer (``graph_build_blocks``: blocks in rank order, each compact), its offsets
     follow from its counts, and its codes are appended to the file; the header, whose length

@@ -70,8 +70,8 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     CHECKPOINT_SHARE of the time: ``Pacer``), with the stage, and when stopped, so a stopped run
     resumes in it.
 
-    Where the engine can (``skips``: the CPU's, regenerating or over a stored graph) and WALK_SKIP
-    is on, a full sweep backs up from its policy row every state whose best actions are proven
+    Where the engine asks for it (``skips``: the regenerating CPU engine's; a stored graph's sweep
+    can skip but does not ask, ``outcomes.StoredGraph``) and WALK_SKIP is on, a full sweep backs up from its policy row every state whose best actions are proven
     unchanged since its last full backup (``solver.stochastic.skip``): the same values at a policy
     sweep's cost. ``work``, where given, receives what the full sweeps backed up from outcomes
     (``skip_figures``; "generated" there counts a state read from a stored graph too).

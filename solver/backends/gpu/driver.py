@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import numpy as np
 
+from gamesolver.solver.stochastic.engine import Log
 from gamesolver.solver.backends.gpu.arithmetic import _F0, graph_functions, state_functions
 from gamesolver.solver.errors import InputError
 from gamesolver.solver.stochastic.outcomes import GRAPH_CHOICES, available_bytes
@@ -254,7 +255,7 @@ class GpuEngine:
 
     def __init__(self, spec: Any, *, policy: bool = True, target: str = "cuda",
                  threads_per_block: int = THREADS_PER_BLOCK, launch_states: int = LAUNCH_STATES,
-                 log: Callable[[str], None] | None = None, graph: str = "auto", pin_host: bool = True,
+                 log: Log | None = None, graph: str = "auto", pin_host: bool = True,
                  host_graph: int | None = None) -> None:
         if target not in ("cuda", "cpu"):
             raise InputError(f"unknown target {target!r}; expected cuda or cpu")
