@@ -202,3 +202,124 @@ def test_rolls_parse_either_way_round(roll: str) -> None:
     o = opts(1)
     a, b = roll.split("+")
     assert o.dice.index(f"{b}+{a}") == o.dice.index(roll)
+
+
+# ---- the kernel's outcome list, in its order ----------------------------------------------
+
+
+def ordered_outcomes(o: UrOptions, M: int, O: int, r: int) -> list[tuple[int, int, int]]:
+    """The generator's outcome list in the order it writes it, the slow way. The device generator
+    (gpu_fort) writes the same list in the same order and the solve's outcome counts split it into
+    groups, so a change of order is a change of the engine, not only of its speed:
+    the entry spawn; the other spawns, tile ascending; one piece one step, piece then tile
+    ascending; one piece two steps (a path walked depth first, neighbours ascending, ending
+    elsewhere than it began); two pieces one step each, first piece and its tile, then second
+    piece and its tile ascending, the order with the higher first piece left out when the other
+    order is legal too; while Heaven is held, one piece of steps+1 .. heaven steps, depth first;
+    the pass (flag 3) when nothing is legal."""
+    b = o.board
+    roll = o.dice.rolls[r]
+    nb = [sorted(n) for n in b.neighbours]
+    forts, earth, heaven = b.mask(b.forts), b.mask(b.earth_forts), b.mask(b.heaven_forts)
+    ishtar, entry = b.mask(b.with_role("ishtar")), 1 << b.entry
+    out: list[tuple[int, int, int]] = []
+
+    def emit(m: int, t: int, fort: bool) -> None:
+        out.append((m, t, 2 if m & forts == forts else int(fort)))
+
+    def step(m: int, t: int, here: int, to: int) -> tuple[int, int, bool] | None:
+        bit = 1 << to
+        if m & bit or (t & bit and bit & forts and t & ishtar):
+            return None
+        return (m & ~(1 << here)) | bit, t & ~bit, bool(t & bit)
+
+    def walks(m: int, t: int, start: int, here: int, done: int, lo: int, hi: int, fort: bool) -> None:
+        for to in nb[here]:
+            s = step(m, t, here, to)
+            if s is None:
+                continue
+            m2, t2, cap = s
+            f2 = fort or bool(forts >> to & 1)
+            if done + 1 >= lo and to != start:
+                emit(m2, t2, f2)
+            if done + 1 < hi and not (cap and m2 & earth != earth):
+                walks(m2, t2, start, to, done + 1, lo, hi, f2)
+
+    pieces = [i for i in range(b.size) if M >> i & 1]
+    pool = len(pieces) < o.pieces
+    if pool and not M & entry and not (O & entry and bin(O).count("1") == 1):
+        emit(M | entry, O & ~entry, False)
+    if pool and roll.spawn:
+        if roll.spawn == "adjacent":
+            spawn = {t for p in pieces for t in nb[p]}
+        else:
+            spawn = set(b.with_role(roll.spawn))
+        for t in sorted(spawn):
+            if not (M | O) >> t & 1:
+                emit(M | 1 << t, O, False)
+    for lo in (1, 2):
+        if roll.steps >= lo:
+            for p in pieces:
+                walks(M, O, p, p, 0, lo, lo, False)
+    if roll.steps >= 2:
+        for p in pieces:
+            for to in nb[p]:
+                first = step(M, O, p, to)
+                if first is None:
+                    continue
+                M1, O1, _ = first
+                for q in pieces:
+                    if q == p:
+                        continue
+                    for to2 in nb[q]:
+                        second = step(M1, O1, q, to2)
+                        if second is None:
+                            continue
+                        if p > q:
+                            other = step(M, O, q, to2)
+                            if other is not None and step(other[0], other[1], p, to) is not None:
+                                continue
+                        emit(second[0], second[1], bool(forts >> to & 1) or bool(forts >> to2 & 1))
+    if roll.heaven_steps > roll.steps and M & heaven == heaven:
+        for p in pieces:
+            walks(M, O, p, p, 0, roll.steps + 1, roll.heaven_steps, False)
+    return out or [(M, O, 3)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(positions(), st.integers(0, 5), st.sampled_from(["", "A7,C7", "A1,C1", "A1,C1,A7,C7"]))
+def test_kernel_writes_its_outcomes_in_the_documented_order(pos, roll, forced) -> None:
+    """Same list, same order, as ``ordered_outcomes``; some positions forced to hold Heaven or
+    Earth so that the longer walks and the capturing walks are met."""
+    k, mine, theirs = pos
+    o = opts(k)
+    held = tiles(o, forced)
+    if len(held) <= k:
+        mine = frozenset(list(mine - held)[: k - len(held)]) | held
+        theirs = frozenset(list(theirs - mine)[:k])
+    M, O = o.board.mask(mine), o.board.mask(theirs)
+    want = ordered_outcomes(o, M, O, roll)
+    assert {(frozenset(i for i in range(o.board.size) if m >> i & 1),
+             frozenset(i for i in range(o.board.size) if t >> i & 1), f) for m, t, f in want} == \
+        ref_outcomes(o, mine, theirs, o.dice.rolls[roll])  # the slow list is the rules' set
+    assert kernel(o).successors(M, O, roll) == want
+
+
+def test_the_order_of_a_hand_worked_list() -> None:
+    """Pieces on A2 and A3, gold+silver (two steps, royal spawns), by hand: entry, the royal
+    spawns, one step, two steps (A2 by A1 and by B2, A3 by B3 and by A4), then two pieces; there
+    A3 first is kept only where A2's step was not legal before it (A2 onto A3)."""
+    o = opts(3)
+    b = o.board
+    M = b.mask(tiles(o, "A2,A3"))
+    got = kernel(o).successors(M, 0, o.dice.index("gold+silver"))
+    names = [(",".join(sorted(b.names[i] for i in range(b.size) if m >> i & 1)), f) for m, t, f in got]
+    assert names == [
+        ("A2,A3,B1", 0), ("A2,A3,A4", 0), ("A2,A3,C4", 0), ("A2,A3,B5", 0),
+        ("A1,A3", 1), ("A3,B2", 0), ("A2,B3", 0), ("A2,A4", 0),
+        ("A3,B1", 1), ("A3,B1", 0), ("A3,C2", 0), ("A3,B3", 0),
+        ("A2,B2", 0), ("A2,C3", 0), ("A2,B4", 0), ("A2,B4", 0),
+        ("A1,A2", 1), ("A1,B3", 1), ("A1,A4", 1), ("A2,B2", 0), ("B2,B3", 0), ("A4,B2", 0),
+        ("A3,B3", 0), ("A3,A4", 0),
+    ]
+    assert got == ordered_outcomes(o, M, 0, o.dice.index("gold+silver"))
