@@ -179,7 +179,8 @@ cdef class FortGame(StochasticGame):
 
     cdef int n, k
     cdef int deg[MAXN]
-    cdef int nbr[MAXN][MAXDEG]
+    cdef int nbr[MAXN][MAXDEG]  # each tile's neighbours, ascending: the order of its bits in ``nbm``
+    cdef uint32_t nbm[MAXN]  # tile -> the mask of its neighbours
     cdef uint32_t forts, earth, heaven, ishtar, entry
     cdef int roll_steps[MAXROLLS]
     cdef int roll_heaven[MAXROLLS]
@@ -223,7 +224,7 @@ cdef class FortGame(StochasticGame):
         (probability, steps, heaven_steps, adjacent_spawn, spawn_mask); ``mirror``: None, or the
         tile permutation of a symmetry of the board and the rules (tile i <-> mirror[i]), under
         which only one state of each mirrored pair is numbered and solved."""
-        cdef int i, j, a, b, R
+        cdef int i, j, a, b, R, tile
         if not 1 <= n <= MAXN or not 0 <= k <= MAXK or k > n or not 1 <= len(rolls) <= MAXROLLS:
             raise ValueError("board, pieces or rolls outside the kernel's limits")
         self.n, self.k = n, k
@@ -231,8 +232,10 @@ cdef class FortGame(StochasticGame):
             if len(neighbours[i]) > MAXDEG:
                 raise ValueError(f"tile {i} has more than {MAXDEG} neighbours")
             self.deg[i] = len(neighbours[i])
-            for j in range(self.deg[i]):
-                self.nbr[i][j] = neighbours[i][j]
+            self.nbm[i] = 0
+            for j, tile in enumerate(sorted(neighbours[i])):
+                self.nbr[i][j] = tile
+                self.nbm[i] |= (<uint32_t> 1) << tile
         self.forts, self.earth, self.heaven, self.ishtar, self.entry = forts, earth, heaven, ishtar, entry
         R = len(rolls)
         self.hmax = 0
@@ -480,8 +483,9 @@ cdef class FortGame(StochasticGame):
             return self.rank_full(M, O)
         fm = self.flip(M)
         fo = self.flip(O)
-        if self.key(fm, fo) < self.key(M, O):
-            return self.rank_full(fm, fo)
+        if self.key(fm, fo) < self.key(M, O):  # a choice of masks, not of calls: conditional moves
+            M = fm
+            O = fo
         return self.rank_full(M, O)
 
     cdef inline int64_t rank1(self, uint32_t M, uint32_t O) noexcept nogil:
@@ -641,6 +645,64 @@ cdef class FortGame(StochasticGame):
         O2[0] = O
         return 0
 
+    cdef void one_piece(self, Buf* buf, uint32_t M, uint32_t O, int lo, int hi) noexcept nogil:
+        """Moves of one piece of lo..hi steps, piece after piece (the path's walk, for the moves
+        of three or more steps while dominating Heaven; ``one_step`` and ``two_steps`` are the
+        same for one and two steps, by masks)."""
+        cdef uint32_t s = M
+        cdef int p
+        while s:
+            p = __builtin_ctz(s)
+            s &= s - 1
+            self.walks(buf, M, O, p, p, 0, lo, hi, 0)
+
+    cdef inline uint32_t guarded(self, uint32_t O) noexcept nogil:
+        """The other side's pieces that cannot be captured: those on forts while it holds Ishtar."""
+        return (O & self.forts) if (O & self.ishtar) else 0
+
+    cdef void one_step(self, Buf* buf, uint32_t M, uint32_t O) noexcept nogil:
+        """``one_piece(buf, M, O, 1, 1)`` by masks: each piece's legal steps are its neighbours
+        outside its own side and the guarded pieces, in the same order (piece, then tile)."""
+        cdef uint32_t blocked = M | self.guarded(O), s = M, d, base, b
+        cdef int p, to
+        while s:
+            p = __builtin_ctz(s)
+            s &= s - 1
+            d = self.nbm[p] & ~blocked
+            base = M & ~((<uint32_t> 1) << p)
+            while d:
+                to = __builtin_ctz(d)
+                d &= d - 1
+                b = (<uint32_t> 1) << to
+                self.emit(buf, base | b, O & ~b, (self.forts >> to) & 1)
+
+    cdef void two_steps(self, Buf* buf, uint32_t M, uint32_t O) noexcept nogil:
+        """``one_piece(buf, M, O, 2, 2)`` by masks: a piece's first step, then (unless it captured
+        while its side does not hold all of Earth) a second to a tile other than where it began."""
+        cdef uint32_t blocked = M | self.guarded(O), s = M, d, d2, M1, O1, base, b, b2, bp
+        cdef int p, to, to2, f1
+        while s:
+            p = __builtin_ctz(s)
+            s &= s - 1
+            bp = (<uint32_t> 1) << p
+            d = self.nbm[p] & ~blocked
+            while d:
+                to = __builtin_ctz(d)
+                d &= d - 1
+                b = (<uint32_t> 1) << to
+                M1 = (M & ~bp) | b
+                O1 = O & ~b
+                if (O & b) and (M1 & self.earth) != self.earth:
+                    continue  # a capture ends the move
+                f1 = (self.forts >> to) & 1
+                d2 = self.nbm[to] & ~(M1 | self.guarded(O1) | bp)
+                base = M1 & ~b
+                while d2:
+                    to2 = __builtin_ctz(d2)
+                    d2 &= d2 - 1
+                    b2 = (<uint32_t> 1) << to2
+                    self.emit(buf, base | b2, O1 & ~b2, f1 | ((self.forts >> to2) & 1))
+
     cdef void walks(self, Buf* buf, uint32_t M, uint32_t O, int start, int here, int done, int lo, int hi,
                     int fort) noexcept nogil:
         """Moves of one piece (from ``start``, now on ``here`` after ``done`` steps) of lo..hi steps."""
@@ -657,37 +719,41 @@ cdef class FortGame(StochasticGame):
             if done + 1 < hi and not (cap and (M2 & self.earth) != self.earth):
                 self.walks(buf, M2, O2, start, to, done + 1, lo, hi, f2)
 
-    cdef void one_piece(self, Buf* buf, uint32_t M, uint32_t O, int lo, int hi) noexcept nogil:
-        cdef uint32_t s = M
-        cdef int p
-        while s:
-            p = __builtin_ctz(s)
-            s &= s - 1
-            self.walks(buf, M, O, p, p, 0, lo, hi, 0)
-
     cdef void two_pieces(self, Buf* buf, uint32_t M, uint32_t O) noexcept nogil:
-        """Two different pieces one step each. Both orders give the same result when both are
-        legal, so the order with the higher tile first is kept only when the other is illegal."""
-        cdef uint32_t s = M, s2, M1 = 0, O1 = 0, M2 = 0, O2 = 0, Mq = 0, Oq = 0
-        cdef int p, q, j, j2, to, to2
+        """Two different pieces one step each, by masks. Both orders give the same result when both
+        are legal, so the order with the higher tile first is kept only when the other is illegal.
+        A step is legal onto a tile outside the mover's side and the other side's guarded pieces,
+        as they stand when it is taken."""
+        cdef uint32_t blocked = M | self.guarded(O), s = M, s2, d, d2, M1, O1, blocked1, b, b2, bp, bq, Mq
+        cdef int p, q, to, to2
         while s:
             p = __builtin_ctz(s)
             s &= s - 1
-            for j in range(self.deg[p]):
-                to = self.nbr[p][j]
-                if self.step(M, O, p, to, &M1, &O1) < 0:
-                    continue
-                s2 = M1 & ~((<uint32_t> 1) << to)
+            bp = (<uint32_t> 1) << p
+            d = self.nbm[p] & ~blocked
+            while d:
+                to = __builtin_ctz(d)
+                d &= d - 1
+                b = (<uint32_t> 1) << to
+                M1 = (M & ~bp) | b
+                O1 = O & ~b
+                blocked1 = M1 | self.guarded(O1)
+                s2 = M & ~bp
                 while s2:
                     q = __builtin_ctz(s2)
                     s2 &= s2 - 1
-                    for j2 in range(self.deg[q]):
-                        to2 = self.nbr[q][j2]
-                        if self.step(M1, O1, q, to2, &M2, &O2) < 0:
-                            continue
-                        if p > q and self.step(M, O, q, to2, &Mq, &Oq) >= 0 and self.step(Mq, Oq, p, to, &Mq, &Oq) >= 0:
-                            continue
-                        self.emit(buf, M2, O2, ((self.forts >> to) & 1) | ((self.forts >> to2) & 1))
+                    bq = (<uint32_t> 1) << q
+                    d2 = self.nbm[q] & ~blocked1
+                    while d2:
+                        to2 = __builtin_ctz(d2)
+                        d2 &= d2 - 1
+                        b2 = (<uint32_t> 1) << to2
+                        if p > q and not (b2 & blocked):
+                            Mq = (M & ~bq) | b2  # q first was legal: is p's step after it?
+                            if not (b & (Mq | self.guarded(O & ~b2))):
+                                continue
+                        self.emit(buf, (M1 & ~bq) | b2, O1 & ~b2,
+                                  ((self.forts >> to) & 1) | ((self.forts >> to2) & 1))
 
     cdef void spawns(self, Buf* buf, uint32_t M, uint32_t O, uint32_t tiles) noexcept nogil:
         cdef uint32_t s = tiles & ~(M | O)
@@ -699,12 +765,11 @@ cdef class FortGame(StochasticGame):
 
     cdef inline uint32_t adjacent(self, uint32_t M) noexcept nogil:
         cdef uint32_t s = M, out = 0
-        cdef int p, j
+        cdef int p
         while s:
             p = __builtin_ctz(s)
             s &= s - 1
-            for j in range(self.deg[p]):
-                out |= (<uint32_t> 1) << self.nbr[p][j]
+            out |= self.nbm[p]
         return out
 
     cdef inline int entry_legal(self, uint32_t M, uint32_t O) noexcept nogil:
@@ -729,9 +794,9 @@ cdef class FortGame(StochasticGame):
         if self.roll_spawn_tiles(M, O, r, &tiles):
             self.spawns(buf, M, O, tiles)
         if self.roll_steps[r] >= 1:
-            self.one_piece(buf, M, O, 1, 1)
+            self.one_step(buf, M, O)
         if self.roll_steps[r] >= 2:
-            self.one_piece(buf, M, O, 2, 2)
+            self.two_steps(buf, M, O)
             self.two_pieces(buf, M, O)
         if self.roll_heaven[r] > self.roll_steps[r] and (M & self.heaven) == self.heaven:
             self.one_piece(buf, M, O, self.roll_steps[r] + 1, self.roll_heaven[r])
@@ -795,6 +860,17 @@ cdef class FortGame(StochasticGame):
             return 2 * self.rank_canon(M2, O2)
         if O2 != p.O:
             return 2 * self.rank_canon(O2, M2) + 1
+        if FORT_PEXT:  # squeezed in one instruction: no loop over the tiles that moved
+            a2 = fort_pop32(M2)
+            if p.flipO == 0:
+                r = self.off[p.b][a2] + p.colO * self.binom[self.n - p.b][a2] + self.colex(fort_pext32(M2, ~p.O))
+            else:
+                fm = self.flip(M2)
+                if p.flipO == 1 or fm < M2:
+                    r = self.off[p.b][a2] + p.colfO * self.binom[self.n - p.b][a2] + self.colex(fort_pext32(fm, ~p.fO))
+                else:
+                    r = self.off[p.b][a2] + p.colO * self.binom[self.n - p.b][a2] + self.colex(fort_pext32(M2, ~p.O))
+            return 2 * r + 1
         d = M2 ^ p.M
         a2 = p.a
         if p.flipO == 0:
@@ -834,9 +910,8 @@ cdef class FortGame(StochasticGame):
         """The engine's code of ``out_rank``'s ``v``."""
         if v < 0:
             return SG_WIN
-        if v & 1:
-            return <int32_t> (-self.compact(v >> 1) - 1)
-        return <int32_t> self.compact(v >> 1)
+        # -c - 1 is ~c: the turn's sign without a branch on it
+        return <int32_t> self.compact(v >> 1) ^ (-<int32_t> (v & 1))
 
     cdef int generate(self, int64_t rank, Outcomes* out) noexcept nogil:
         cdef uint64_t packed = self.unrank_packed(rank)
@@ -884,10 +959,10 @@ cdef class FortGame(StochasticGame):
             self.stage(&p, v, &n, M | self.entry, O & ~self.entry, 0)
             out.counts[0] = 1
         buf.n = 0
-        self.one_piece(&buf, M, O, 1, 1)
+        self.one_step(&buf, M, O)
         out.counts[1] = self.stage_all(&p, v, &n, &buf)
         buf.n = 0
-        self.one_piece(&buf, M, O, 2, 2)
+        self.two_steps(&buf, M, O)
         self.two_pieces(&buf, M, O)
         out.counts[2] = self.stage_all(&p, v, &n, &buf)
         if self.hmax > 2 and (M & self.heaven) == self.heaven:
