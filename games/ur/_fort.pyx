@@ -171,6 +171,7 @@ ctypedef struct Parent:
     int64_t colO, colfO         # colex(O), colex(fO)
     uint32_t sqO[MAXN]          # tile t -> bit of its place among the tiles free of O
     uint32_t sqfO[MAXN]         # tile t -> bit of its mirror twin's place among the tiles free of fO
+    int64_t base[2], fbase[2]   # with PEXT: where the block of (O, a + i pieces) begins, of (fO, a + i)
 
 
 @cython.final  # no subclass: the move generator's methods are called directly, not through a table
@@ -517,8 +518,13 @@ cdef class FortGame(StochasticGame):
     cdef inline int64_t colex(self, uint32_t S) noexcept nogil:
         """sum_i C(t_i, i + 1) over the sorted tiles t_0 < t_1 < ... of ``S`` (at most MAXK)."""
         cdef uint32_t b0 = S & 255, b1 = (S >> 8) & 255, b2 = (S >> 16) & 255, b3 = S >> 24
-        cdef int i1 = self.pc8[b0]
-        cdef int i2 = i1 + self.pc8[b1]
+        cdef int i1, i2
+        if FORT_PEXT:  # the counts below each byte by the instruction: no table read to wait on
+            i1 = fort_pop32(S & 255)
+            i2 = fort_pop32(S & 0xFFFF)
+        else:
+            i1 = self.pc8[b0]
+            i2 = i1 + self.pc8[b1]
         cdef int64_t r = <int64_t> self.cx[0][b0][0] + self.cx[1][b1][i1] + self.cx[2][b2][i2]
         if b3:
             r += self.cx[3][b3][i2 + self.pc8[b2]]
@@ -830,6 +836,16 @@ cdef class FortGame(StochasticGame):
             p.fM = self.flip(M)
             p.fO = self.flip(O)
             p.flipO = 1 if p.fO < O else (0 if O < p.fO else -1)
+        if FORT_PEXT:  # out_rank squeezes with one PEXT: only the blocks' starts are needed
+            if p.flipO != 1:
+                p.colO = self.colex(O)
+                p.base[0] = self.off[p.b][p.a] + p.colO * self.binom[self.n - p.b][p.a]
+                p.base[1] = self.off[p.b][p.a + 1] + p.colO * self.binom[self.n - p.b][p.a + 1]
+            if p.flipO != 0:
+                p.colfO = self.colex(p.fO)
+                p.fbase[0] = self.off[p.b][p.a] + p.colfO * self.binom[self.n - p.b][p.a]
+                p.fbase[1] = self.off[p.b][p.a + 1] + p.colfO * self.binom[self.n - p.b][p.a + 1]
+            return
         if p.flipO != 1:
             p.colO = self.colex(O)
             for t in range(self.n):
@@ -861,15 +877,15 @@ cdef class FortGame(StochasticGame):
         if O2 != p.O:
             return 2 * self.rank_canon(O2, M2) + 1
         if FORT_PEXT:  # squeezed in one instruction: no loop over the tiles that moved
-            a2 = fort_pop32(M2)
+            a2 = fort_pop32(M2) - p.a  # 0 for a move, 1 for a spawn
             if p.flipO == 0:
-                r = self.off[p.b][a2] + p.colO * self.binom[self.n - p.b][a2] + self.colex(fort_pext32(M2, ~p.O))
+                r = p.base[a2] + self.colex(fort_pext32(M2, ~p.O))
             else:
                 fm = self.flip(M2)
                 if p.flipO == 1 or fm < M2:
-                    r = self.off[p.b][a2] + p.colfO * self.binom[self.n - p.b][a2] + self.colex(fort_pext32(fm, ~p.fO))
+                    r = p.fbase[a2] + self.colex(fort_pext32(fm, ~p.fO))
                 else:
-                    r = self.off[p.b][a2] + p.colO * self.binom[self.n - p.b][a2] + self.colex(fort_pext32(M2, ~p.O))
+                    r = p.base[a2] + self.colex(fort_pext32(M2, ~p.O))
             return 2 * r + 1
         d = M2 ^ p.M
         a2 = p.a
