@@ -171,7 +171,8 @@ ctypedef struct Parent:
     int64_t colO, colfO         # colex(O), colex(fO)
     uint32_t sqO[MAXN]          # tile t -> bit of its place among the tiles free of O
     uint32_t sqfO[MAXN]         # tile t -> bit of its mirror twin's place among the tiles free of fO
-    int64_t base[2], fbase[2]   # with PEXT: where the block of (O, a + i pieces) begins, of (fO, a + i)
+    int64_t base[2]             # with PEXT: where the block of (O, a + i pieces) begins
+    int64_t fbase[2]            # and of (fO, a + i pieces)
 
 
 @cython.final  # no subclass: the move generator's methods are called directly, not through a table
