@@ -24,11 +24,10 @@ import json
 import os
 import subprocess
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from timing import REPO, scratch_build
 FORT = "games/ur/_fort.pyx"
 FLAGS = 'extra_args = {BMI2: ["-mpopcnt", "-mbmi2"]}'
 
@@ -86,34 +85,20 @@ print(json.dumps(rows))
 
 
 def build(scratch: Path, rev: str) -> Path:
-    src = scratch / "src"
-    src.mkdir()
-    archive = scratch / "head.tar"
-    subprocess.run(["git", "-C", str(REPO), "archive", "-o", str(archive), "HEAD"], check=True)
-    with tarfile.open(archive) as tar:
-        tar.extractall(src, filter="data")
     done = subprocess.run(["git", "-C", str(REPO), "show", f"{rev}:{FORT}"], capture_output=True, text=True)
     if done.returncode:
         sys.exit(f"--against {rev}: no {FORT} there ({done.stderr.strip()})")
-    (src / "games/ur/_fort_ref.pyx").write_text(done.stdout)
-    (src / "games/ur/_fort_ref_bmi2.pyx").write_text('include "_fort_ref.pyx"\n')
-    setup = (src / "setup.py").read_text()
-    if FLAGS not in setup:
-        sys.exit("setup.py no longer names the BMI2 build's flags as this benchmark expects")
-    setup = setup.replace(FLAGS, FLAGS[:-1] + ', os.path.join("games", "ur", "_fort_ref_bmi2.pyx"): '
-                                              '["-mpopcnt", "-mbmi2"]}')
-    (src / "setup.py").write_text(setup)
-    print("building the scratch copy (a minute or two) ...", file=sys.stderr)
-    done = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"], cwd=src, capture_output=True,
-                          text=True)
-    if done.returncode:
-        sys.exit(f"the scratch copy did not build:\n{done.stderr[-4000:]}")
-    pkg = scratch / "pkg" / "gamesolver"
-    pkg.mkdir(parents=True)
-    (pkg / "__init__.py").write_text("")
-    for top in ("solver", "games", "data"):
-        (pkg / top).symlink_to(src / top)
-    return pkg.parent
+
+    def patch(src: Path) -> None:
+        (src / "games/ur/_fort_ref.pyx").write_text(done.stdout)
+        (src / "games/ur/_fort_ref_bmi2.pyx").write_text('include "_fort_ref.pyx"\n')
+        setup = (src / "setup.py").read_text()
+        if FLAGS not in setup:
+            sys.exit("setup.py no longer names the BMI2 build's flags as this benchmark expects")
+        setup = setup.replace(FLAGS, FLAGS[:-1] + ', os.path.join("games", "ur", "_fort_ref_bmi2.pyx"): '
+                                                  '["-mpopcnt", "-mbmi2"]}')
+        (src / "setup.py").write_text(setup)
+    return scratch_build(scratch, patch)
 
 
 def main() -> None:

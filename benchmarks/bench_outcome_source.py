@@ -26,11 +26,10 @@ import os
 import re
 import subprocess
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from timing import REPO, scratch_build
 ENGINE = "solver/stochastic/_engine.pyx"
 OLD = ("sweep", "endless_pass", "bounds_sweep", "graph_sweep", "graph_endless_pass", "graph_bounds_sweep")
 
@@ -102,25 +101,10 @@ def old_kernels(rev: str) -> str:
 
 
 def build(scratch: Path, rev: str) -> Path:
-    src = scratch / "src"
-    src.mkdir()
-    archive = scratch / "head.tar"
-    subprocess.run(["git", "-C", str(REPO), "archive", "-o", str(archive), "HEAD"], check=True)
-    with tarfile.open(archive) as tar:
-        tar.extractall(src, filter="data")
-    with open(src / ENGINE, "a") as f:
-        f.write("\n\n# ---- the two-copy kernels, for this benchmark only ----\n\n" + old_kernels(rev) + "\n")
-    print("building the scratch copy (about a minute) ...", file=sys.stderr)
-    done = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"], cwd=src, capture_output=True,
-                          text=True)
-    if done.returncode:
-        sys.exit(f"the scratch copy did not build:\n{done.stderr[-4000:]}")
-    pkg = scratch / "pkg" / "gamesolver"
-    pkg.mkdir(parents=True)
-    (pkg / "__init__.py").write_text("")
-    for top in ("solver", "games", "data"):
-        (pkg / top).symlink_to(src / top)
-    return pkg.parent
+    def patch(src: Path) -> None:
+        with open(src / ENGINE, "a") as f:
+            f.write("\n\n# ---- the two-copy kernels, for this benchmark only ----\n\n" + old_kernels(rev) + "\n")
+    return scratch_build(scratch, patch)
 
 
 def main() -> None:
