@@ -731,7 +731,7 @@ cdef class FortGame(StochasticGame):
         are legal, so the order with the higher tile first is kept only when the other is illegal.
         A step is legal onto a tile outside the mover's side and the other side's guarded pieces,
         as they stand when it is taken."""
-        cdef uint32_t blocked = M | self.guarded(O), s = M, s2, d, d2, M1, O1, blocked1, b, b2, bp, bq, Mq
+        cdef uint32_t blocked = M | self.guarded(O), s = M, s2, d, d2, M1, O1, blocked1, b, b2, bp, bq
         cdef int p, q, to, to2
         while s:
             p = __builtin_ctz(s)
@@ -751,14 +751,18 @@ cdef class FortGame(StochasticGame):
                     s2 &= s2 - 1
                     bq = (<uint32_t> 1) << q
                     d2 = self.nbm[q] & ~blocked1
+                    if q < p:
+                        # Kept only where q first is illegal. When q's step is legal first, p's step
+                        # stays legal after it: q cannot land on p's target (p's step after it
+                        # would then be the pair q-to, p-to, which p first never makes), and a
+                        # capture only shrinks the guarded pieces. So q first is illegal exactly
+                        # where q's step was blocked before p moved (p's old tile, or a guard p's
+                        # capture of the Ishtar piece lifted).
+                        d2 &= blocked
                     while d2:
                         to2 = __builtin_ctz(d2)
                         d2 &= d2 - 1
                         b2 = (<uint32_t> 1) << to2
-                        if p > q and not (b2 & blocked):
-                            Mq = (M & ~bq) | b2  # q first was legal: is p's step after it?
-                            if not (b & (Mq | self.guarded(O & ~b2))):
-                                continue
                         self.emit(buf, (M1 & ~bq) | b2, O1 & ~b2,
                                   ((self.forts >> to) & 1) | ((self.forts >> to2) & 1))
 
