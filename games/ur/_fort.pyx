@@ -175,6 +175,16 @@ ctypedef struct Parent:
     int64_t fbase[2]            # and of (fO, a + i pieces)
 
 
+ctypedef struct Stager:  # outcomes ranked as they are made (``generate_masks``), instead of listed in a Buf
+    const Parent* p             # the state they are outcomes of
+    int64_t* v                  # ``out_rank`` of each, in order
+    int n                       # how many so far
+
+ctypedef fused Sink:  # where the move generator's one- and two-step moves go
+    Buf
+    Stager
+
+
 @cython.final  # no subclass: the move generator's methods are called directly, not through a table
 cdef class FortGame(StochasticGame):
     """Board geometry, dice and piece count in C form."""
@@ -667,7 +677,15 @@ cdef class FortGame(StochasticGame):
         """The other side's pieces that cannot be captured: those on forts while it holds Ishtar."""
         return (O & self.forts) if (O & self.ishtar) else 0
 
-    cdef void one_step(self, Buf* buf, uint32_t M, uint32_t O) noexcept nogil:
+    cdef inline void put(self, Sink* out, uint32_t M, uint32_t O, int fort) noexcept nogil:
+        """One outcome into a list (``emit``) or ranked straight away (``stage``); ``fort``: it
+        landed on or passed a fort."""
+        if Sink is Buf:
+            self.emit(out, M, O, fort)
+        else:
+            self.stage(out.p, out.v, &out.n, M, O, fort)  # a win is told by its masks, not by the flag
+
+    cdef void one_step(self, Sink* buf, uint32_t M, uint32_t O) noexcept nogil:
         """``one_piece(buf, M, O, 1, 1)`` by masks: each piece's legal steps are its neighbours
         outside its own side and the guarded pieces, in the same order (piece, then tile)."""
         cdef uint32_t blocked = M | self.guarded(O), s = M, d, base, b
@@ -681,9 +699,9 @@ cdef class FortGame(StochasticGame):
                 to = __builtin_ctz(d)
                 d &= d - 1
                 b = (<uint32_t> 1) << to
-                self.emit(buf, base | b, O & ~b, (self.forts >> to) & 1)
+                self.put(buf, base | b, O & ~b, (self.forts >> to) & 1)
 
-    cdef void two_steps(self, Buf* buf, uint32_t M, uint32_t O) noexcept nogil:
+    cdef void two_steps(self, Sink* buf, uint32_t M, uint32_t O) noexcept nogil:
         """``one_piece(buf, M, O, 2, 2)`` by masks: a piece's first step, then (unless it captured
         while its side does not hold all of Earth) a second to a tile other than where it began."""
         cdef uint32_t blocked = M | self.guarded(O), s = M, d, d2, M1, O1, base, b, b2, bp
@@ -708,7 +726,7 @@ cdef class FortGame(StochasticGame):
                     to2 = __builtin_ctz(d2)
                     d2 &= d2 - 1
                     b2 = (<uint32_t> 1) << to2
-                    self.emit(buf, base | b2, O1 & ~b2, f1 | ((self.forts >> to2) & 1))
+                    self.put(buf, base | b2, O1 & ~b2, f1 | ((self.forts >> to2) & 1))
 
     cdef void walks(self, Buf* buf, uint32_t M, uint32_t O, int start, int here, int done, int lo, int hi,
                     int fort) noexcept nogil:
@@ -726,7 +744,7 @@ cdef class FortGame(StochasticGame):
             if done + 1 < hi and not (cap and (M2 & self.earth) != self.earth):
                 self.walks(buf, M2, O2, start, to, done + 1, lo, hi, f2)
 
-    cdef void two_pieces(self, Buf* buf, uint32_t M, uint32_t O) noexcept nogil:
+    cdef void two_pieces(self, Sink* buf, uint32_t M, uint32_t O) noexcept nogil:
         """Two different pieces one step each, by masks. Both orders give the same result when both
         are legal, so the order with the higher tile first is kept only when the other is illegal.
         A step is legal onto a tile outside the mover's side and the other side's guarded pieces,
@@ -763,7 +781,7 @@ cdef class FortGame(StochasticGame):
                         to2 = __builtin_ctz(d2)
                         d2 &= d2 - 1
                         b2 = (<uint32_t> 1) << to2
-                        self.emit(buf, (M1 & ~bq) | b2, O1 & ~b2,
+                        self.put(buf, (M1 & ~bq) | b2, O1 & ~b2,
                                   ((self.forts >> to) & 1) | ((self.forts >> to2) & 1))
 
     cdef void spawns(self, Buf* buf, uint32_t M, uint32_t O, uint32_t tiles) noexcept nogil:
@@ -967,6 +985,7 @@ cdef class FortGame(StochasticGame):
         cdef Buf buf
         cdef Parent p
         cdef int64_t v[DEFER]
+        cdef Stager sk
         out.n = 0
         for g in range(G):
             out.counts[g] = 0
@@ -979,13 +998,16 @@ cdef class FortGame(StochasticGame):
         if self.entry_legal(M, O):
             self.stage(&p, v, &n, M | self.entry, O & ~self.entry, 0)
             out.counts[0] = 1
-        buf.n = 0
-        self.one_step(&buf, M, O)
-        out.counts[1] = self.stage_all(&p, v, &n, &buf)
-        buf.n = 0
-        self.two_steps(&buf, M, O)
-        self.two_pieces(&buf, M, O)
-        out.counts[2] = self.stage_all(&p, v, &n, &buf)
+        sk.p = &p  # the one- and two-step moves ranked as they are made
+        sk.v = v
+        sk.n = n
+        self.one_step(&sk, M, O)
+        out.counts[1] = sk.n - n
+        n = sk.n
+        self.two_steps(&sk, M, O)
+        self.two_pieces(&sk, M, O)
+        out.counts[2] = sk.n - n
+        n = sk.n
         if self.hmax > 2 and (M & self.heaven) == self.heaven:
             buf.n = 0
             self.one_piece(&buf, M, O, 3, self.hmax)
