@@ -21,12 +21,15 @@ def tiles(o: UrOptions, text: str) -> frozenset[int]:
     return frozenset(o.board.index(t) for t in text.split(",") if t)
 
 
-def kernel_set(o: UrOptions, mine: frozenset, theirs: frozenset, roll: int) -> set:
+def tile_sets(o: UrOptions, outcomes: list) -> set:
+    """(mine, theirs, flag) outcomes with tile masks, as a set of (tile set, tile set, flag)."""
     b = o.board
-    out = set()
-    for m, t, f in kernel(o).successors(b.mask(mine), b.mask(theirs), roll):
-        out.add((frozenset(i for i in range(b.size) if m >> i & 1), frozenset(i for i in range(b.size) if t >> i & 1), f))
-    return out
+    return {(frozenset(i for i in range(b.size) if m >> i & 1), frozenset(i for i in range(b.size) if t >> i & 1), f)
+            for m, t, f in outcomes}
+
+
+def kernel_set(o: UrOptions, mine: frozenset, theirs: frozenset, roll: int) -> set:
+    return tile_sets(o, kernel(o).successors(o.board.mask(mine), o.board.mask(theirs), roll))
 
 
 def engine_set(o: UrOptions, mine: frozenset, theirs: frozenset, roll: int) -> set:
@@ -299,9 +302,7 @@ def test_kernel_writes_its_outcomes_in_the_documented_order(pos, roll, forced) -
         theirs = frozenset(list(theirs - mine)[:k])
     M, O = o.board.mask(mine), o.board.mask(theirs)
     want = ordered_outcomes(o, M, O, roll)
-    assert {(frozenset(i for i in range(o.board.size) if m >> i & 1),
-             frozenset(i for i in range(o.board.size) if t >> i & 1), f) for m, t, f in want} == \
-        ref_outcomes(o, mine, theirs, o.dice.rolls[roll])  # the slow list is the rules' set
+    assert tile_sets(o, want) == ref_outcomes(o, mine, theirs, o.dice.rolls[roll])  # the slow list is the rules' set
     assert kernel(o).successors(M, O, roll) == want
 
 

@@ -553,9 +553,14 @@ cdef class FortGame(StochasticGame):
             X &= low
         return Y
 
+    cdef inline int64_t block_start(self, int a, int b, int64_t col) noexcept nogil:
+        """The first full rank of the block of states whose mover has ``a`` pieces with colex
+        rank ``col`` and whose other side has ``b``."""
+        return self.off[a][b] + col * self.binom[self.n - a][b]
+
     cdef inline int64_t rank_full(self, uint32_t M, uint32_t O) noexcept nogil:
         cdef int a = fort_pop32(M), b = fort_pop32(O)
-        return self.off[a][b] + self.colex(M) * self.binom[self.n - a][b] + self.colex(self.squeeze(O, M))
+        return self.block_start(a, b, self.colex(M)) + self.colex(self.squeeze(O, M))
 
     cdef inline void unrank_full(self, int64_t r, uint32_t* M, uint32_t* O) noexcept nogil:
         cdef int a = 0, b = 0, i, t
@@ -859,24 +864,24 @@ cdef class FortGame(StochasticGame):
             p.fM = self.flip(M)
             p.fO = self.flip(O)
             p.flipO = 1 if p.fO < O else (0 if O < p.fO else -1)
-        if FORT_PEXT:  # out_rank squeezes with one PEXT: only the blocks' starts are needed
-            if p.flipO != 1:
-                p.colO = self.colex(O)
-                p.base[0] = self.off[p.b][p.a] + p.colO * self.binom[self.n - p.b][p.a]
-                p.base[1] = self.off[p.b][p.a + 1] + p.colO * self.binom[self.n - p.b][p.a + 1]
-            if p.flipO != 0:
-                p.colfO = self.colex(p.fO)
-                p.fbase[0] = self.off[p.b][p.a] + p.colfO * self.binom[self.n - p.b][p.a]
-                p.fbase[1] = self.off[p.b][p.a + 1] + p.colfO * self.binom[self.n - p.b][p.a + 1]
-            return
+        # with PEXT out_rank squeezes in one instruction and needs only where the blocks begin
+        # (for a move and for a spawn); without, the squeeze tables it updates tile by tile
         if p.flipO != 1:
             p.colO = self.colex(O)
-            for t in range(self.n):
-                p.sqO[t] = (<uint32_t> 1) << free
-                free += 1 - <int> ((O >> t) & 1)
-            p.sqM = self.squeeze(M, O)
+            if FORT_PEXT:
+                p.base[0] = self.block_start(p.b, p.a, p.colO)
+                p.base[1] = self.block_start(p.b, p.a + 1, p.colO)
+            else:
+                for t in range(self.n):
+                    p.sqO[t] = (<uint32_t> 1) << free
+                    free += 1 - <int> ((O >> t) & 1)
+                p.sqM = self.squeeze(M, O)
         if p.flipO != 0:
             p.colfO = self.colex(p.fO)
+            if FORT_PEXT:
+                p.fbase[0] = self.block_start(p.b, p.a, p.colfO)
+                p.fbase[1] = self.block_start(p.b, p.a + 1, p.colfO)
+                return
             p.sqfM = self.squeeze(p.fM, p.fO)
             free = 0
             for t in range(self.n):
@@ -919,7 +924,7 @@ cdef class FortGame(StochasticGame):
                 d &= d - 1
                 sq ^= p.sqO[t]
                 a2 += 2 * <int> ((M2 >> t) & 1) - 1
-            r = self.off[p.b][a2] + p.colO * self.binom[self.n - p.b][a2] + self.colex(sq)
+            r = self.block_start(p.b, a2, p.colO) + self.colex(sq)
             return 2 * r + 1
         fsq = p.sqfM
         if p.flipO == 1:
@@ -928,7 +933,7 @@ cdef class FortGame(StochasticGame):
                 d &= d - 1
                 fsq ^= p.sqfO[t]
                 a2 += 2 * <int> ((M2 >> t) & 1) - 1
-            r = self.off[p.b][a2] + p.colfO * self.binom[self.n - p.b][a2] + self.colex(fsq)
+            r = self.block_start(p.b, a2, p.colfO) + self.colex(fsq)
             return 2 * r + 1
         sq = p.sqM  # O is its own mirror image: M' decides, as in ``key``
         fm = p.fM
@@ -940,9 +945,9 @@ cdef class FortGame(StochasticGame):
             fm ^= self.mirbit[t]
             a2 += 2 * <int> ((M2 >> t) & 1) - 1
         if fm < M2:
-            r = self.off[p.b][a2] + p.colfO * self.binom[self.n - p.b][a2] + self.colex(fsq)
+            r = self.block_start(p.b, a2, p.colfO) + self.colex(fsq)
         else:
-            r = self.off[p.b][a2] + p.colO * self.binom[self.n - p.b][a2] + self.colex(sq)
+            r = self.block_start(p.b, a2, p.colO) + self.colex(sq)
         return 2 * r + 1
 
     cdef inline int32_t finish(self, int64_t v) noexcept nogil:
