@@ -18,7 +18,9 @@ On the GPU an aim may name where the walk's hot sets are found: ``/device`` (``G
 the default) or ``/host`` (the marks copied to the host and scanned there, as before it).
 
 One line per solve: full sweeps in each stage (by its 1 - discount), policy sweeps, the hot sets'
-states, seconds, the start's value, the largest difference from the first solve's values, and the
+states, seconds, the start's value, the largest difference from the first solve's values, the
+largest and mean distance to the proven intervals of the shipped opening file (where one is
+shipped for the piece count: four to six pieces), and the
 ratio of full sweeps and of seconds to the first solve's. The largest change's tail in a GPU's first
 stage fell by 0.932 a round (0.99 ** 7: a full sweep and six policy sweeps, the discount's own
 rate) for 40 rounds after the CPU would have stopped (docs/design/walk.md, "Fewer rounds on the GPU: the early aim").
@@ -32,6 +34,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from bench_walk_skip import proof_distance
 from gamesolver.games.ur import kernel
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.games.ur.solve import gpu_engine
@@ -64,7 +67,8 @@ def run(pieces: int, aim: float, hot: str, tolerance: float, threads: int, backe
              "flip_rounds": flip, "damped_sweeps": sum(" damped:" in line for line in lines),
              "subset_pieces": gpu.SUBSET_PIECES, "seconds": round(seconds, 1),
              "full_sweeps": res.meta["sweeps"], "stages": stages, "policy_sweeps": res.meta["policy_sweeps"],
-             "hot_set_states": res.meta["hot_set_states"], "start": float(res.values[0])},
+             "hot_set_states": res.meta["hot_set_states"], "start": float(res.values[0]),
+             "proof": proof_distance(options, res.values)},
             np.asarray(res.values, dtype=np.float64))
 
 
@@ -134,7 +138,9 @@ def main() -> None:
                   f"{row['damped_sweeps']} damped): "
                   f"{row['full_sweeps']} full sweeps {row['stages']}, {row['policy_sweeps']} policy sweeps, {row['hot_set_states']:,} hot-set states, {row['seconds']} s, "
                   f"start {row['start']:+.7f}; x{row['full_sweeps_ratio']} sweeps, x{row['seconds_ratio']} time, "
-                  f"values within {row['max_diff_from_first']:.2g} of the first", flush=True)
+                  f"values within {row['max_diff_from_first']:.2g} of the first"
+                  + ("" if row["proof"] is None else
+                     f", distance to the proof {row['proof'][0]:.2g} (mean {row['proof'][1]:.2g})"), flush=True)
 
 
 if __name__ == "__main__":
