@@ -19,11 +19,11 @@ the default) or ``/host`` (the marks copied to the host and scanned there, as be
 
 One line per solve: full sweeps in each stage (by its 1 - discount), policy sweeps, the hot sets'
 states, seconds, the start's value, the largest difference from the first solve's values, the
-largest and mean distance to the proven intervals of the shipped opening file (where one is
-shipped for the piece count: four to six pieces), and the
-ratio of full sweeps and of seconds to the first solve's. The largest change's tail in a GPU's first
-stage fell by 0.932 a round (0.99 ** 7: a full sweep and six policy sweeps, the discount's own
-rate) for 40 rounds after the CPU would have stopped (docs/design/walk.md, "Fewer rounds on the GPU: the early aim").
+largest and mean distance to the shipped opening file's proven intervals (where a proven file is
+shipped: four and five pieces), and the ratio of full sweeps and of seconds to the first solve's.
+The largest change's tail in a GPU's first stage fell by 0.932 a round (0.99 ** 7: a full sweep
+and six policy sweeps, the discount's own rate) for 40 rounds after the CPU would have stopped
+(docs/design/walk.md, "Fewer rounds on the GPU: the early aim").
 """
 from __future__ import annotations
 
