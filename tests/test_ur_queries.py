@@ -64,7 +64,33 @@ def test_missing_table_as_json(tmp_path) -> None:
     assert 1200 <= gpu[0] < gpu[1] <= 4000 and p["gpu_measured"] is True and p["gpu_measured_on"] == "NVIDIA H200"
     assert p["gpu_stored_graph"] is False  # about 204 GiB: no single GPU holds it
     assert doc["commands"][2] == f"solver ur solve --pieces 7 --out {where} --backend gpu"
+    assert 0 < p["sample_core_share"] <= 1  # how much of a core the timed sample had
     assert not where.exists()
+
+
+def test_missing_table_timed_on_a_busy_machine_says_so(monkeypatch, tmp_path) -> None:
+    # the sample is timed in CPU time, so a core shared with other work still prices free cores;
+    # the message then says the machine was busy, and its figures are those of the rate timed
+    from gamesolver.games.ur import answers
+    from gamesolver.solver.stochastic.planning import SweepRate
+
+    def busy(game, *a, **k):
+        return SweepRate(2e-6, 0.35)
+
+    def idle(game, *a, **k):
+        return SweepRate(2e-6, 0.97)
+
+    monkeypatch.setattr(answers, "sweep_rate", busy)
+    text, fields = answers.missing_table_message(UrOptions(pieces=7), tmp_path / "k7", False)
+    first = text.splitlines()[0]
+    assert "timed while other work shared the cores: the sample had 35% of one; these times are for free " \
+           "cores, and a busy machine takes longer): 'solver ur solve --pieces 7'" in first
+    assert fields["projection"]["sample_core_share"] == 0.35
+    monkeypatch.setattr(answers, "sweep_rate", idle)
+    calm, calm_fields = answers.missing_table_message(UrOptions(pieces=7), tmp_path / "k7", False)
+    assert "shared the cores" not in calm and calm_fields["projection"]["sample_core_share"] == 0.97
+    # the same rate prices the same solve, busy or not
+    assert calm_fields["projection"]["solve_seconds_here"] == fields["projection"]["solve_seconds_here"]
 
 
 @pytest.mark.parametrize("k", [1, 2, 3])

@@ -23,7 +23,7 @@ from gamesolver.games.ur.solve import (
 )
 from gamesolver.solver.stochastic.planning import (
     Projection, RAY_WORKER_EFFICIENCY, STORED_SWEEP_SPEEDUP, TYPICAL_SWEEPS, default_threads, extra_bytes,
-    seconds_per_state, span,
+    sweep_rate, span,
 )
 from gamesolver.games.ur import opening
 from gamesolver.games.ur.opening import OpeningFile
@@ -196,7 +196,7 @@ def gpu_solve_seconds(options: UrOptions) -> tuple[tuple[float, float], bool]:
 
 def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple[str, dict[str, Any]]:
     """Why a query cannot answer without the table at ``where`` and what building it would take:
-    one sweep rate measured now on this machine, times the sweeps such solves need
+    one sweep rate timed now on this machine (in CPU time, saying so where the machine was busy), times the sweeps such solves need
     (``solver.stochastic.planning``), here (over the stored graph where it fits, as the solve would) and on
     a Ray cluster, and the commands that build it; and the same as JSON fields. ``named``: the
     folder came from --table."""
@@ -205,11 +205,14 @@ def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple
     plain = kernel(dataclasses.replace(options, mirror=False))
     states = stored_state_count(options)
     if states == plain.state_count:  # no mirror: the plain generator is the solve's
-        rate = seconds_per_state(plain)
+        sample = sweep_rate(plain)
+        rate = sample.seconds
     elif plain.state_count <= MIRROR_TIMED_MAX:
-        rate = seconds_per_state(kernel(options))
+        sample = sweep_rate(kernel(options))
+        rate = sample.seconds
     else:
-        rate = seconds_per_state(plain) * MIRROR_SWEEP_COST
+        sample = sweep_rate(plain)
+        rate = sample.seconds * MIRROR_SWEEP_COST
     p = Projection(states, rate, plain.roll_count)
     here, cluster = p.solve_seconds(cores, skipping=True), p.solve_seconds(CLUSTER_CORES, RAY_WORKER_EFFICIENCY)
     # where the stored graph fits (by the solve's own rule, ``want_graph``'s auto), the solve sweeps
@@ -224,8 +227,8 @@ def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple
                 f"solver ur solve --pieces {k}{out} --backend gpu"]
     fastest = stored or here
     text = (f"no solved table for pieces={k} at {where}; solving its {p.states:,} states takes about "
-            f"{span(fastest)} on this machine ({cores} cores, {p.value_bytes / 2**30:.2f} GiB of values): "
-            f"'{commands[0]}'")
+            f"{span(fastest)} on this machine ({cores} cores, {p.value_bytes / 2**30:.2f} GiB of values)"
+            f"{sample.busy_note()}: '{commands[0]}'")
     if fastest[0] > 3600:  # other machines only where this one would take hours
         text += (f"\nelsewhere: about {span(cluster)} on a Ray cluster of {CLUSTER_CORES} worker cores "
                  f"('{commands[1]}'), about {span(gpu)} on one {GPU_MEASURED_ON} GPU ('{commands[2]}', "
@@ -235,6 +238,7 @@ def missing_table_message(options: UrOptions, where: Path, named: bool) -> tuple
                                  "gpu_measured": True, "gpu_measured_on": GPU_MEASURED_ON,
                                  "gpu_stored_graph": gpu_stores,
                                  "stored_graph_bytes": graph, "stored_graph_fits_here": fits,
+                                 "sample_core_share": round(sample.core_share, 3),
                                  "solve_seconds_here_stored": list(stored) if stored else None}}
 
 

@@ -54,23 +54,52 @@ STORED_SWEEP_SPEEDUP = 9.0
 SKIP_SWEEP_SPEEDUP = 1.35
 _SAMPLE_RUNS = 48
 _SAMPLE_RUN = 1024
+# a sample that had less than this share of a core was timed on a busy machine, and says so
+BUSY_SHARE = 0.8
 
 
-def seconds_per_state(game: StochasticGame, chunks: int = _SAMPLE_RUNS, chunk: int = _SAMPLE_RUN, seed: int = 0) -> float:
-    """Seconds one thread takes to sweep a state (regenerating its outcomes), timed on ``chunks``
+@dataclass(frozen=True)
+class SweepRate:
+    """One thread's sweep of a state, timed on a sample: ``seconds`` of CPU time a state, and
+    ``core_share``, the CPU time over the wall-clock time the sample took (below 1 where other work
+    shared the core: a rate timed by the clock would then overstate what the solve takes on free
+    cores, which is what a projection prices)."""
+
+    seconds: float
+    core_share: float
+
+    def busy_note(self) -> str:
+        """A clause for a projection timed while the machine was busy (``core_share`` under
+        BUSY_SHARE), else ""."""
+        if self.core_share >= BUSY_SHARE:
+            return ""
+        return (f" (timed while other work shared the cores: the sample had {self.core_share:.0%} of one; "
+                "these times are for free cores, and a busy machine takes longer)")
+
+
+def sweep_rate(game: StochasticGame, chunks: int = _SAMPLE_RUNS, chunk: int = _SAMPLE_RUN, seed: int = 0) -> SweepRate:
+    """One thread's time to sweep a state (regenerating its outcomes), timed on ``chunks``
     runs of ``chunk`` consecutive ranks spread at random over the whole space (the tiers differ
     several times in cost, so the top states alone would overstate it, and a contiguous block
     understates what scattered value reads cost once the values outgrow the cache: the fort rules'
-    top 20,000 states said 174-210 s for a K = 6 sweep that takes 280 s)."""
+    top 20,000 states said 174-210 s for a K = 6 sweep that takes 280 s). Timed in the thread's
+    CPU time, so that a machine shared with other work (a niced solve, a test run) still prices
+    free cores; the share of the wall clock it got says how busy the machine was."""
     n = game.state_count
     chunk = max(1, min(chunk, n))
     V = np.zeros(n, dtype=np.float32)  # untouched pages cost nothing: reads see zeros
     starts = np.sort(np.random.default_rng(seed).integers(0, n - chunk + 1, size=chunks))
     game.sweep(V, threads=1, start=0, stop=1, write=False)  # the game's lazy indexes, not timed
-    t0 = time.perf_counter()
+    c0, t0 = time.thread_time(), time.perf_counter()
     for a in starts.tolist():
         game.sweep(V, threads=1, start=a, stop=a + chunk, write=False)
-    return (time.perf_counter() - t0) / (chunks * chunk)
+    cpu, wall = time.thread_time() - c0, time.perf_counter() - t0
+    return SweepRate(cpu / (chunks * chunk), min(1.0, cpu / wall) if wall > 0 else 1.0)
+
+
+def seconds_per_state(game: StochasticGame, chunks: int = _SAMPLE_RUNS, chunk: int = _SAMPLE_RUN, seed: int = 0) -> float:
+    """``sweep_rate``'s CPU seconds a state."""
+    return sweep_rate(game, chunks, chunk, seed).seconds
 
 
 def estimate(game: StochasticGame, method: str, stored: bool, threads: int, dtype: str = "float32",
@@ -89,7 +118,8 @@ def estimate(game: StochasticGame, method: str, stored: bool, threads: int, dtyp
     if graph and tiers:
         index = n * (8 + game.ngroups)
         graph = index + int((graph - index) * max(b - a for a, b in tiers) / max(1, n))
-    regenerating = seconds_per_state(game) * n / max(1, threads)  # threads scale about linearly
+    rate = sweep_rate(game)
+    regenerating = rate.seconds * n / max(1, threads)  # threads scale about linearly
     sweep = regenerating / (STORED_SWEEP_SPEEDUP if stored else 1)
     # ``skipping``: the walk's regenerating full sweeps skip what cannot change; a round is priced at their mean
     skipping = skipping and walk.WALK_SKIP and not stored and method == "walk"
@@ -111,7 +141,7 @@ def estimate(game: StochasticGame, method: str, stored: bool, threads: int, dtyp
                + (" and skip bytes" if walk.WALK_SKIP and not stored else "") if history else "")
             + (f", {graph / 2**30:,.2f} GiB of stored graph" if graph else "")
             + f"; one full sweep about {sweep:,.1f} s here ({'stored graph' if stored else 'regenerating'}, "
-            f"{threads} threads)" + time_line)
+            f"{threads} threads)" + time_line + rate.busy_note())
 
 
 def round_seconds(sweep: float, states: int, threads: float) -> float:
