@@ -8,6 +8,7 @@ sweep with a progress bar that the walk, the plain sweeps and the repairs all us
 """
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 from typing import Any, cast
@@ -15,6 +16,7 @@ from typing import Any, cast
 import numpy as np
 
 from gamesolver.solver.stochastic.engine import DeviceHotSets, Engine, HotSets, Log
+from gamesolver.solver.limits import duration
 from gamesolver.solver.progress import progress
 from gamesolver.solver.stochastic.skip import Skip
 from gamesolver.solver.stochastic import checkpoint, schedule
@@ -46,6 +48,8 @@ WALK_FLIP_GAIN = 0.5  # ... and where the sweep after a damped one did not halve
 # (solver.stochastic.skip), on engines that can (a regenerating one); the values are the same
 WALK_SKIP = True
 _STALL_SWEEPS = 30
+# the round log's outlook reads the fall of a stage's largest change over this many rounds (Outlook)
+OUTLOOK_ROUNDS = 4
 
 
 def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
@@ -95,6 +99,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
             end = max(aim, schedule.WALK_EARLY_AIM) if stage < len(schedule.WALK_DISCOUNTS) - 1 else aim
             stalled = Stall(WALK_PROGRESS, WALK_NEAR * end, WALK_NEAR_ROUNDS)
             flip, damp = Flip(), False
+            outlook = Outlook(end if d else tolerance)
             between = 0  # sweeps of every state since the last full sweep, besides the next one
             while sweeps < max_sweeps:
                 t0 = time.perf_counter()
@@ -130,7 +135,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                     generated = f", {skip.log[-1]['generated']:.1%} generated" if skip is not None else ""
                     log(f"sweep {sweeps} (1 - discount {d:g}){' damped' if damp else ''}: largest change {last:.3g} "
                         f"(full sweep {t_full:.1f} s{generated}, policy sweeps {t_round - t_full:.1f} s; "
-                        f"{spent:.1f} s so far)")
+                        f"{spent:.1f} s so far)" + ("" if done else outlook(last, t_round)))
                 damp = flip(last, rate, damped=damp)
                 if done:
                     break
@@ -173,6 +178,40 @@ def skip_figures(skip: Skip | None, counted: np.ndarray | None) -> dict[str, Any
     if skip is not None:
         out["rounds"] = list(skip.log)
     return out
+
+
+class Outlook:
+    """The round log's outlook for a stage: how far its aim lies if the largest change goes on
+    falling as it did over the stage's last OUTLOOK_ROUNDS rounds (their geometric mean), in rounds
+    and in those rounds' mean time. An extrapolation, and it says so: a stage's change falls
+    unevenly (its early rounds chase the greedy policy, its tail waits on the discount's own mode,
+    and ``Stall`` or the near rule may end it sooner), so it is a reading of the log, not a bound.
+    One per stage: a resumed stage starts its history afresh."""
+
+    def __init__(self, aim: float, rounds: int = 0) -> None:
+        self.aim = aim
+        self.rounds = rounds or OUTLOOK_ROUNDS
+        self.changes: list[float] = []
+        self.seconds: list[float] = []
+
+    def __call__(self, change: float, seconds: float) -> str:
+        """Record a round (its largest change and its seconds); the clause for the log, or "" until
+        the stage has OUTLOOK_ROUNDS + 1 rounds of history with changes above 0."""
+        self.changes.append(change)
+        self.seconds.append(seconds)
+        n = self.rounds
+        if len(self.changes) <= n or change <= self.aim:
+            return ""
+        first = self.changes[-1 - n]
+        if first <= 0 or change <= 0:
+            return ""
+        fall = (change / first) ** (1 / n)
+        if fall >= 1:
+            return f"; its change did not fall over the last {n} rounds (aim {self.aim:.3g})"
+        left = math.ceil(math.log(self.aim / change) / math.log(fall))
+        each = sum(self.seconds[-n:]) / n
+        return (f"; at the last {n} rounds' fall ({fall:.3g} a round) this stage's aim {self.aim:.3g} "
+                f"lies some {left} round{'s' if left != 1 else ''} ({duration(left * each)}) away")
 
 
 class Stall:

@@ -1,0 +1,87 @@
+"""The round log's outlook (``Outlook`` in solver/stochastic/walk.py): how many rounds a stage's
+aim lies away at the fall of its last rounds, held to a round-by-round extrapolation on random
+histories, to hand-worked cases, and seen in a real walk's log."""
+from __future__ import annotations
+
+import math
+import re
+
+from hypothesis import given, settings, strategies as st
+
+from gamesolver.games.ur.solve import solve
+from gamesolver.solver.stochastic import walk
+from gamesolver.solver.stochastic.walk import Outlook
+from tests.test_ur_reference import mini_options
+
+ROUNDS = re.compile(r"\(([0-9.e+-]+) a round\) this stage's aim ([0-9.e+-]+) lies some (\d+) rounds? \(([^)]*)\) away")
+
+
+def feed(aim: float, changes: list[float], seconds: float = 10.0, rounds: int = 4) -> str:
+    o = Outlook(aim, rounds)
+    said = ""
+    for c in changes:
+        said = o(c, seconds)
+    return said
+
+
+def rounds_by_stepping(changes: list[float], aim: float, n: int) -> int:
+    """The slow reference: go on multiplying the last change by the last n rounds' mean fall, one
+    round at a time, until it is at or below the aim."""
+    fall = (changes[-1] / changes[-1 - n]) ** (1 / n)
+    c, k = changes[-1], 0
+    while c > aim:
+        c *= fall
+        k += 1
+    return k
+
+
+def test_hand_worked_halving() -> None:
+    # 1, 1/2, ..., 1/16: half a round; 1/16 to 1e-3 takes 6 more halvings (1/1024 < 1e-3 < 1/512)
+    said = feed(1e-3, [1, 0.5, 0.25, 0.125, 0.0625])
+    assert said == "; at the last 4 rounds' fall (0.5 a round) this stage's aim 0.001 lies some 6 rounds (60 s) away"
+
+
+def test_too_little_history_says_nothing_and_a_flat_change_says_so() -> None:
+    assert feed(1e-4, [1, 0.5, 0.25, 0.125]) == ""  # four rounds: no four-round fall yet
+    assert feed(1e-4, [0.3, 0.2, 0.3, 0.3, 0.3]) == "; its change did not fall over the last 4 rounds (aim 0.0001)"
+    assert feed(1e-4, [1, 0.5, 0.25, 0.125, 5e-5]) == ""  # below the aim: the stage ends, nothing to say
+
+
+def test_time_is_the_mean_of_the_last_rounds() -> None:
+    o = Outlook(1e-3, 2)
+    for c, t in [(1.0, 1000.0), (0.1, 40.0), (0.01, 80.0)]:
+        said = o(c, t)
+    # fall 0.1 a round, 1e-2 to 1e-3 is one round, at the last two rounds' mean (60 s)
+    assert said.endswith("lies some 1 round (60 s) away")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(1e-6, 10.0), min_size=5, max_size=12), st.floats(1e-7, 1e-2), st.integers(1, 4))
+def test_rounds_match_stepping_round_by_round(changes: list[float], aim: float, n: int) -> None:
+    said = feed(aim, changes, rounds=n)
+    fall = (changes[-1] / changes[-1 - n]) ** (1 / n)
+    if changes[-1] <= aim:
+        assert said == ""
+    elif fall >= 1:
+        assert "did not fall" in said
+    else:
+        m = ROUNDS.search(said)
+        assert m, said
+        want = rounds_by_stepping(changes, aim, n)
+        got = int(m.group(3))
+        # the closed form and the stepping agree but where the aim falls within rounding of a round's end
+        assert got == want or abs(math.log(changes[-1] / aim) / math.log(1 / fall) - round(math.log(changes[-1] / aim) / math.log(1 / fall))) < 1e-9
+
+
+def test_a_walk_logs_its_outlook(tmp_path) -> None:
+    said: list[str] = []
+    solve(mini_options(tmp_path, 4), tmp_path / "t", tolerance=1e-6, threads=1, graph="store", log=said.append)
+    rounds = [s for s in said if s.startswith("sweep ")]
+    seen = [ROUNDS.search(s) for s in rounds]
+    assert any(seen), rounds[:8]
+    # every outlook reads the four rounds before it, from the same log
+    changes = [float(re.search(r"largest change ([0-9.e+-]+)", s).group(1)) for s in rounds]
+    for i, m in enumerate(seen):
+        if m and i >= walk.OUTLOOK_ROUNDS:
+            fall = (changes[i] / changes[i - walk.OUTLOOK_ROUNDS]) ** (1 / walk.OUTLOOK_ROUNDS)
+            assert abs(float(m.group(1)) - fall) < 0.01 * fall + 2e-3
