@@ -29,6 +29,10 @@ class TableWriteError(TableError):
     """A table could not be written (a full disk, a read-only folder); nothing was left behind."""
 
 
+class FolderBusyError(TableError):
+    """Another running solve holds the folder a table or checkpoint would be written to (CLI exit code 1)."""
+
+
 class DataFileError(OSError):
     """A file the program ships (or one named as such data) is missing or unreadable (CLI exit code 1)."""
 

@@ -15,6 +15,7 @@ solve ends with the endless check (``endless_check``), and values that fail it a
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from gamesolver.solver.stochastic.outcomes import (
     load_graph, want_graph,
 )
 from gamesolver.solver.progress import progress
+from gamesolver.solver.tables.lock import folder_lock
 from gamesolver.solver.tables.table import prepare_table_dir
 from gamesolver.solver.stochastic import checkpoint, planning, schedule, walk
 from gamesolver.solver.stochastic.engine import Engine, Log, SubsetSweeps
@@ -74,6 +76,7 @@ def solve_values(
     tiers: list[tuple[int, int]] | None = None,
     engine: Engine | None = None,
     policy_place: str = "auto",
+    hold: contextlib.ExitStack | None = None,
 ) -> Solved:
     """Solve ``game`` in the folder ``root`` (checkpoints go there; a stopped run with the same
     ``header`` resumes); returns the values and the run's figures. Every choice is checked, and
@@ -104,6 +107,10 @@ def solve_values(
     where it fits in half of it beside the walk's other arrays, else mapped from POLICY_FILE in
     ``root``), ``memory`` or ``disk``. The disk must hold the checkpoint twice and a mapped
     policy (``check_disk``).
+
+    The run holds ``root``'s lock (``folder_lock``): a second solve started on the same folder
+    while this one runs is refused with a FolderBusyError. ``hold``: a stack that takes the lock
+    over when the solve returns, for a caller that goes on writing in ``root`` (the table's writer).
     """
     if dtype not in schedule.DTYPES:
         raise InputError(f"unknown value type {dtype!r}; expected one of {', '.join(schedule.DTYPES)}")
@@ -133,136 +140,139 @@ def solve_values(
     use_graph = use_graph and engine is None
     threads = threads or planning.default_threads()
     prepare_table_dir(root)  # after the choices: a run refused leaves nothing behind
-    if log:
-        line = planning.estimate(game, method, use_graph, threads, dtype=dtype, tiers=tiers, policy_on_disk=on_disk,
-                        skipping=engine is None and tiers is None)
-        if engine is not None:  # the sweep was timed on this process's threads, not where it will run
-            line += f" (timed on this machine's CPU; the {getattr(engine, 'name', 'given')} engine sweeps elsewhere)"
-        log(line)
-    values, sweeps, stage, cheap, tier, hot = checkpoint.resume(root, header, n, method, log, dtype, tiers is not None)
-    started = sweeps
-    policy = None  # mapped inside the try below when on disk, so a stop while it is made still cleans up
-    if not on_disk:
-        policy = np.empty((n if engine is None else 0, nrolls), dtype=np.int32) if method == "walk" else None
-    # seconds spent building the stored graph (not in the sweeps' "so far"); an engine given here
-    # (the GPU's) built its own before the solve began
-    built = float(getattr(engine, "graph_seconds", 0.0)) if engine is not None else 0.0
-    engine = Regenerated(game) if engine is None else engine
-    graph_bytes = 0  # the largest tier's stored graph, with tiers
-    if use_graph and tiers is None:
-        t0 = time.perf_counter()
-        kept = load_graph(game, root, header)
-        if kept is None and not sweeps:
-            # a sweep-0 checkpoint first: a run stopped while the graph is built (half an hour
-            # for K = 5) leaves a folder the next run takes up, mapping the graph if it was finished
-            checkpoint.write_checkpoint(root, values, {"sweeps": 0, "policy_sweeps": 0, "stage": 0,
-                                       "method": method, "options": header, "tolerance": tolerance})
-            if log:  # the build is one regenerating pass and more, silent until it ends
-                log(f"building the stored graph ({estimate_bytes(game) / 2**30:,.2f} GiB) in {root / GRAPH_DIR}; "
-                    "a run stopped now maps it when resumed if it was finished")
-        # written beside the checkpoint as it is built, and mapped: a resumed run maps it again
-        engine = kept or build_mapped_graph(game, root, header, threads, show_progress)
-        built = time.perf_counter() - t0
+    if hold is not None:
+        hold.enter_context(folder_lock(root))
+    with folder_lock(root):  # one solve a folder: a second one started on it is refused
         if log:
-            how = "mapped from the stopped run" if kept is not None else "built"
-            log(f"stored graph: {engine.codes.size:,} outcomes, {engine.nbytes / 2**30:.2f} GiB ({how} in "
-                f"{built:.1f} s)")
-    eps = check_eps(tolerance)
-    spent = 0.0
-    if sweeps and log:
-        log(f"resuming from the checkpoint after sweep {sweeps}")
-    repairs = repaired = 0
-    generated: dict[str, int] = {}  # what the walk's full sweeps generated, where they skip
-    rounds: list[dict[str, float]] = []  # ... and a row a full sweep
-    try:
-        if on_disk:  # file-backed: under memory pressure the system writes its pages out instead of failing
-            policy = np.lib.format.open_memmap(root / checkpoint.POLICY_FILE, mode="w+", dtype=np.int32, shape=(n, nrolls))
-            if log:
-                log(f"the walk's policy ({policy.nbytes / 2**30:,.2f} GiB) is mapped from {root / checkpoint.POLICY_FILE}, "
-                    f"not held in memory")
-        while True:
-            if tiers is not None:  # after a repair, every range is swept again from the repaired values
-                residual, sweeps, spent, check, tier_built, tier_bytes = _tiered(
-                    game, use_graph, root, values, header, tolerance, threads, max_sweeps, tiers,
-                    0 if repairs else tier, sweeps, spent, eps, show_progress, log)
-                built += tier_built
-                graph_bytes = max(graph_bytes, tier_bytes)
-            elif method == "walk" and policy is not None:
-                walked: dict[str, Any] = {}
-                residual, sweeps, cheap, hot, spent = walk.run_walk(
-                    engine, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, cheap, hot, stage,
-                    spent, show_progress, log, walked)
-                for key in ("generated_states", "generated_codes"):
-                    generated[key] = generated.get(key, 0) + walked.get(key, 0)
-                rounds += walked.get("rounds", [])
-            else:
-                residual, sweeps, spent = _iterate(
-                    engine, root, values, header, tolerance, threads, max_sweeps, sweeps, spent,
-                    show_progress, log)
-            if tiers is None:
-                t0 = time.perf_counter()
-                check = endless_check(engine, values, eps, threads, show_progress)
-                spent += time.perf_counter() - t0
-                if log:
-                    log(f"endless check at eps {eps:g}: {check.passes} passes, {check.flagged:,} states flagged "
-                        f"({time.perf_counter() - t0:.1f} s)")
-            if check.passed or repairs >= _MAX_REPAIRS:
-                break
-            # A false solution: somewhere a side claims an advantage that only endless play keeps.
-            # Discounting makes the solution unique; walk the discount up to almost 1 (on the flagged
-            # states alone while they are few, the last time on every state), then sweep every state
-            # to the tolerance and check again.
-            repairs += 1
-            stages = ", ".join(f"{d:g}" for d in schedule.DISCOUNTS)
+            line = planning.estimate(game, method, use_graph, threads, dtype=dtype, tiers=tiers, policy_on_disk=on_disk,
+                            skipping=engine is None and tiers is None)
+            if engine is not None:  # the sweep was timed on this process's threads, not where it will run
+                line += f" (timed on this machine's CPU; the {getattr(engine, 'name', 'given')} engine sweeps elsewhere)"
+            log(line)
+        values, sweeps, stage, cheap, tier, hot = checkpoint.resume(root, header, n, method, log, dtype, tiers is not None)
+        started = sweeps
+        policy = None  # mapped inside the try below when on disk, so a stop while it is made still cleans up
+        if not on_disk:
+            policy = np.empty((n if engine is None else 0, nrolls), dtype=np.int32) if method == "walk" else None
+        # seconds spent building the stored graph (not in the sweeps' "so far"); an engine given here
+        # (the GPU's) built its own before the solve began
+        built = float(getattr(engine, "graph_seconds", 0.0)) if engine is not None else 0.0
+        engine = Regenerated(game) if engine is None else engine
+        graph_bytes = 0  # the largest tier's stored graph, with tiers
+        if use_graph and tiers is None:
             t0 = time.perf_counter()
-            if (repairs < _MAX_REPAIRS and getattr(engine, "subset_sweeps", False)
-                    and check.flagged * LOCAL_REPAIR_SHARE <= n):
+            kept = load_graph(game, root, header)
+            if kept is None and not sweeps:
+                # a sweep-0 checkpoint first: a run stopped while the graph is built (half an hour
+                # for K = 5) leaves a folder the next run takes up, mapping the graph if it was finished
+                checkpoint.write_checkpoint(root, values, {"sweeps": 0, "policy_sweeps": 0, "stage": 0,
+                                           "method": method, "options": header, "tolerance": tolerance})
+                if log:  # the build is one regenerating pass and more, silent until it ends
+                    log(f"building the stored graph ({estimate_bytes(game) / 2**30:,.2f} GiB) in {root / GRAPH_DIR}; "
+                        "a run stopped now maps it when resumed if it was finished")
+            # written beside the checkpoint as it is built, and mapped: a resumed run maps it again
+            engine = kept or build_mapped_graph(game, root, header, threads, show_progress)
+            built = time.perf_counter() - t0
+            if log:
+                how = "mapped from the stopped run" if kept is not None else "built"
+                log(f"stored graph: {engine.codes.size:,} outcomes, {engine.nbytes / 2**30:.2f} GiB ({how} in "
+                    f"{built:.1f} s)")
+        eps = check_eps(tolerance)
+        spent = 0.0
+        if sweeps and log:
+            log(f"resuming from the checkpoint after sweep {sweeps}")
+        repairs = repaired = 0
+        generated: dict[str, int] = {}  # what the walk's full sweeps generated, where they skip
+        rounds: list[dict[str, float]] = []  # ... and a row a full sweep
+        try:
+            if on_disk:  # file-backed: under memory pressure the system writes its pages out instead of failing
+                policy = np.lib.format.open_memmap(root / checkpoint.POLICY_FILE, mode="w+", dtype=np.int32, shape=(n, nrolls))
                 if log:
-                    log(f"endless check: {check.flagged:,} states claim an advantage that only endless play keeps; "
-                        f"solving discounted games (1 - discount = {stages}) on those states alone")
-                repaired += local_repair(cast(SubsetSweeps, engine), values, check.states, threads, log)
-                stage = len(schedule.WALK_DISCOUNTS)  # the walk goes on in its undiscounted stage, its policy kept
-            else:
-                policy = None
-                if log:
-                    log(f"endless check: {check.flagged:,} states claim an advantage that only endless play keeps; "
-                        f"solving discounted games (1 - discount = {stages}) from here")
-                sweeps += discounted_descent(engine, values, threads, show_progress, log)
-            spent += time.perf_counter() - t0
-    finally:  # a stopped or finished run leaves no mapped policy behind (a resumed run rewrites it)
-        had_policy, policy = policy is not None, None
-        if on_disk:
-            (root / checkpoint.POLICY_FILE).unlink(missing_ok=True)
-    if not check.passed and log:
-        log(f"warning: {check.flagged:,} states still fail the endless check")
-    meta = {
-        "tolerance": tolerance,
-        "residual": float(residual),
-        "sweeps": sweeps,
-        "method": method,
-        "graph": (("stored per tier" if use_graph else "regenerated") if tiers is not None
-                  else getattr(engine, "graph_kind", "stored" if engine.stored else "regenerated")),
-        "policy_sweeps": cheap,
-        "hot_set_states": hot,  # states swept by the walk's hot-set sweeps, all of them together
-        "policy_sweep_equivalents": round(cheap + hot / max(1, n), 1),
-        "value": "P(win) - P(loss) for the side to move, before rolling; endless play counts 0",
-        "solve_seconds_this_run": round(spent + built, 3),
-        "graph_build_seconds": round(built, 3),
-        "resumed_at_sweep": started,
-        "endless_check": check.summary(),
-        "endless_repairs": repairs,
-        "repair_backups": repaired,  # states backed up by local repairs, all of them together
-        "value_dtype": dtype,
-        "backend": getattr(engine, "name", "cpu"),
-        "tiers": len(tiers) if tiers is not None else 0,
-        "policy_place": ("disk" if on_disk else "memory") if had_policy else None,  # the walk's policy
-        "bytes_per_state": {"values": values.itemsize, "policy": 4 * nrolls if had_policy else 0,
-                            "graph": round(max(engine.nbytes, graph_bytes) / n, 1)},
-    }
-    if generated:  # what the walk's full sweeps generated this run (where the engine counts)
-        meta["full_sweeps_generated"] = generated
-    return Solved(values, meta, spent + built, engine if tiers is None and getattr(engine, "stored", False) else None,
-                  rounds)
+                    log(f"the walk's policy ({policy.nbytes / 2**30:,.2f} GiB) is mapped from {root / checkpoint.POLICY_FILE}, "
+                        f"not held in memory")
+            while True:
+                if tiers is not None:  # after a repair, every range is swept again from the repaired values
+                    residual, sweeps, spent, check, tier_built, tier_bytes = _tiered(
+                        game, use_graph, root, values, header, tolerance, threads, max_sweeps, tiers,
+                        0 if repairs else tier, sweeps, spent, eps, show_progress, log)
+                    built += tier_built
+                    graph_bytes = max(graph_bytes, tier_bytes)
+                elif method == "walk" and policy is not None:
+                    walked: dict[str, Any] = {}
+                    residual, sweeps, cheap, hot, spent = walk.run_walk(
+                        engine, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, cheap, hot, stage,
+                        spent, show_progress, log, walked)
+                    for key in ("generated_states", "generated_codes"):
+                        generated[key] = generated.get(key, 0) + walked.get(key, 0)
+                    rounds += walked.get("rounds", [])
+                else:
+                    residual, sweeps, spent = _iterate(
+                        engine, root, values, header, tolerance, threads, max_sweeps, sweeps, spent,
+                        show_progress, log)
+                if tiers is None:
+                    t0 = time.perf_counter()
+                    check = endless_check(engine, values, eps, threads, show_progress)
+                    spent += time.perf_counter() - t0
+                    if log:
+                        log(f"endless check at eps {eps:g}: {check.passes} passes, {check.flagged:,} states flagged "
+                            f"({time.perf_counter() - t0:.1f} s)")
+                if check.passed or repairs >= _MAX_REPAIRS:
+                    break
+                # A false solution: somewhere a side claims an advantage that only endless play keeps.
+                # Discounting makes the solution unique; walk the discount up to almost 1 (on the flagged
+                # states alone while they are few, the last time on every state), then sweep every state
+                # to the tolerance and check again.
+                repairs += 1
+                stages = ", ".join(f"{d:g}" for d in schedule.DISCOUNTS)
+                t0 = time.perf_counter()
+                if (repairs < _MAX_REPAIRS and getattr(engine, "subset_sweeps", False)
+                        and check.flagged * LOCAL_REPAIR_SHARE <= n):
+                    if log:
+                        log(f"endless check: {check.flagged:,} states claim an advantage that only endless play keeps; "
+                            f"solving discounted games (1 - discount = {stages}) on those states alone")
+                    repaired += local_repair(cast(SubsetSweeps, engine), values, check.states, threads, log)
+                    stage = len(schedule.WALK_DISCOUNTS)  # the walk goes on in its undiscounted stage, its policy kept
+                else:
+                    policy = None
+                    if log:
+                        log(f"endless check: {check.flagged:,} states claim an advantage that only endless play keeps; "
+                            f"solving discounted games (1 - discount = {stages}) from here")
+                    sweeps += discounted_descent(engine, values, threads, show_progress, log)
+                spent += time.perf_counter() - t0
+        finally:  # a stopped or finished run leaves no mapped policy behind (a resumed run rewrites it)
+            had_policy, policy = policy is not None, None
+            if on_disk:
+                (root / checkpoint.POLICY_FILE).unlink(missing_ok=True)
+        if not check.passed and log:
+            log(f"warning: {check.flagged:,} states still fail the endless check")
+        meta = {
+            "tolerance": tolerance,
+            "residual": float(residual),
+            "sweeps": sweeps,
+            "method": method,
+            "graph": (("stored per tier" if use_graph else "regenerated") if tiers is not None
+                      else getattr(engine, "graph_kind", "stored" if engine.stored else "regenerated")),
+            "policy_sweeps": cheap,
+            "hot_set_states": hot,  # states swept by the walk's hot-set sweeps, all of them together
+            "policy_sweep_equivalents": round(cheap + hot / max(1, n), 1),
+            "value": "P(win) - P(loss) for the side to move, before rolling; endless play counts 0",
+            "solve_seconds_this_run": round(spent + built, 3),
+            "graph_build_seconds": round(built, 3),
+            "resumed_at_sweep": started,
+            "endless_check": check.summary(),
+            "endless_repairs": repairs,
+            "repair_backups": repaired,  # states backed up by local repairs, all of them together
+            "value_dtype": dtype,
+            "backend": getattr(engine, "name", "cpu"),
+            "tiers": len(tiers) if tiers is not None else 0,
+            "policy_place": ("disk" if on_disk else "memory") if had_policy else None,  # the walk's policy
+            "bytes_per_state": {"values": values.itemsize, "policy": 4 * nrolls if had_policy else 0,
+                                "graph": round(max(engine.nbytes, graph_bytes) / n, 1)},
+        }
+        if generated:  # what the walk's full sweeps generated this run (where the engine counts)
+            meta["full_sweeps_generated"] = generated
+        return Solved(values, meta, spent + built, engine if tiers is None and getattr(engine, "stored", False) else None,
+                      rounds)
 
 
 def _iterate(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,

@@ -10,6 +10,7 @@ written whole or not at all and opened. A game hands over its generator, what it
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ from gamesolver.solver.stochastic import planning, schedule
 from gamesolver.solver.stochastic.bounds import certify, check_certify_fits, matrix_bytes_estimate
 from gamesolver.solver.stochastic.engine import Engine, Log
 from gamesolver.solver.stochastic.iteration import solve_values
+from gamesolver.solver.tables.lock import folder_lock
 from gamesolver.solver.tables.table import VERIFY_ONCE, Table, open_table, write_table
 
 Proof = Literal["auto"] | bool
@@ -91,19 +93,20 @@ def solve_table(game: StochasticGame, root: str | Path, spec: TableSpec, setting
                 f"{matrix_bytes_estimate(game.state_count) / 2**30:.1f} GiB more for the pair's matrix, "
                 "which it builds only where that fits in the memory then free (products twice as fast)")
     kw = {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)}
-    solved = solve_values(game, Path(root), spec.options, **kw)
-    meta = {**solved.meta, **spec.meta}
-    values = solved.values
-    intervals: dict[str, np.ndarray] = {}
-    if proof:
-        gap = settings.tolerance if width is None else width
-        cert = certify(game, solved.values, gap, settings.threads or planning.default_threads(),
-                       show_progress=settings.show_progress, log=log, graph=solved.graph, fits_checked=True)
-        values, intervals, meta["certified"] = kept_proof(cert, solved.values, gap)
-    path = write_table(Path(root), game=spec.game, rule=spec.rule, encoding=spec.encoding,
-                       encoding_version=spec.encoding_version, state_count=game.state_count,
-                       arrays={"value": values, **intervals, **spec.arrays()}, options=spec.options, meta=meta,
-                       seconds=solved.seconds)
+    with contextlib.ExitStack() as held:  # the solve's folder lock, held on through the proof and the write
+        solved = solve_values(game, Path(root), spec.options, hold=held, **kw)
+        meta = {**solved.meta, **spec.meta}
+        values = solved.values
+        intervals: dict[str, np.ndarray] = {}
+        if proof:
+            gap = settings.tolerance if width is None else width
+            cert = certify(game, solved.values, gap, settings.threads or planning.default_threads(),
+                           show_progress=settings.show_progress, log=log, graph=solved.graph, fits_checked=True)
+            values, intervals, meta["certified"] = kept_proof(cert, solved.values, gap)
+        path = write_table(Path(root), game=spec.game, rule=spec.rule, encoding=spec.encoding,
+                           encoding_version=spec.encoding_version, state_count=game.state_count,
+                           arrays={"value": values, **intervals, **spec.arrays()}, options=spec.options, meta=meta,
+                           seconds=solved.seconds)
     return open_table(path, verify=verify)
 
 
@@ -130,8 +133,9 @@ def record_proof(table: Table, cert: Any, gap: float) -> Table:
     arrays = {name: np.asarray(table[name]) for name in table.header["arrays"]
               if name not in ("value", "lower", "upper")}
     h = table.header
-    path = write_table(table.path, game=h["game"], rule=h["rule"], encoding=h["encoding"],
-                       encoding_version=h["encoding_version"], state_count=table.state_count,
-                       arrays={"value": values, **intervals, **arrays}, options=table.options,
-                       meta={**table.meta, "certified": figures}, seconds=h.get("created", {}).get("seconds"))
+    with folder_lock(table.path):  # not while a solve writes in that folder
+        path = write_table(table.path, game=h["game"], rule=h["rule"], encoding=h["encoding"],
+                           encoding_version=h["encoding_version"], state_count=table.state_count,
+                           arrays={"value": values, **intervals, **arrays}, options=table.options,
+                           meta={**table.meta, "certified": figures}, seconds=h.get("created", {}).get("seconds"))
     return open_table(path, verify=VERIFY_ONCE)

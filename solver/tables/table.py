@@ -32,6 +32,7 @@ from gamesolver.solver.errors import (CorruptTableError, InputError, MissingTabl
                                      TableMismatchError, TableWriteError)
 from gamesolver.solver.tables.paths import cache_dir
 from gamesolver.solver.tables.atomic import atomic_path
+from gamesolver.solver.tables.lock import LOCK_FILE
 
 FORMAT_NAME = "gamesolver-table"
 FORMAT_VERSION = 1
@@ -106,6 +107,13 @@ def holds_our_work(path: str | os.PathLike[str]) -> bool:
         root / "checkpoint.json", CHECKPOINT_FORMAT)
 
 
+def has_entries(folder: Path) -> bool:
+    """True when ``folder`` holds anything besides a solve's lock file (``lock.LOCK_FILE``, which
+    a run leaves behind and which is no one's data)."""
+    with os.scandir(folder) as entries:
+        return any(e.name != LOCK_FILE for e in entries)
+
+
 def existing_ancestor(path: Path) -> Path:
     """``path`` (made absolute) or its nearest folder above that exists: where a table or a
     checkpoint about to be made would land, for its permissions and its disk's free space."""
@@ -127,7 +135,7 @@ def prepare_table_dir(path: str | os.PathLike[str], *, create: bool = True) -> P
         if not final.is_dir():
             raise InputError(f"cannot write a table at {final}: it exists and is not a folder")
         try:
-            empty = next(os.scandir(final), None) is None
+            empty = not has_entries(final)
         except OSError as exc:
             raise InputError(f"cannot write a table at {final}: {exc.strerror or exc}") from None
         if not empty and not holds_our_work(final):
@@ -257,7 +265,7 @@ def _replace_dir(new: Path, final: Path) -> None:
     before the swap, so a folder that filled with other files meanwhile is never removed."""
     old = None
     if final.exists():
-        if any(os.scandir(final)) and not holds_our_work(final):
+        if has_entries(final) and not holds_our_work(final):
             raise InputError(f"refusing to replace {final}: it no longer holds a table of ours")
         old = Path(tempfile.mkdtemp(prefix=f".{final.name}.old-{os.getpid()}-", dir=final.parent))
         os.rmdir(old)
