@@ -6,6 +6,7 @@ turns it on for its skipping walk, ``StoredGraph.skips``).
 
     nice -n 19 python benchmarks/bench_walk_skip.py --pieces 4 [--threads 2] [--graph store] [--markdown]
     nice -n 19 python benchmarks/bench_walk_skip.py --kernel 7      # the sweep kernels alone
+    python benchmarks/bench_walk_skip.py --pieces 5 --skipping-first --echo walks.log   # hours: watch the log
 
 For each walk: full sweeps, the states and outcome codes the full sweeps generated, the time of
 the full sweeps and of the whole solve, and (where a proven opening file is shipped for the piece
@@ -84,22 +85,32 @@ def proof_distance(options: UrOptions, values: np.ndarray) -> tuple[float, float
     return float(d.max()), float(d.mean())
 
 
-def walks(pieces: int, threads: int, tolerance: float, graph: str = "regenerate") -> dict:
+def walks(pieces: int, threads: int, tolerance: float, graph: str = "regenerate", skipping_first: bool = False,
+          echo: Path | None = None) -> dict:
+    """Both walks, one after the other (the skipping one first with ``skipping_first``: on five pieces
+    each takes most of an hour); ``echo``: a file that gets every log line as it comes."""
     o = UrOptions(pieces=pieces)
     K = kernel(o)
     out: dict = {"states": K.state_count}
     saved, stored_skips = walk.WALK_SKIP, outcomes.StoredGraph.skips
     tables = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for name, on in (("as it was", False), ("skipping", True)):
+        order = (("as it was", False), ("skipping", True))
+        for name, on in (order[::-1] if skipping_first else order):
             walk.WALK_SKIP = on
             outcomes.StoredGraph.skips = on
             lines: list[str] = []
+
+            def said(line: str, name: str = name) -> None:
+                lines.append(line)
+                if echo is not None:
+                    with open(echo, "a", encoding="utf-8") as f:
+                        f.write(f"{name}: {line}\n")
             try:
                 t0 = time.perf_counter()
                 solved = iteration.solve_values(K, Path(tmp) / name.replace(" ", "-"), o.header(),
                                                 tolerance=tolerance, threads=threads, graph=graph,
-                                                show_progress=False, log=lines.append)
+                                                show_progress=False, log=said)
                 seconds = time.perf_counter() - t0
             finally:
                 walk.WALK_SKIP = saved
@@ -125,6 +136,8 @@ def main() -> None:
                     help="the full sweeps generate (default) or read the stored graph")
     ap.add_argument("--kernel", type=int, metavar="K", default=0, help="only the sweep kernels' costs for K pieces")
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--skipping-first", action="store_true", help="solve the skipping walk first")
+    ap.add_argument("--echo", type=Path, metavar="FILE", help="append every log line to FILE as it comes")
     args = ap.parse_args()
     if args.kernel:
         c = kernel_costs(args.kernel)
@@ -132,7 +145,7 @@ def main() -> None:
               f"state; recording leads {c['recording']:.0f} ns ({c['recording'] / c['plain']:.2f}x); from the rows "
               f"{c['rows']:.0f} ns ({c['plain'] / c['rows']:.1f}x faster than plain)")
         return
-    w = walks(args.pieces, args.threads, args.tolerance, args.graph)
+    w = walks(args.pieces, args.threads, args.tolerance, args.graph, args.skipping_first, args.echo)
     a, b = w["as it was"], w["skipping"]
     rows = []
     for name, r in (("as it was", a), ("skipping", b)):
