@@ -188,9 +188,9 @@ class Outlook:
     and ``Stall`` or the near rule may end it sooner), so it is a reading of the log, not a bound.
     One per stage: a resumed stage starts its history afresh."""
 
-    def __init__(self, aim: float, rounds: int = 0) -> None:
+    def __init__(self, aim: float, rounds: int = OUTLOOK_ROUNDS) -> None:
         self.aim = aim
-        self.rounds = rounds or OUTLOOK_ROUNDS
+        self.rounds = rounds
         self.changes: list[float] = []
         self.seconds: list[float] = []
 
@@ -203,7 +203,7 @@ class Outlook:
         if len(self.changes) <= n or change <= self.aim:
             return ""
         first = self.changes[-1 - n]
-        if first <= 0 or change <= 0:
+        if first <= 0:  # (the change itself lies above the aim, which is above 0)
             return ""
         fall = (change / first) ** (1 / n)
         if fall >= 1:

@@ -24,8 +24,8 @@ except ImportError:  # not on POSIX: no lock, as before (the project runs on Lin
     fcntl = None  # type: ignore[assignment]
 
 LOCK_FILE = ".solving.lock"
-# folders this process holds: their resolved path, the open lock file's descriptor, how deep
-_held: dict[str, list[int]] = {}
+# the folders this process holds (resolved paths); a hold inside another one of the same folder adds nothing
+_held: set[str] = set()
 
 
 def _holder(path: Path) -> str:
@@ -43,11 +43,7 @@ def folder_lock(folder: str | os.PathLike[str]) -> Iterator[None]:
     root = Path(folder)
     key = str(root.resolve())
     if key in _held:
-        _held[key][1] += 1
-        try:
-            yield
-        finally:
-            _held[key][1] -= 1
+        yield
         return
     if fcntl is None:
         yield
@@ -81,9 +77,9 @@ def folder_lock(folder: str | os.PathLike[str]) -> Iterator[None]:
         os.write(fd, f"pid {os.getpid()} since {time.strftime('%Y-%m-%d %H:%M:%S')}\n".encode())
     except OSError:
         pass  # the lock holds without its note
-    _held[key] = [fd, 1]
+    _held.add(key)
     try:
         yield
     finally:
-        del _held[key]
+        _held.discard(key)
         os.close(fd)  # releases the lock; the file stays (removing it would race a newcomer's open)
