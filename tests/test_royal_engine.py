@@ -113,6 +113,7 @@ def test_tiers_resume_after_the_last_finished_range(tmp_path) -> None:
     again = solve_values(game, tmp_path / "b", header, tolerance=1e-12, threads=1, method="sweeps",
                          graph="regenerate", dtype="float64", tiers=tiers, show_progress=False)
     assert again.meta["resumed_at_sweep"] > 0 and first > 0
+    assert again.meta["solve_seconds"] > again.meta["solve_seconds_this_run"]  # the first tier's run counted
     assert np.max(np.abs(again.values - whole.values)) < 1e-11
 
 

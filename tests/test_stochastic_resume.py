@@ -3,6 +3,7 @@ checkpoint is said so and ignored, and a full disk ends the run with one line an
 from __future__ import annotations
 
 import errno
+import json
 
 import numpy as np
 import pytest
@@ -25,11 +26,13 @@ def _stop_early(o, root, sweeps: int = 3) -> None:
 def test_a_stopped_run_resumes_and_maps_its_graph(tmp_path) -> None:
     o = mini_options(tmp_path, 4)
     _stop_early(o, tmp_path / "t")
+    assert json.loads((tmp_path / "t" / checkpoint.CHECKPOINT_INFO).read_text())["seconds"] > 0
     said: list[str] = []
     resumed = solve(o, tmp_path / "t", tolerance=1e-6, threads=2, method="sweeps", graph="store", log=said.append)
     assert any("resuming from the checkpoint after sweep 3" in s for s in said)
     assert any("mapped from the stopped run" in s for s in said)
     assert resumed.meta["resumed_at_sweep"] == 3
+    assert resumed.meta["solve_seconds"] > resumed.meta["solve_seconds_this_run"] > 0  # the stopped run's counted
     fresh = solve(o, tmp_path / "fresh", tolerance=1e-6, threads=2, method="sweeps", graph="store")
     assert np.abs(np.asarray(resumed["value"]) - np.asarray(fresh["value"])).max() < 1e-5
     assert not (tmp_path / "t" / "graph").exists() and not (tmp_path / "t" / checkpoint.CHECKPOINT).exists()
@@ -196,3 +199,67 @@ def test_a_stopped_solve_says_where_its_files_are_and_how_to_resume(tmp_path, mo
     assert r.exit_code == 130 and "Traceback" not in r.output, r.output
     last = r.output.strip().splitlines()[-1]
     assert last.startswith(f"interrupted: ") and f"kept in {out}" in last and "resume from its checkpoint" in last
+
+
+def test_a_resumed_solve_counts_the_seconds_of_its_earlier_runs(tmp_path, monkeypatch) -> None:
+    """A checkpoint records the solve's seconds so far; a resumed run adds them to its own, in its
+    round log ("this run, ... in all") and in the table's ``solve_seconds``, while
+    ``solve_seconds_this_run`` stays this run's. A fake clock: each full sweep costs one second."""
+    o = mini_options(tmp_path, 4)
+    clock = [0.0]
+    monkeypatch.setattr(iteration.time, "perf_counter", lambda: clock[0])
+    real_sweep = walk.progress_sweep
+    rounds = [0]
+
+    def sweep(*args, **kw):  # a second a full sweep; the first run's fourth and the second's third are stopped
+        rounds[0] += 1
+        if rounds[0] in (4, 7):
+            raise KeyboardInterrupt
+        clock[0] += 1.0
+        return real_sweep(*args, **kw)
+
+    monkeypatch.setattr(walk, "progress_sweep", sweep)
+    root = tmp_path / "t"
+    for sweeps, seconds in ((3, 3.0), (5, 5.0)):  # each stop keeps its rounds and the clock so far
+        with pytest.raises(KeyboardInterrupt):
+            solve(o, root, tolerance=1e-6, threads=1, graph="regenerate")
+        info = json.loads((root / checkpoint.CHECKPOINT_INFO).read_text())
+        assert (info["sweeps"], info["seconds"]) == (sweeps, seconds)
+    said: list[str] = []
+    table = solve(o, root, tolerance=1e-6, threads=1, graph="regenerate", log=said.append)
+    m = table.meta
+    assert m["resumed_at_sweep"] == 5 and m["solve_seconds_this_run"] >= m["sweeps"] - 5 > 0
+    assert m["solve_seconds"] == m["solve_seconds_this_run"] + 5.0
+    first = next(s for s in said if s.startswith("sweep 6 "))
+    assert "1.0 s this run, 6.0 s in all" in first, first
+    # a fresh solve's log and header have the one clock
+    fresh: list[str] = []
+    other = solve(o, tmp_path / "fresh", tolerance=1e-6, threads=1, graph="regenerate", log=fresh.append)
+    assert other.meta["solve_seconds"] == other.meta["solve_seconds_this_run"]
+    assert any(s.startswith("sweep 1 ") and "1.0 s so far" in s for s in fresh)
+
+
+@pytest.mark.parametrize("seconds", ["an hour", -5.0, None, float("nan"), [1]])
+def test_a_checkpoint_with_an_odd_clock_resumes_with_its_counts(tmp_path, seconds) -> None:
+    """The clock is a figure for the log: a checkpoint whose ``seconds`` is not a count of
+    seconds still resumes with all its counts, its clock at 0."""
+    header = {"pieces": 1, "mirror": True}
+    values = np.linspace(-1, 1, 5, dtype=np.float32)
+    checkpoint.write_checkpoint(tmp_path, values, {
+        "sweeps": 7, "policy_sweeps": 42, "hot_states": 2251, "stage": 1, "discounts": list(schedule.WALK_DISCOUNTS),
+        "change": 0.63, "options": header, "tolerance": 1e-5, "method": "walk", "seconds": seconds})
+    got = checkpoint.resume(tmp_path, header, 5, "walk")
+    assert (got.sweeps, got.stage, got.cheap, got.hot, got.seconds) == (7, 1, 42, 2251, 0.0)
+    checkpoint.write_checkpoint(tmp_path, values, {"sweeps": 7, "options": header, "method": "walk",
+                                                   "seconds": 5400.5})
+    assert checkpoint.resume(tmp_path, header, 5, "walk").seconds == 5400.5
+
+
+def test_the_solving_time_a_table_reports() -> None:
+    from gamesolver.games.ur.answers import solving_time
+
+    assert solving_time({"solve_seconds_this_run": 40.0, "solve_seconds": 40.0}) == "40 s of solving"
+    assert solving_time({"solve_seconds_this_run": 40.0}) == "40 s of solving"  # an older table's
+    assert (solving_time({"solve_seconds_this_run": 1800.0, "solve_seconds": 9000.0})
+            == "2.5 hours of solving (30 minutes of it in this run)")
+    assert solving_time({}) == ""

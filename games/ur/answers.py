@@ -27,6 +27,7 @@ from gamesolver.solver.stochastic.planning import (
 )
 from gamesolver.games.ur import opening
 from gamesolver.games.ur.opening import OpeningFile
+from gamesolver.solver.limits import duration
 from gamesolver.solver.tables.table import Table
 from gamesolver.solver.stochastic.outcomes import auto_stores, estimate_bytes
 
@@ -83,6 +84,19 @@ def proven_text(answer: dict[str, Any]) -> str:
     if answer["lower"] == answer["upper"]:
         return " (proven exactly)"
     return f" (proven between {answer['lower']:+.7f} and {answer['upper']:+.7f})"
+
+
+def solving_time(meta: dict[str, Any]) -> str:
+    """How long a table took to solve, from its header: every run of a solve that was stopped and
+    resumed counts, and this run's share is said where it was not all of it ("" for a table that
+    records no time)."""
+    this = meta.get("solve_seconds_this_run")
+    total = meta.get("solve_seconds", this)  # tables written before the solve's runs were added up
+    if total is None:
+        return ""
+    if this is None or float(this) >= float(total):
+        return f"{duration(float(total))} of solving"
+    return f"{duration(float(total))} of solving ({duration(float(this))} of it in this run)"
 
 
 def best_move_answer(options: UrOptions, pos: Position, roll: int, ranked: list[Choice],

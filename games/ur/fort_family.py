@@ -18,7 +18,7 @@ import numpy as np
 from gamesolver.games.ur import opening
 from gamesolver.games.ur.answers import (
     analyze_answer, answer_source, best_move_answer, missing_table_message, nobody_wins,
-    outside_opening_message, proven_text, shipped_fallback, show_answer, source_line,
+    outside_opening_message, proven_text, shipped_fallback, show_answer, solving_time, source_line,
 )
 from gamesolver.games.ur.export import write_csv, write_npy
 from gamesolver.games.ur.family import (
@@ -187,7 +187,7 @@ class FortFamily(Family):
         start_fields = prov.fields(start, state_interval(options, table, frozenset(), frozenset()))
         keys = ("sweeps", "method", "residual", "policy_sweeps", "endless_check",
                 "endless_repairs", "graph", "policy_place", "bytes_per_state", "solve_seconds_this_run",
-                "certified")
+                "solve_seconds", "certified")
         fields = {"pieces": self.pieces, "states": table.state_count, "table": str(table.path),
                   "start_value": start, "start": start_fields, "proven": prov.proven,
                   "stop_residual": m.get("tolerance"), **{k: m[k] for k in keys if k in m}}
@@ -195,7 +195,8 @@ class FortFamily(Family):
         check = m["endless_check"]
         repaired = f" after {m['endless_repairs']} discounted repair" if m.get("endless_repairs") else ""
         lines = [f"solved pieces={self.pieces}: {table.state_count:,} states, {m['sweeps']} sweeps{products} "
-                 f"({m['method']}), stopped at residual {m['residual']:.2g} (below {m['tolerance']:g})",
+                 f"({m['method']}), stopped at residual {m['residual']:.2g} (below {m['tolerance']:g})"
+                 + (f"; {took}" if (took := solving_time(m)) else ""),
                  f"endless check (eps {check['eps']:g}): "
                  + ("passed" if check["flagged"] == 0 else f"FAILED in {check['flagged']:,} states") + repaired,
                  f"value of start for the first player: {start:+.6f}"

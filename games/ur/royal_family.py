@@ -16,6 +16,7 @@ from gamesolver.games.ur.family import (
     Cached, CheckAsk, ExportAsk, Family, Log, PathArg, QueryRefused, Reply, SolveAsk, Where, built_reply,
     refuse_options,
 )
+from gamesolver.games.ur.answers import solving_time
 from gamesolver.games.ur.opening import OutsideOpening
 from gamesolver.games.ur.provenance import check_lines, of_table
 from gamesolver.games.ur.rules import AUTO_BUILD_MAX_PIECES
@@ -119,14 +120,15 @@ class RoyalFamily(Family):
                             threads=ask.threads, graph=ask.graph, log=ask.log)
         m = table.meta
         p = (1.0 + float(table["value"][state_rank(rules, royal.start(rules).state())])) / 2.0
-        keys = ("sweeps", "tiers", "residual", "tolerance", "endless_check", "value_dtype", "solve_seconds_this_run")
+        keys = ("sweeps", "tiers", "residual", "tolerance", "endless_check", "value_dtype", "solve_seconds_this_run",
+                "solve_seconds")
         fields = {"rules": rules.name, "pieces": rules.pieces, "states": table.state_count, "table": str(table.path),
                   "start_win_probability": p, **{k: m[k] for k in keys if k in m}}
         check = m["endless_check"]
         return Reply(fields, [
             f"solved {rules.name}, pieces={rules.pieces}: {table.state_count:,} states, {m['tiers']} tier "
             f"groups, {m['sweeps']} sweeps (float64), stopped at residual {m['residual']:.2g} (below "
-            f"{m['tolerance']:g}), {m['solve_seconds_this_run']:.1f} s; unproven (docs/royalur.md)",
+            f"{m['tolerance']:g}), {solving_time(m)}; unproven (docs/royalur.md)",
             f"endless check (eps {check['eps']:g}): "
             + ("passed" if check["flagged"] == 0 else f"FAILED in {check['flagged']:,} states"),
             f"light's chance of winning from the start: {100 * p:.10f} %",

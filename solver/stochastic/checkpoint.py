@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
 import time
 from pathlib import Path
@@ -91,6 +92,16 @@ def stopped_message(root: Path) -> str:
             f"{root} to start over and free the disk")
 
 
+def _seconds(info: dict[str, Any]) -> float:
+    """A checkpoint's ``seconds``; 0 where it has none or one that is not a count of seconds (the
+    clock is a figure for the log and the header: it never costs a run its checkpoint)."""
+    try:
+        seconds = float(info.get("seconds", 0.0))
+    except (TypeError, ValueError):
+        return 0.0
+    return seconds if math.isfinite(seconds) and seconds >= 0 else 0.0
+
+
 def _size(nbytes: int) -> str:
     return f"{nbytes / 2**30:.2f} GiB" if nbytes >= 2**30 else f"{nbytes / 2**20:.1f} MiB"
 
@@ -125,6 +136,17 @@ class Resumed(NamedTuple):
     cheap: int  # policy sweeps done
     tier: int  # tiers done (a tiered run)
     hot: int  # states swept in the walk's hot sets, all of them together
+    # the solve's seconds in its earlier runs up to this checkpoint: the rounds it keeps (a round
+    # that a stop cut short is not counted)
+    seconds: float = 0.0
+
+
+def so_far(spent: float, earlier: float) -> str:
+    """A round log's clock: this run's seconds, and where the solve was resumed, its seconds in
+    all (its earlier runs' up to the checkpoint it resumed from, as that recorded them)."""
+    if not earlier:
+        return f"{spent:.1f} s so far"
+    return f"{spent:.1f} s this run, {earlier + spent:,.1f} s in all"
 
 
 def resume(root: Path, header: dict[str, Any], n: int, method: str,
@@ -134,7 +156,8 @@ def resume(root: Path, header: dict[str, Any], n: int, method: str,
     tiered run's checkpoint, at the range after the last it finished; a walk resumes in its stage
     only from a walk's checkpoint (else from the start of the walk, with the checkpoint's values).
     A checkpoint that cannot be read, or belongs to other options, is said so in the log and the
-    run starts from sweep 0. (A ``products`` count, written by older solves, is ignored.)"""
+    run starts from sweep 0. (A ``products`` count, written by older solves, is ignored; a
+    checkpoint without ``seconds``, written before checkpoints kept them, counts none.)"""
     info_file, values_file = root / CHECKPOINT_INFO, root / CHECKPOINT
     if info_file.exists() or values_file.exists():
         try:
@@ -151,7 +174,8 @@ def resume(root: Path, header: dict[str, Any], n: int, method: str,
                 same = info.get("method", "sweeps") == method
                 stage = schedule.walk_stage(info) if same else 0
                 return Resumed(np.ascontiguousarray(values), sweeps, stage, int(info.get("policy_sweeps", 0)),
-                               int(info.get("tier", 0)), int(info.get("hot_states", 0)))
+                               int(info.get("tier", 0)), int(info.get("hot_states", 0)),
+                               _seconds(info))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             why = f"it cannot be read ({type(exc).__name__}: {exc})"
         if log:

@@ -149,7 +149,8 @@ def solve_values(
             if engine is not None:  # the sweep was timed on this process's threads, not where it will run
                 line += f" (timed on this machine's CPU; the {getattr(engine, 'name', 'given')} engine sweeps elsewhere)"
             log(line)
-        values, sweeps, stage, cheap, tier, hot = checkpoint.resume(root, header, n, method, log, dtype, tiers is not None)
+        values, sweeps, stage, cheap, tier, hot, earlier = checkpoint.resume(root, header, n, method, log, dtype,
+                                                                       tiers is not None)
         started = sweeps
         policy = None  # mapped inside the try below when on disk, so a stop while it is made still cleans up
         if not on_disk:
@@ -194,21 +195,21 @@ def solve_values(
                 if tiers is not None:  # after a repair, every range is swept again from the repaired values
                     residual, sweeps, spent, check, tier_built, tier_bytes = _tiered(
                         game, use_graph, root, values, header, tolerance, threads, max_sweeps, tiers,
-                        0 if repairs else tier, sweeps, spent, eps, show_progress, log)
+                        0 if repairs else tier, sweeps, spent, eps, show_progress, log, earlier=earlier + built)
                     built += tier_built
                     graph_bytes = max(graph_bytes, tier_bytes)
                 elif method == "walk" and policy is not None:
                     walked: dict[str, Any] = {}
                     residual, sweeps, cheap, hot, spent = walk.run_walk(
                         engine, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, cheap, hot, stage,
-                        spent, show_progress, log, walked)
+                        spent, show_progress, log, walked, earlier=earlier + built)
                     for key in ("generated_states", "generated_codes"):
                         generated[key] = generated.get(key, 0) + walked.get(key, 0)
                     rounds += walked.get("rounds", [])
                 else:
                     residual, sweeps, spent = _iterate(
                         engine, root, values, header, tolerance, threads, max_sweeps, sweeps, spent,
-                        show_progress, log)
+                        show_progress, log, earlier=earlier + built)
                 if tiers is None:
                     t0 = time.perf_counter()
                     check = endless_check(engine, values, eps, threads, show_progress)
@@ -257,6 +258,8 @@ def solve_values(
             "policy_sweep_equivalents": round(cheap + hot / max(1, n), 1),
             "value": "P(win) - P(loss) for the side to move, before rolling; endless play counts 0",
             "solve_seconds_this_run": round(spent + built, 3),
+            # ... and over all its runs: a resumed solve adds the seconds its checkpoint recorded
+            "solve_seconds": round(earlier + spent + built, 3),
             "graph_build_seconds": round(built, 3),
             "resumed_at_sweep": started,
             "endless_check": check.summary(),
@@ -277,9 +280,9 @@ def solve_values(
 
 def _iterate(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
              max_sweeps: int, sweeps: int, spent: float,
-             show_progress: bool | None, log: Log | None) -> tuple[float, int, float]:
+             show_progress: bool | None, log: Log | None, earlier: float = 0.0) -> tuple[float, int, float]:
     """Plain sweeps until change and residual are below ``tolerance``; checkpoints after every
-    sweep.
+    sweep, with the solve's seconds (``earlier``: its seconds before this run's sweeps).
     Returns (residual, sweeps, seconds)."""
     flip, damp = walk.Flip(), False
     while sweeps < max_sweeps:
@@ -288,10 +291,11 @@ def _iterate(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
         spent += time.perf_counter() - t0
         sweeps += 1
         info = {"sweeps": sweeps, "change": last, "options": header, "tolerance": tolerance,
-                "method": "sweeps"}
+                "method": "sweeps", "seconds": round(earlier + spent, 3)}
         checkpoint.write_checkpoint(root, values, info)
         if log:
-            log(f"sweep {sweeps}{' damped' if damp else ''}: largest change {last:.3g} ({spent:.1f} s so far)")
+            log(f"sweep {sweeps}{' damped' if damp else ''}: largest change {last:.3g} "
+                f"({checkpoint.so_far(spent, earlier)})")
         if last < tolerance:
             residual = K.sweep(values, threads=threads, write=False)
             if residual < tolerance:
@@ -321,8 +325,8 @@ def check_tiers(tiers: Any, n: int) -> list[tuple[int, int]]:
 
 def _tiered(game: StochasticGame, store: bool, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float,
             threads: int, max_sweeps: int, tiers: list[tuple[int, int]], tier: int, sweeps: int, spent: float,
-            eps: float, show_progress: bool | None,
-            log: Log | None) -> tuple[float, int, float, EndlessCheck, float, int]:
+            eps: float, show_progress: bool | None, log: Log | None,
+            earlier: float = 0.0) -> tuple[float, int, float, EndlessCheck, float, int]:
     """Sweep each tier range, from ``tier`` on, until a sweep changes no value of it by more than
     ``tolerance`` and its Bellman residual is below it too; then check the range against endless
     play, and checkpoint. With ``store`` each range's outcomes are ranked once (``range_graph``)
@@ -335,8 +339,8 @@ def _tiered(game: StochasticGame, store: bool, root: Path, values: np.ndarray, h
     bad: list[np.ndarray] = []
     info_file = root / checkpoint.CHECKPOINT_INFO
     if tier and info_file.exists():
-        earlier = json.loads(info_file.read_text())
-        passes, flagged = int(earlier.get("check_passes", 0)), int(earlier.get("check_flagged", 0))
+        recorded = json.loads(info_file.read_text())
+        passes, flagged = int(recorded.get("check_passes", 0)), int(recorded.get("check_flagged", 0))
     for i in range(tier, len(tiers)):
         start, stop = tiers[i]
         # waking threads costs more than a small tier's sweep, on a busy machine many times more
@@ -376,11 +380,12 @@ def _tiered(game: StochasticGame, store: bool, root: Path, values: np.ndarray, h
         spent += time.perf_counter() - t0
         checkpoint.write_checkpoint(root, values, {"sweeps": sweeps, "tier": i + 1, "tiers": len(tiers),
                                    "change": last, "options": header, "tolerance": tolerance, "method": "sweeps",
-                                   "check_passes": passes, "check_flagged": flagged})
+                                   "check_passes": passes, "check_flagged": flagged,
+                                   "seconds": round(earlier + spent + built, 3)})
         if log:
             verdict = "passed" if not here.size else f"flagged {here.size:,} states"
             log(f"tier {i + 1}/{len(tiers)} ({stop - start:,} states): {used} sweeps, endless check {verdict} "
-                f"({spent + built:.1f} s so far)")
+                f"({checkpoint.so_far(spent + built, earlier)})")
     states = np.concatenate(bad) if bad else np.zeros(0, np.int64)
     worst = states[np.argsort(-np.abs(values[states]), kind="stable")[:10]]
     return (residual, sweeps, spent, EndlessCheck(eps, passes, flagged, tuple(int(r) for r in worst), states),

@@ -55,7 +55,7 @@ OUTLOOK_ROUNDS = 4
 def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
           max_sweeps: int, policy: np.ndarray, sweeps: int, cheap: int, hot: int, stage: int, spent: float,
           show_progress: bool | None, log: Log | None, work: dict[str, Any] | None = None,
-          ) -> tuple[float, int, int, int, float]:
+          earlier: float = 0.0) -> tuple[float, int, int, int, float]:
     """The ``walk`` method: modified policy iteration while a discount walks up to 1.
 
     Stage by stage, 1 - discount = WALK_DISCOUNTS (1e-2, 1e-4, 1e-6) and finally 0: each round
@@ -79,6 +79,8 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     unchanged since its last full backup (``solver.stochastic.skip``): the same values at a policy
     sweep's cost. ``work``, where given, receives what the full sweeps backed up from outcomes
     (``skip_figures``; "generated" there counts a state read from a stored graph too).
+    ``earlier``: the solve's seconds before this run's rounds (its earlier runs', as its checkpoint
+    recorded them), which the checkpoints and the round log add to this run's.
     """
     stages = schedule.WALK_DISCOUNTS + (0.0,)
     can_skip = getattr(K, "skips", False)
@@ -111,7 +113,8 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                     residual = K.sweep(values, threads=threads, write=False)
                     if residual < tolerance:
                         spent += time.perf_counter() - t0
-                        pacer.round(walk_info(header, tolerance, sweeps, cheap, hot, stage, last), force=True)
+                        pacer.round(walk_info(header, tolerance, sweeps, cheap, hot, stage, last, earlier + spent),
+                                    force=True)
                         return residual, sweeps, cheap, hot, spent
                 done = bool(d) and (last < end or stalled(last))
                 rate = g ** (1 + between)  # how slowly a change can fall at most since the last round
@@ -130,12 +133,13 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                 between = cheap - was
                 t_round = time.perf_counter() - t0
                 spent += t_round
-                pacer.round(walk_info(header, tolerance, sweeps, cheap, hot, stage + done, last), force=done)
+                pacer.round(walk_info(header, tolerance, sweeps, cheap, hot, stage + done, last, earlier + spent),
+                            force=done)
                 if log:  # the split says what a round costs where: the projections' policy share
                     generated = f", {skip.log[-1]['generated']:.1%} generated" if skip is not None else ""
                     log(f"sweep {sweeps} (1 - discount {d:g}){' damped' if damp else ''}: largest change {last:.3g} "
                         f"(full sweep {t_full:.1f} s{generated}, policy sweeps {t_round - t_full:.1f} s; "
-                        f"{spent:.1f} s so far)" + ("" if done else outlook(last, t_round)))
+                        f"{checkpoint.so_far(spent, earlier)})" + ("" if done else outlook(last, t_round)))
                 damp = flip(last, rate, damped=damp)
                 if done:
                     break
@@ -291,10 +295,11 @@ class Flip:
 
 
 def walk_info(header: dict[str, Any], tolerance: float, sweeps: int, cheap: int, hot: int, stage: int,
-               change: float) -> dict[str, Any]:
+               change: float, seconds: float = 0.0) -> dict[str, Any]:
+    """A walk checkpoint's record; ``seconds``: the solve's, all its runs together."""
     return {"sweeps": sweeps, "policy_sweeps": cheap, "hot_states": hot, "stage": stage,
             "discounts": list(schedule.WALK_DISCOUNTS), "change": change, "options": header, "tolerance": tolerance,
-            "method": "walk"}
+            "method": "walk", "seconds": round(seconds, 3)}
 
 
 def finds_hot_sets(K: Engine) -> bool:
