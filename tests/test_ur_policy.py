@@ -183,6 +183,14 @@ def test_a_hot_set_must_be_increasing_ranks_and_a_mark_one_byte_a_state(mini4) -
     for bad in ([3, 2], [1, 1], [-1, 4], [0, n]):
         with pytest.raises(ValueError, match="increasing ranks"):
             kernels.evaluate(K, policy, V, subset=np.array(bad, dtype=np.int64))
+    long = np.arange(0, min(n, 30_000), 3, dtype=np.int64)  # one step down anywhere in a long set
+    for at in (1, long.size // 2, long.size - 1):
+        bad = long.copy()
+        bad[at] = bad[at - 1]
+        with pytest.raises(ValueError, match="increasing ranks"):
+            kernels.evaluate(K, policy, V, subset=bad)
+    assert np.array_equal(V, V0)
+    kernels.evaluate(K, policy, V.copy(), subset=long)  # and the set itself is fine
     with pytest.raises(ValueError, match="mark array"):
         kernels.evaluate(K, policy, V, mark=np.zeros(n - 1, dtype=np.uint8))
     assert np.array_equal(V, V0)

@@ -241,8 +241,17 @@ cdef int64_t check_subset(StochasticGame game, const int64_t[::1] subset, uint8_
         raise ValueError(f"mark array has {mark.shape[0]} entries; expected one a state ({game.total})")
     if subset is None or subset.shape[0] == 0:
         return 0
-    cdef int64_t m = subset.shape[0]
-    if np.any(np.diff(np.asarray(subset)) <= 0) or subset[0] < 0 or subset[m - 1] >= game.total:
+    cdef int64_t m = subset.shape[0], i
+    cdef bint bad = subset[0] < 0 or subset[m - 1] >= game.total
+    cdef const int64_t* S = &subset[0]
+    # a scan in place: a hot set is swept hundreds of times a round, and np.diff's copy of it (up to
+    # 80 million ranks at seven pieces) made each of those sweeps 7% slower (five pieces, 12% of the states)
+    with nogil:
+        i = 1
+        while not bad and i < m:
+            bad = S[i] <= S[i - 1]
+            i += 1
+    if bad:
         raise ValueError(f"subset must be increasing ranks in 0..{game.total - 1}")
     return m
 
