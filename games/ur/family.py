@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
+from gamesolver.solver.limits import duration
+from gamesolver.solver.stochastic.checkpoint import report
 from gamesolver.solver.stochastic.engine import Log
 from gamesolver.games.ur.tables import RoyalTable, UrTable
 from gamesolver.solver.errors import InputError, MissingTableError
@@ -163,6 +165,17 @@ class Family(ABC):
         """Solve (or resume solving) and write the table."""
 
     @abstractmethod
+    def solve_folder(self, out: str | None, cache: str | None) -> tuple[Path, dict[str, Any]]:
+        """Where ``solve`` with these ``--out``/``--cache`` writes, and the options its checkpoint
+        must name for the solve to resume from it."""
+
+    def solve_status(self, out: str | None, cache: str | None) -> Reply:
+        """``ur solve --status``: what the folder ``solve`` would write holds, read without
+        disturbing a solve running there (``solver.stochastic.checkpoint.report``)."""
+        root, header = self.solve_folder(out, cache)
+        return status_reply(report(root, header))
+
+    @abstractmethod
     def check(self, ask: CheckAsk) -> Reply:
         """Check a table against the game's equations and endless play; ``ok`` False when it fails."""
 
@@ -214,6 +227,40 @@ class Family(ABC):
     @abstractmethod
     def solve_table(self, out: PathArg | None, cache: PathArg | None, **settings: Any) -> UrTable | RoyalTable:
         """Solve (or resume solving), write the table, and open it."""
+
+
+def status_reply(found: dict[str, Any]) -> Reply:
+    """``solve_status``'s answer from a folder's ``report``: whether a solve runs there, what its
+    checkpoint says (the walk's stage and round, the largest change, the time of the rounds it
+    keeps), and how to go on."""
+    root, ck = found["folder"], found["checkpoint"]
+    lines = [f"{root}: a solve is running there ({found['running']})" if found["running"]
+             else f"{root}: no solve is running there"]
+    if found["table"]:
+        lines.append("it holds a finished table: queries read it with --table " + root)
+    if ck is None and not found["table"]:
+        lines.append("nothing to resume: no checkpoint" + ("" if found["exists"] else " (no such folder yet)")
+                     + "; the solve command starts from the beginning")
+    elif ck is not None and "unreadable" in ck:
+        lines.append(f"its checkpoint cannot be read ({ck['unreadable']}): the solve command would start over")
+    elif ck is not None:
+        if "stage" in ck:
+            stage = (f"1 - discount {ck['discount_gap']:g}" if ck["discount_gap"] else "undiscounted")
+            where = f"the walk's stage {ck['stage'] + 1} of {ck['stages']} ({stage})"
+        elif "tier" in ck:
+            where = f"{ck['tier']} of {ck['tiers']} tier groups done"
+        else:
+            where = "plain sweeps"
+        change = f", largest change {ck['change']:.3g}" if ck["change"] is not None else ""
+        took = (f"; {duration(ck['seconds'])} of solving in the rounds it keeps" if ck["seconds"]
+                else "" if not ck["sweeps"] else "; its time is not recorded (a checkpoint of an older build)")
+        lines.append(f"checkpoint after sweep {ck['sweeps']}: {where}{change}{took}")
+        if not ck["same_options"]:
+            lines.append("the checkpoint belongs to other options: this command would ignore it and start over")
+        elif not found["running"]:
+            lines.append("the same command without --status resumes from it")
+    lines.append(f"files: {found['bytes'] / 2**30:.2f} GiB")
+    return Reply(found, lines)
 
 
 def refuse_options(family_name: str, **given: Any) -> None:

@@ -160,14 +160,16 @@ class FortFamily(Family):
             lines.append(f"stored and solved: {stored:,} (one of each pair of mirror images, columns A and C swapped)")
         return Reply(fields, lines)
 
+    def solve_folder(self, out: str | None, cache: str | None) -> tuple[Path, dict[str, Any]]:
+        if out is not None and cache is not None:
+            raise InputError("--out and --cache both say where the table goes; give one of them")
+        root = Path(out) if out is not None else default_table_dir(self.options, cache)
+        return root, self.options.header()
+
     def solve(self, ask: SolveAsk) -> Reply:
         options = self.options
         tolerance = DEFAULT_TOLERANCE if ask.tolerance is None else ask.tolerance
-        out = ask.out
-        if out is not None and ask.cache is not None:
-            raise InputError("--out and --cache both say where the table goes; give one of them")
-        if out is None and ask.cache is not None:
-            out = str(default_table_dir(options, ask.cache))
+        out = str(self.solve_folder(ask.out, ask.cache)[0])
         # no --proof/--no-proof: prove where it fits, and otherwise say so once, before the solve
         proving: Proof = "auto" if ask.proof is None else ask.proof
         width = DEFAULT_WIDTH if ask.width is None else ask.width

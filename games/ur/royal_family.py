@@ -28,6 +28,7 @@ from gamesolver.games.ur.royal_table import (
     DEFAULT_TOLERANCE, default_table_dir, load_royal_table, royal_choices, royal_game, royal_solve, state_rank,
     tier_ranges,
 )
+from gamesolver.games.ur.royal_table import header as royal_header
 from gamesolver.games.ur.tables import RoyalTable
 from gamesolver.solver.errors import InputError, MissingTableError
 from gamesolver.solver.stochastic.iteration import check_eps, endless_check
@@ -104,6 +105,10 @@ class RoyalFamily(Family):
         lines.append(f"states (mover-relative, game not over): {enc.size:,}; as RoyalUr counts them: "
                      f"{enc.royalur_state_count():,}")
         return Reply(fields, lines)
+
+    def solve_folder(self, out: str | None, cache: str | None) -> tuple[Path, dict[str, Any]]:
+        self.refuse(cache=cache)
+        return (Path(out) if out is not None else default_table_dir(self.rules)), royal_header(self.rules)
 
     def solve(self, ask: SolveAsk) -> Reply:
         self.refuse(cache=ask.cache, backend=None if ask.backend == "cpu" else ask.backend)

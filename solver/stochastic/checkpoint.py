@@ -18,6 +18,7 @@ import numpy as np
 from gamesolver.solver.stochastic._engine import StochasticGame
 from gamesolver.solver.stochastic.engine import Log
 from gamesolver.solver.errors import Interrupted, TableWriteError
+from gamesolver.solver.tables.lock import holder
 from gamesolver.solver.tables.table import CHECKPOINT_FORMAT
 from gamesolver.solver.stochastic import schedule
 
@@ -90,6 +91,40 @@ def stopped_message(root: Path) -> str:
         return f"nothing to resume yet ({kept_here}no checkpoint written); the same command starts over"
     return (f"{_size(size)} kept in {root}; run the same command again to resume from {at}, or delete "
             f"{root} to start over and free the disk")
+
+
+def report(root: Path, header: dict[str, Any]) -> dict[str, Any]:
+    """What a solve's folder holds, read without disturbing a solve that runs there: whether one
+    holds it now (``running``: the lock's note, else None), whether a finished table is there, the
+    checkpoint's counts (None where there is none; ``{"unreadable": why}`` where it cannot be
+    read), whether it belongs to ``header``'s options (else the same command would start over),
+    and the bytes the folder's files take."""
+    files = [p for p in root.rglob("*") if p.is_file()] if root.is_dir() else []
+    out: dict[str, Any] = {"folder": str(root), "exists": root.is_dir(), "running": holder(root),
+                           "table": (root / "header.json").is_file(), "checkpoint": None,
+                           "bytes": sum(p.stat().st_size for p in files)}
+    info_file = root / CHECKPOINT_INFO
+    if not info_file.is_file():
+        return out
+    try:
+        info = json.loads(info_file.read_text())
+        if not isinstance(info, dict):
+            raise ValueError("not a JSON object")
+        ck: dict[str, Any] = {"sweeps": int(info.get("sweeps", 0)), "method": str(info.get("method", "sweeps")),
+                              "change": float(info["change"]) if info.get("change") is not None else None,
+                              "seconds": _seconds(info), "same_options": info.get("options") == header}
+    except (OSError, ValueError, TypeError) as exc:
+        out["checkpoint"] = {"unreadable": f"{type(exc).__name__}: {exc}"}
+        return out
+    if ck["method"] == "walk":
+        discounts = [float(d) for d in info.get("discounts", schedule.FIRST_WALK_DISCOUNTS)]
+        stage = int(info.get("stage", 0))
+        ck.update({"stage": stage, "stages": len(discounts) + 1, "policy_sweeps": int(info.get("policy_sweeps", 0)),
+                   "discount_gap": discounts[stage] if stage < len(discounts) else 0.0})
+    if "tier" in info:
+        ck.update({"tier": int(info["tier"]), "tiers": int(info.get("tiers", 0))})
+    out["checkpoint"] = ck
+    return out
 
 
 def _seconds(info: dict[str, Any]) -> float:

@@ -83,3 +83,25 @@ def folder_lock(folder: str | os.PathLike[str]) -> Iterator[None]:
     finally:
         _held.discard(key)
         os.close(fd)  # releases the lock; the file stays (removing it would race a newcomer's open)
+
+
+def holder(folder: str | os.PathLike[str]) -> str | None:
+    """Who holds ``folder``'s lock now: what its file says of the holder ("pid 123 since ...", or
+    "a process" where it says nothing), or None where no process holds it. Only asks: the probe
+    takes the lock for a moment where it is free and never creates the file. None where locks do
+    not exist (not POSIX), and for a folder this process holds itself."""
+    root = Path(folder)
+    if fcntl is None or str(root.resolve()) in _held:
+        return None
+    path = root / LOCK_FILE
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # no file: nobody ever held it (a holder's file stays while it runs)
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return _holder(path) or "a process"
+    finally:
+        os.close(fd)  # (releases the probe's lock where it took one)
+    return None
