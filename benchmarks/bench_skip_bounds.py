@@ -9,7 +9,11 @@ for the whole game ("global"), per block of stored states ("P1": the mover's til
 side's count), per block of two kinds ("P1+P2": those, and the other side's tiles with the
 mover's count for a successor where the mover keeps the turn), each with the blocks a state's
 successors truly lie in, and each state's own successors exactly ("exact", the best any test of
-this kind can do). A lead is measured against the values the state's full backup read, and a
+this kind can do). Two more are unsound by construction, to size what a bound from the typical
+movement would buy: the 99th and 99.9th percentiles of each round's movement and full-sweep
+change over every 97th state ("q99", "q999"), for which each round also counts the sampled skips
+whose kept actions were no longer the best ("wrong_...") and the most such a skip lost
+(probability-weighted over the rolls, "harm_..."). A lead is measured against the values the state's full backup read, and a
 skip carries it to the next sweep's start by subtracting twice its successors' movement. Each
 round prints the share of the sample's codes each bound would generate; the last line sums them
 over the walk.
@@ -63,8 +67,26 @@ def lead(i, V, g):
         least = min(least, w[-1] - w[-2])
     return least
 
+def best_codes(i, V, g):
+    """Each roll's best action (an index into its codes), for the mover (the max)."""
+    return [int(np.argmax(term(c, V, g))) if len(c) else -1 for c in info[i]["rolls"]]
+
+def loss(i, V, g, kept):
+    """What backing up from the kept actions loses against the best ones now (probability-weighted)."""
+    out = 0.0
+    for r, c in enumerate(info[i]["rolls"]):
+        if len(c) < 2:
+            continue
+        w = term(c, V, g)
+        out += P[r] * (w.max() - w[kept[r]])
+    return out
+
 codes = np.array([d["ncodes"] for d in info], dtype=np.float64)
-variants = ["global", "P1", "P1+P2", "exact"]
+variants = ["global", "P1", "P1+P2", "exact", "q99", "q999"]
+Q = {"q99": 0.99, "q999": 0.999}
+wrong = {v: 0 for v in Q}
+harm = {v: 0.0 for v in Q}
+best_at = {v: [None] * NS for v in Q}
 ell = {v: np.full(NS, -np.inf) for v in variants}
 state = {"W": None, "Wprev": None, "g": None, "gprev": None, "k": -1}
 tot = {v: 0.0 for v in variants + ["all"]}
@@ -79,10 +101,12 @@ def end(self, values, change, generated):
     k = self.round
     W, Wp, F, g, gp = state["W"], state["Wprev"], values, state["g"], state["gprev"]
     full = np.abs(F.astype(np.float64) - W)
+    qfull = {v: float(np.quantile(full[::97], q)) for v, q in Q.items()}
     f1 = np.zeros(nb1); np.maximum.at(f1, P1, full)
     f2 = np.zeros(nb2); np.maximum.at(f2, P2, full)
     if Wp is not None:
         mv = np.abs(W.astype(np.float64) - Wp)
+        qmv = {v: float(np.quantile(mv[::97], q)) for v, q in Q.items()}
         m1 = np.zeros(nb1); np.maximum.at(m1, P1, mv)
         m2 = np.zeros(nb2); np.maximum.at(m2, P2, mv)
         dg = abs(g - gp)
@@ -93,7 +117,9 @@ def end(self, values, change, generated):
         for i in range(NS):
             d = info[i]
             if Wp is not None and np.isfinite(ell[v][i]):
-                if v == "global":
+                if v in Q:
+                    Dm, Df = qmv[v], qfull[v]
+                elif v == "global":
                     Dm, Df = mv.max(), full.max()
                 elif v == "P1":
                     Dm, Df = (m1[d["b1"]].max(), f1[d["b1"]].max()) if len(d["b1"]) else (0.0, 0.0)
@@ -109,9 +135,17 @@ def end(self, values, change, generated):
                 if ell[v][i] > 2 * D + 2.5e-7:
                     gen[i] = False
                     ell[v][i] -= 2 * (Dm + dg)
+                    if v in Q:  # unsound: did the kept actions stop being best?
+                        now = best_codes(i, F, g)
+                        if now != best_at[v][i]:
+                            wrong[v] += 1
+                            harm[v] = max(harm[v], loss(i, F, g, best_at[v][i]))
                     continue
             L = lead(i, F, g)
-            if v == "global":
+            if v in Q:
+                best_at[v][i] = best_codes(i, F, g)
+                Df = qfull[v]
+            elif v == "global":
                 Df = full.max()
             elif v == "P1":
                 Df = f1[d["b1"]].max() if len(d["b1"]) else 0.0
@@ -122,6 +156,8 @@ def end(self, values, change, generated):
             ell[v][i] = L - 2 * Df
         out[v] = float(codes[gen].sum() / codes.sum())
         tot[v] += codes[gen].sum()
+    out.update({f"wrong_{v}": wrong[v] for v in Q})
+    out.update({f"harm_{v}": harm[v] for v in Q})
     rows.append(out)
     print(json.dumps({a: (round(b, 4) if isinstance(b, float) else b) for a, b in out.items()}), flush=True)
     return r
