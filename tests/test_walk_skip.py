@@ -288,3 +288,69 @@ def test_the_walk_on_four_pieces_is_the_same_with_skipping(tmp_path, monkeypatch
     skipped, meta = _walk_values(o, tmp_path, "skip")
     assert np.array_equal(plain, skipped)
     assert meta["full_sweeps_generated"]["generated_codes"] < plain_meta["full_sweeps_generated"]["generated_codes"] / 2
+
+
+def test_proven_false_drops_only_the_running_sweeps_term(mini4) -> None:
+    """The kernel's ``proven=False`` (the quantile experiment's): with the same bounds it reads
+    from its row at least every state the proven test does, and where the running sweep's own
+    changes are what forbids a skip (values moved far, the recorded bound tiny), more."""
+    K = mini4
+    n = K.state_count
+    rng = np.random.default_rng(3)
+    V0 = rng.uniform(-1, 1, n).astype(np.float32)
+    V1, change, pol, lead, stamp = _recorded(K, V0)
+    W = (V1 + rng.uniform(-0.05, 0.05, n)).clip(-1, 1).astype(np.float32)
+    bounds = np.full(256, np.inf)
+    bounds[0] = 1e-7  # a guess that says nothing moved
+    made = {}
+    for proven in (True, False):
+        work = np.zeros(2, np.int64)
+        E.sweep(K, W.copy(), policy=pol.copy(), lead=lead.copy(), stamp=stamp.copy(), bounds=bounds, now=1,
+                work=work, proven=proven)
+        made[proven] = int(work[0])
+    assert made[False] < made[True]
+
+
+def test_the_quantile_bound_is_used_only_where_asked() -> None:
+    """Skip's ``quantile``: the proven test in its first round (no full sweep's quantile yet) and
+    in the undiscounted stage, where every bound is built from the largest movements; the guess in
+    the discounted rounds after, from the quantiles over the sample (which a lone state that moved
+    far need not touch), and never without ``quantile``."""
+    n = 97 * 100  # the sample: every 97th state, 100 of them
+    for q in (0.0, 0.99):
+        values = np.zeros(n, np.float32)
+        sk = skip.Skip(n, np.float32, quantile=q)
+        sk.begin(values, 0.99)
+        assert sk.proven and "proven" not in sk.kwargs()
+        values[:] = np.float32(1e-4)  # full sweep 0: every state moves by 1e-4, one (off the sample) by 0.5
+        values[5] = np.float32(0.5)
+        sk.end(values, 0.5, n)
+        # round 0's movement (from sweep 0's start: its change again), sweep 0's change, and in the guess
+        # the running sweep's stand-in (sweep 0's typical change)
+        sk.begin(values, 0.99)
+        if q:
+            assert not sk.proven and sk.kwargs()["proven"] is False
+            assert sk.bounds[0] == pytest.approx(3e-4, rel=1e-3)
+        else:
+            assert sk.proven and "proven" not in sk.kwargs() and sk.bounds[0] == pytest.approx(1.0, rel=1e-6)
+        sk.end(values, 1e-4, n)
+        sk.begin(values, 1.0)  # undiscounted: proven, from the largest changes, the discount's change added
+        assert sk.proven and "proven" not in sk.kwargs()
+        assert sk.bounds[1] == pytest.approx(1e-4 + 0.01, rel=1e-3)
+        assert sk.bounds[0] == pytest.approx(1.0 + 0.01, rel=1e-3)
+    with pytest.raises(ValueError, match="quantile"):
+        skip.Skip(n, np.float32, quantile=1.0)
+
+
+def test_a_walk_with_the_quantile_bound_still_ends_on_the_game(tmp_path, monkeypatch) -> None:
+    """The experiment's guard: a walk whose discounted stages skip on the quantile guess still
+    ends on a residual sweep that generates everything and passes the endless check, near the
+    proven walk's values, having generated fewer codes (the test board, one thread)."""
+    o = mini_options(tmp_path, 4)
+    proven, meta = _walk_values(o, tmp_path, "proven")
+    monkeypatch.setattr(walk, "WALK_SKIP_QUANTILE", 0.99)
+    guessed, gmeta = _walk_values(o, tmp_path, "guessed")
+    assert gmeta["residual"] < 1e-5 and gmeta["endless_check"]["flagged"] == 0
+    assert np.abs(proven - guessed).max() < 1e-3
+    assert not np.array_equal(proven, guessed)  # it did change the walk's path
+    assert gmeta["full_sweeps_generated"]["generated_codes"] < meta["full_sweeps_generated"]["generated_codes"]
