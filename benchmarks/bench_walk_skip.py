@@ -7,11 +7,6 @@ turns it on for its skipping walk, ``StoredGraph.skips``).
     nice -n 19 python benchmarks/bench_walk_skip.py --pieces 4 [--threads 2] [--graph store] [--markdown]
     nice -n 19 python benchmarks/bench_walk_skip.py --kernel 7      # the sweep kernels alone
     python benchmarks/bench_walk_skip.py --pieces 5 --skipping-first --echo walks.log   # hours: watch the log
-    nice -n 19 python benchmarks/bench_walk_skip.py --pieces 4 --quantile 0.99   # the proven skip against a guess
-
-``--quantile Q`` compares the skipping walk with one whose bound in the discounted stages comes from
-the Q quantile of the movements instead of their largest (``walk.WALK_SKIP_QUANTILE``, unproven:
-solver/stochastic/skip.py), instead of the walk as it was.
 
 For each walk: full sweeps, the states and outcome codes the full sweeps generated, the time of
 the full sweeps and of the whole solve, and (where a proven opening file is shipped for the piece
@@ -91,22 +86,18 @@ def proof_distance(options: UrOptions, values: np.ndarray) -> tuple[float, float
 
 
 def walks(pieces: int, threads: int, tolerance: float, graph: str = "regenerate", skipping_first: bool = False,
-          echo: Path | None = None, quantile: float = 0.0) -> dict:
+          echo: Path | None = None) -> dict:
     """Both walks, one after the other (the skipping one first with ``skipping_first``: on five pieces
-    each takes most of an hour); ``echo``: a file that gets every log line as it comes; ``quantile``:
-    the skipping walk against one with that quantile's bound, instead of the walk as it was."""
+    each takes most of an hour); ``echo``: a file that gets every log line as it comes."""
     o = UrOptions(pieces=pieces)
     K = kernel(o)
     out: dict = {"states": K.state_count}
-    saved, stored_skips, saved_q = walk.WALK_SKIP, outcomes.StoredGraph.skips, walk.WALK_SKIP_QUANTILE
+    saved, stored_skips = walk.WALK_SKIP, outcomes.StoredGraph.skips
     tables = {}
     with tempfile.TemporaryDirectory() as tmp:
-        order = ((("as it was", False, 0.0), ("skipping", True, 0.0)) if not quantile
-                 else (("skipping", True, 0.0), (f"quantile {quantile:g}", True, quantile)))
-        out["names"] = [name for name, _, _ in order]
-        for name, on, q in (order[::-1] if skipping_first else order):
+        order = (("as it was", False), ("skipping", True))
+        for name, on in (order[::-1] if skipping_first else order):
             walk.WALK_SKIP = on
-            walk.WALK_SKIP_QUANTILE = q
             outcomes.StoredGraph.skips = on
             lines: list[str] = []
 
@@ -123,7 +114,6 @@ def walks(pieces: int, threads: int, tolerance: float, graph: str = "regenerate"
                 seconds = time.perf_counter() - t0
             finally:
                 walk.WALK_SKIP = saved
-                walk.WALK_SKIP_QUANTILE = saved_q
                 outcomes.StoredGraph.skips = stored_skips
             full = sum(float(x.split("(full sweep ")[1].split(" s")[0]) for x in lines if "(full sweep " in x)
             m = solved.meta
@@ -132,11 +122,8 @@ def walks(pieces: int, threads: int, tolerance: float, graph: str = "regenerate"
                          "states": m["full_sweeps_generated"]["generated_states"],
                          "codes": m["full_sweeps_generated"]["generated_codes"],
                          "proof": proof_distance(o, solved.values), "rounds": solved.rounds,
-                         "start": float(solved.values[int(K.rank([0], [0])[0])]),
-                         "endless_check": m["endless_check"], "repairs": m["endless_repairs"],
-                         "residual": m["residual"]}
-    first, second = out["names"]
-    out["difference"] = float(np.abs(tables[first].astype(np.float64) - tables[second]).max())
+                         "start": float(solved.values[int(K.rank([0], [0])[0])])}
+    out["difference"] = float(np.abs(tables["as it was"].astype(np.float64) - tables["skipping"]).max())
     return out
 
 
@@ -151,22 +138,17 @@ def main() -> None:
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--skipping-first", action="store_true", help="solve the skipping walk first")
     ap.add_argument("--echo", type=Path, metavar="FILE", help="append every log line to FILE as it comes")
-    ap.add_argument("--quantile", type=float, default=0.0, metavar="Q",
-                    help="compare the skipping walk with the unproven quantile bound Q (0 < Q < 1) instead")
     args = ap.parse_args()
-    if not 0.0 <= args.quantile < 1.0:
-        ap.error(f"--quantile must be between 0 and 1; got {args.quantile:g}")
     if args.kernel:
         c = kernel_costs(args.kernel)
         print(f"k={args.kernel}, one thread, {c['codes_a_state']:.1f} codes a state: plain sweep {c['plain']:.0f} ns a "
               f"state; recording leads {c['recording']:.0f} ns ({c['recording'] / c['plain']:.2f}x); from the rows "
               f"{c['rows']:.0f} ns ({c['plain'] / c['rows']:.1f}x faster than plain)")
         return
-    w = walks(args.pieces, args.threads, args.tolerance, args.graph, args.skipping_first, args.echo, args.quantile)
-    first, second = w["names"]
-    a, b = w[first], w[second]
+    w = walks(args.pieces, args.threads, args.tolerance, args.graph, args.skipping_first, args.echo)
+    a, b = w["as it was"], w["skipping"]
     rows = []
-    for name, r in ((first, a), (second, b)):
+    for name, r in (("as it was", a), ("skipping", b)):
         p = r["proof"]
         rows.append((name, r["sweeps"], r["states"] / w["states"], r["codes"], r["full_seconds"], r["seconds"],
                      f"{p[0]:.2g} ({p[1]:.2g})" if p else "-", r["start"]))
@@ -184,11 +166,8 @@ def main() -> None:
     print(f"k={args.pieces}, {args.threads} threads, --graph {args.graph}, tolerance {args.tolerance:g}: codes "
           f"read {a['codes'] / b['codes']:.2f}x fewer, full sweeps {a['full_seconds'] / b['full_seconds']:.2f}x faster, "
           f"solve {a['seconds'] / b['seconds']:.2f}x faster; the two tables differ by at most {w['difference']:.2g}")
-    for name, r in ((first, a), (second, b)):
-        print(f"{name}: residual {r['residual']:.2g}, endless check {r['endless_check']}, repairs {r['repairs']}")
-    for name, r in ((first, a), (second, b)):
-        if r["rounds"]:
-            print(f"share generated, round by round ({name}): " + ", ".join(f"{x['generated']:.0%}" for x in r["rounds"]))
+    print("share generated, round by round (skipping walk): "
+          + ", ".join(f"{x['generated']:.0%}" for x in b["rounds"]))
 
 
 if __name__ == "__main__":

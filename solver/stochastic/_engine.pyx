@@ -668,8 +668,7 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
           const int64_t[::1] subset=None, uint8_t[::1] lead=None, uint8_t[::1] stamp=None,
           const double[::1] bounds=None, double slack=2.0, double moved=0.0, int now=0,
           int64_t[::1] work=None, bint hint=True, const int64_t[::1] offsets=None,
-          const uint8_t[:, ::1] counts=None, const int32_t[::1] codes=None, int ahead=PREFETCH_GRAPH,
-          bint proven=True):
+          const uint8_t[:, ::1] counts=None, const int32_t[::1] codes=None, int ahead=PREFETCH_GRAPH):
     """One Gauss-Seidel sweep in place over ranks start..stop-1, generating every state's
     outcomes (or reading them from a stored graph); returns the largest change (with ``write=False``: the Bellman residual, nothing
     written). ``policy`` (one row per state, a column per roll) receives the greedy codes.
@@ -685,10 +684,7 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
     backed up by its policy row, without its outcomes; every other state from its outcomes, and its lead
     byte and its stamp (``now``) written. ``work`` (two int64), where given, receives the states
     backed up from their outcomes (generated, or read from the stored graph) and their outcome
-    codes, added to what it holds. ``proven=False`` drops the test's last term: a state is backed
-    up from its row where its lead beats ``bounds`` alone, without this sweep's changes so far
-    (the caller's bounds then carry an estimate of them). That is unsound, for measuring what a
-    bound from typical movements would buy (benchmarks/bench_walk_skip.py --quantile).
+    codes, added to what it holds.
     ``hint``: the generator asks the cache for each outcome's value as it writes the code, so that
     the backup finds the values on their way (a hint: the values are the same without it).
     ``offsets``, ``counts``, ``codes`` (``graph_build``'s): read every state's outcomes from this
@@ -742,14 +738,14 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
             stored_from(&st, game, offsets, counts, codes)
             with nogil:
                 sweep_loop(game, &st, Vp, g, start, stop, backwards, write, S, P, LD, ST, BD, slack, moved, now_, nt,
-                           worst, made, seen, gahead, lookahead, proven)
+                           worst, made, seen, gahead, lookahead)
         else:
             gen.outs = new_outcomes(nt)
             if hint:
                 hint_values(gen.outs, nt, Vp, sizeof(real))
             with nogil:
                 sweep_loop(game, &gen, Vp, g, start, stop, backwards, write, S, P, LD, ST, BD, slack, moved, now_, nt,
-                           worst, made, seen, 0, lookahead, proven)
+                           worst, made, seen, 0, lookahead)
         if work is not None:
             for t in range(nt):
                 work[0] += made[t * 8]
@@ -765,7 +761,7 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
 cdef void sweep_loop(StochasticGame game, source_t* src, real* Vp, real g, int64_t start, int64_t stop,
                      bint backwards, bint write, const int64_t* S, int32_t* P, uint8_t* LD, uint8_t* ST,
                      const double* BD, double slack, double moved, uint8_t now_, int nt, real* worst,
-                     int64_t* made, double* seen, int64_t ahead, int64_t lookahead, bint proven) noexcept nogil:
+                     int64_t* made, double* seen, int64_t ahead, int64_t lookahead) noexcept nogil:
     """``sweep``'s loop over one outcome source (``ahead``: the stored graph's prefetch distance;
     ``lookahead``: how far on the policy rows a skipping sweep will read are asked for)."""
     cdef int64_t s, i, j, y
@@ -805,7 +801,7 @@ cdef void sweep_loop(StochasticGame game, source_t* src, real* Vp, real g, int64
                 from_row = 1
             elif may_skip(q, BD[ST[s]], slack):  # then proven only if this sweep's changes allow
                 v = row_backup(game, P + s * R, Vp, g, q)
-                from_row = not proven or may_skip(q, BD[ST[s]] + sg_moved(seen, nt, moved), slack)
+                from_row = may_skip(q, BD[ST[s]] + sg_moved(seen, nt, moved), slack)
             if not from_row:
                 made[tid * 8] += 1
                 if source_t is Stored:

@@ -51,18 +51,9 @@ BYTES_PER_STATE = 2  # lead and stamp, besides the copy of the values
 
 class Skip:
     """The lead and stamp bytes of every state, the copy of the values at the last full sweep's
-    start, and each round's movement; hands a full sweep its ``bounds`` (``kwargs``).
+    start, and each round's movement; hands a full sweep its ``bounds`` (``kwargs``)."""
 
-    ``quantile`` (0 < q < 1; 0: off, the proven test): an experiment, not the walk's default. In
-    the discounted stages the bound is built from that quantile of each round's movement and full
-    sweep's change over every SAMPLE_STEP-th state instead of their largest, with the last full
-    sweep's quantile standing in for the running sweep's changes (``proven=False`` in the kernel):
-    unsound, so a skipped state may keep an action that is no longer best, and the values differ
-    from the proven walk's. The undiscounted stage's sweeps use the proven bound (every round's
-    largest movements are kept for them too), and the walk ends only on a residual sweep that
-    generates every state."""
-
-    def __init__(self, n: int, dtype: np.dtype, path: Path | None = None, quantile: float = 0.0) -> None:
+    def __init__(self, n: int, dtype: np.dtype, path: Path | None = None) -> None:
         self.lead = np.zeros(n, dtype=np.uint8)
         self.stamp = np.full(n, STAMP_NEVER, dtype=np.uint8)
         self.path = path
@@ -75,19 +66,11 @@ class Skip:
         self.moved: dict[int, float] = {}  # round j's largest net movement, W_{j+1} - W_j
         self.discount: dict[int, float] = {}  # the discount of full sweep j
         self.log: list[dict[str, float]] = []  # a row a full sweep: round, share generated, change
-        if not 0.0 <= quantile < 1.0:
-            raise ValueError(f"quantile must be 0 (off) or between 0 and 1; got {quantile:g}")
-        self.quantile = quantile
-        self.typical_moved: dict[int, float] = {}  # ... with a quantile: that quantile of round j's movement
-        self.typical_full: dict[int, float] = {}  # ... and of full sweep j's change
-        self.proven = True  # whether the running sweep's test is the proven one
 
     def begin(self, values: np.ndarray, discount: float) -> None:
         """A full sweep with this discount starts: measure the last round's movement, copy the
         values, and set each stamp's bound."""
         if self.round >= 0:
-            if self.quantile:
-                self.typical_moved[self.round] = _typical(values, self.copy, self.quantile)
             self.moved[self.round] = _moved_and_copy(self.copy, values)
         else:
             self.copy[:] = values
@@ -96,24 +79,17 @@ class Skip:
         self.discount[k] = discount
         self.bounds[:] = np.inf
         now = k % STAMP_NEVER
-        # the quantile's test in the discounted stages, once a full sweep's typical change is known
-        self.proven = not (self.quantile and discount < 1.0 and k - 1 in self.typical_full)
-        moved, full = (self.moved, self.full) if self.proven else (self.typical_moved, self.typical_full)
-        running = 0.0 if self.proven else self.typical_full[k - 1]  # (the kernel adds the proven one)
         moved_since = 0.0  # the rounds' movements from round j to k - 1
         for age in range(1, min(AGE_MAX, k) + 1):
             j = k - age
-            if j not in moved or j not in full:
+            if j not in self.moved or j not in self.full:
                 break
-            moved_since += moved[j]
-            self.bounds[(now - age) % STAMP_NEVER] = full[j] + moved_since + abs(discount - self.discount[j]) + running
+            moved_since += self.moved[j]
+            self.bounds[(now - age) % STAMP_NEVER] = self.full[j] + moved_since + abs(discount - self.discount[j])
 
     def kwargs(self) -> dict:
-        out = {"lead": self.lead, "stamp": self.stamp, "bounds": self.bounds, "slack": SLACK,
-               "now": self.round % STAMP_NEVER, "work": self.work}
-        if not self.proven:
-            out["proven"] = False
-        return out
+        return {"lead": self.lead, "stamp": self.stamp, "bounds": self.bounds, "slack": SLACK,
+                "now": self.round % STAMP_NEVER, "work": self.work}
 
     def close(self) -> None:
         """Drop the copy (and its file, where it has one)."""
@@ -124,18 +100,7 @@ class Skip:
     def end(self, values: np.ndarray, change: float, generated: int) -> None:
         """The sweep ended with largest change ``change``, having generated ``generated`` states."""
         self.full[self.round] = change
-        if self.quantile:  # the copy holds the values this sweep started from
-            self.typical_full[self.round] = _typical(values, self.copy, self.quantile)
         self.log.append({"round": self.round, "generated": generated / values.shape[0], "change": change})
-
-
-SAMPLE_STEP = 97  # the quantile test's sample: every this many-th state
-
-
-def _typical(values: np.ndarray, copy: np.ndarray, quantile: float) -> float:
-    """The ``quantile`` of |values - copy| over every SAMPLE_STEP-th state."""
-    gap = np.abs(values[::SAMPLE_STEP].astype(np.float64) - copy[::SAMPLE_STEP])
-    return float(np.quantile(gap, quantile)) if gap.size else 0.0
 
 
 def _moved_and_copy(copy: np.ndarray, values: np.ndarray) -> float:

@@ -47,9 +47,6 @@ WALK_FLIP_GAIN = 0.5  # ... and where the sweep after a damped one did not halve
 # walk: full sweeps back up from its recorded policy row every state whose choice is proven unchanged
 # (solver.stochastic.skip), on engines that can (a regenerating one); the values are the same
 WALK_SKIP = True
-# ... an experiment, off (0): the skip's bound from this quantile of the movements instead of their
-# largest in the discounted stages, unproven (Skip's ``quantile``; bench_walk_skip.py --quantile)
-WALK_SKIP_QUANTILE = 0.0
 _STALL_SWEEPS = 30
 # the round log's outlook reads the fall of a stage's largest change over this many rounds (Outlook)
 OUTLOOK_ROUNDS = 4
@@ -89,7 +86,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     can_skip = getattr(K, "skips", False)
     # the copy of the values goes beside a policy mapped from a file, so that it pages as the policy does
     copy_file = root / checkpoint.COPY_FILE if isinstance(policy, np.memmap) else None
-    skip = Skip(values.shape[0], values.dtype, copy_file, WALK_SKIP_QUANTILE) if WALK_SKIP and can_skip else None
+    skip = Skip(values.shape[0], values.dtype, copy_file) if WALK_SKIP and can_skip else None
     # the states and codes the full sweeps generated, where the engine counts them
     counted = skip.work if skip is not None else np.zeros(2, dtype=np.int64) if can_skip else None
     aim = tolerance / schedule.WALK_STAGE_FACTOR  # where a discounted stage ends
