@@ -11,9 +11,10 @@ from click.testing import CliRunner
 
 from gamesolver.games.ur.solve import solve
 from gamesolver.solver.cli import cli
-from gamesolver.solver.stochastic import checkpoint, iteration, walk
+from gamesolver.solver.stochastic import checkpoint
 from gamesolver.solver.tables.lock import LOCK_FILE, folder_lock, holder
 from tests.test_folder_lock import Holder
+from tests.test_stochastic_resume import StoppedSweeps
 from tests.test_ur_reference import MINI_BOARD, mini_options
 
 
@@ -42,22 +43,10 @@ def test_a_stopped_solve_says_its_stage_round_and_time_and_how_to_go_on(tmp_path
     root = tmp_path / "t"
     code, text = status(board, root)
     assert code == 0 and "no solve is running there" in text and "no such folder yet" in text
-    clock = [0.0]
-    monkeypatch.setattr(iteration.time, "perf_counter", lambda: clock[0])
-    real_sweep = walk.progress_sweep
-    rounds = [0]
-
-    def sweep(*args, **kw):  # 40 s a full sweep; the fourth is stopped
-        rounds[0] += 1
-        if rounds[0] == 4:
-            raise KeyboardInterrupt
-        clock[0] += 40.0
-        return real_sweep(*args, **kw)
-
-    monkeypatch.setattr(walk, "progress_sweep", sweep)
+    sweeps = StoppedSweeps(monkeypatch, (4,), each=40.0)  # 40 s a full sweep; the fourth is stopped
     with pytest.raises(KeyboardInterrupt):
         solve(o, root, tolerance=1e-6, threads=1, graph="regenerate")
-    monkeypatch.setattr(walk, "progress_sweep", real_sweep)
+    sweeps.restore()
     info = json.loads((root / checkpoint.CHECKPOINT_INFO).read_text())
     code, text = status(board, root)
     lines = text.strip().splitlines()

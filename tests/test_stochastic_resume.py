@@ -23,6 +23,33 @@ def _stop_early(o, root, sweeps: int = 3) -> None:
     assert (root / checkpoint.CHECKPOINT).exists() and (root / "graph" / "codes.npy").exists()
 
 
+class StoppedSweeps:
+    """The walk's full sweeps (``walk.progress_sweep``) counted, stopped by a KeyboardInterrupt at
+    the counts in ``stop_at``, each of the others advancing a fake clock by ``each`` seconds (with
+    ``each``, ``time.perf_counter`` reads that clock: ``clock[0]``); ``restore`` puts the real
+    sweep back."""
+
+    def __init__(self, monkeypatch, stop_at: tuple[int, ...], each: float | None = None) -> None:
+        self.count = 0
+        self.clock = [0.0]
+        self.real = walk.progress_sweep
+        self.monkeypatch = monkeypatch
+        if each is not None:
+            monkeypatch.setattr(iteration.time, "perf_counter", lambda: self.clock[0])
+
+        def sweep(*args, **kw):
+            self.count += 1
+            if self.count in stop_at:
+                raise KeyboardInterrupt
+            self.clock[0] += each or 0.0
+            return self.real(*args, **kw)
+
+        monkeypatch.setattr(walk, "progress_sweep", sweep)
+
+    def restore(self) -> None:
+        self.monkeypatch.setattr(walk, "progress_sweep", self.real)
+
+
 def test_a_stopped_run_resumes_and_maps_its_graph(tmp_path) -> None:
     o = mini_options(tmp_path, 4)
     _stop_early(o, tmp_path / "t")
@@ -121,28 +148,16 @@ def test_slow_checkpoints_are_spaced_out_and_a_stopped_walk_keeps_its_last_round
     # of the time has passed (six pieces on a GPU: 1 GB after rounds of about a second); a walk
     # stopped by Ctrl-C still writes the round it had finished, and a resumed run goes on from it.
     o = mini_options(tmp_path, 4)
-    clock = [0.0]
-    monkeypatch.setattr(iteration.time, "perf_counter", lambda: clock[0])
+    sweeps = StoppedSweeps(monkeypatch, (10,), each=1.0)  # each full sweep costs a second; the tenth is stopped
     real = checkpoint.write_checkpoint
     written: list[int] = []
 
-    def slow(root, values, info):  # each write costs one second of the fake clock
-        clock[0] += 1.0
+    def slow(root, values, info):  # each write costs one second of the fake clock too
+        sweeps.clock[0] += 1.0
         written.append(info["sweeps"])
         real(root, values, info)
 
-    rounds = [0]
-    real_sweep = walk.progress_sweep
-
-    def sweep(*args, **kw):  # each full sweep costs a second too; the tenth is stopped
-        rounds[0] += 1
-        if rounds[0] == 10:
-            raise KeyboardInterrupt
-        clock[0] += 1.0
-        return real_sweep(*args, **kw)
-
     monkeypatch.setattr(checkpoint, "write_checkpoint", slow)
-    monkeypatch.setattr(walk, "progress_sweep", sweep)
     monkeypatch.setattr(checkpoint, "CHECKPOINT_SHARE", 0.25)  # wait 4 s after a write of 1 s
     root = tmp_path / "t"
     with pytest.raises(KeyboardInterrupt):
@@ -151,7 +166,7 @@ def test_slow_checkpoints_are_spaced_out_and_a_stopped_walk_keeps_its_last_round
     # written, then every fourth second's worth (1 s a round + 1 s a write), and the stop writes 9
     assert written[0] == 1 and written[-1] == 9 and len(written) < 9
     assert all(b - a >= 2 for a, b in zip(written[:-2], written[1:-1]))
-    monkeypatch.setattr(walk, "progress_sweep", real_sweep)
+    sweeps.restore()
     said: list[str] = []
     table = solve(o, root, tolerance=1e-6, threads=1, graph="regenerate", log=said.append)
     assert any("resuming from the checkpoint after sweep 9" in s for s in said)
@@ -169,16 +184,7 @@ def test_a_stopped_solve_says_where_its_files_are_and_how_to_resume(tmp_path, mo
     from gamesolver.solver.errors import Interrupted
 
     o = mini_options(tmp_path, 4)
-    real_sweep = walk.progress_sweep
-    rounds = [0]
-
-    def sweep(*args, **kw):  # the fourth full sweep is stopped
-        rounds[0] += 1
-        if rounds[0] == 4:
-            raise KeyboardInterrupt
-        return real_sweep(*args, **kw)
-
-    monkeypatch.setattr(walk, "progress_sweep", sweep)
+    sweeps = StoppedSweeps(monkeypatch, (4,))  # the fourth full sweep is stopped
     root = tmp_path / "t"
     with pytest.raises(Interrupted) as stop:
         solve(o, root, tolerance=1e-6, threads=1, graph="regenerate")
@@ -188,11 +194,11 @@ def test_a_stopped_solve_says_where_its_files_are_and_how_to_resume(tmp_path, mo
     assert f"delete {root} to start over" in said
     assert not (root / checkpoint.POLICY_FILE).exists()
     # stopped before the first checkpoint: nothing to resume
-    rounds[0] = 3
+    sweeps.count = 3
     with pytest.raises(Interrupted, match="nothing to resume yet"):
         solve(o, tmp_path / "u", tolerance=1e-6, threads=1, graph="regenerate")
     # through the CLI: one message after "interrupted", exit 130
-    rounds[0] = 0
+    sweeps.count = 0
     out = tmp_path / "cli"
     r = CliRunner().invoke(cli, ["ur", "solve", "--pieces", "4", "--board", o.board_file, "--graph", "regenerate",
                                  "--no-proof", "--out", str(out)])
@@ -206,19 +212,7 @@ def test_a_resumed_solve_counts_the_seconds_of_its_earlier_runs(tmp_path, monkey
     round log ("this run, ... in all") and in the table's ``solve_seconds``, while
     ``solve_seconds_this_run`` stays this run's. A fake clock: each full sweep costs one second."""
     o = mini_options(tmp_path, 4)
-    clock = [0.0]
-    monkeypatch.setattr(iteration.time, "perf_counter", lambda: clock[0])
-    real_sweep = walk.progress_sweep
-    rounds = [0]
-
-    def sweep(*args, **kw):  # a second a full sweep; the first run's fourth and the second's third are stopped
-        rounds[0] += 1
-        if rounds[0] in (4, 7):
-            raise KeyboardInterrupt
-        clock[0] += 1.0
-        return real_sweep(*args, **kw)
-
-    monkeypatch.setattr(walk, "progress_sweep", sweep)
+    StoppedSweeps(monkeypatch, (4, 7), each=1.0)  # the first run's fourth sweep and the second's third are stopped
     root = tmp_path / "t"
     for sweeps, seconds in ((3, 3.0), (5, 5.0)):  # each stop keeps its rounds and the clock so far
         with pytest.raises(KeyboardInterrupt):
