@@ -88,6 +88,28 @@ def test_an_unreadable_checkpoint_and_an_older_one_are_said_so(tmp_path) -> None
     code, text = status(o.board_file, root)
     assert ("checkpoint after sweep 12: the walk's stage 4 of 4 (undiscounted), largest change 2e-05; its time is "
             "not recorded (a checkpoint of an older build)") in text
+    for odd in ({"stage": 9}, {"stage": "two"}, {"discounts": "many"}, {"tier": None}):  # said, never a traceback
+        info = {"sweeps": 12, "stage": 1, "discounts": [0.01, 0.0001, 1e-06], "method": "walk", **odd}
+        (root / checkpoint.CHECKPOINT_INFO).write_text(json.dumps(info))
+        code, text = status(o.board_file, root)
+        assert code == 0 and "its checkpoint cannot be read" in text and "Traceback" not in text, (odd, text)
+
+
+def test_files_that_vanish_while_counted_count_nothing(tmp_path, monkeypatch) -> None:
+    """A running solve renames its checkpoint's temporaries while --status counts the folder."""
+    (tmp_path / "checkpoint.npy.tmp").write_bytes(b"x" * 10)
+    (tmp_path / "kept").write_bytes(b"x" * 7)
+    real = type(tmp_path).stat
+    asked: dict[str, int] = {}
+
+    def gone(self, *a, **kw):  # there when first looked at, renamed by the second look
+        asked[self.name] = asked.get(self.name, 0) + 1
+        if self.name.endswith(".tmp") and asked[self.name] > 1:
+            raise FileNotFoundError(self)
+        return real(self, *a, **kw)
+
+    monkeypatch.setattr(type(tmp_path), "stat", gone)
+    assert checkpoint.report(tmp_path, {})["bytes"] == 7
 
 
 def test_status_refuses_what_solve_refuses(tmp_path) -> None:

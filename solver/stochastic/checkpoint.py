@@ -99,10 +99,9 @@ def report(root: Path, header: dict[str, Any]) -> dict[str, Any]:
     checkpoint's counts (None where there is none; ``{"unreadable": why}`` where it cannot be
     read), whether it belongs to ``header``'s options (else the same command would start over),
     and the bytes the folder's files take."""
-    files = [p for p in root.rglob("*") if p.is_file()] if root.is_dir() else []
     out: dict[str, Any] = {"folder": str(root), "exists": root.is_dir(), "running": holder(root),
                            "table": (root / "header.json").is_file(), "checkpoint": None,
-                           "bytes": sum(p.stat().st_size for p in files)}
+                           "bytes": _folder_bytes(root)}
     info_file = root / CHECKPOINT_INFO
     if not info_file.is_file():
         return out
@@ -113,18 +112,34 @@ def report(root: Path, header: dict[str, Any]) -> dict[str, Any]:
         ck: dict[str, Any] = {"sweeps": int(info.get("sweeps", 0)), "method": str(info.get("method", "sweeps")),
                               "change": float(info["change"]) if info.get("change") is not None else None,
                               "seconds": _seconds(info), "same_options": info.get("options") == header}
+        if ck["method"] == "walk":
+            discounts = [float(d) for d in info.get("discounts", schedule.FIRST_WALK_DISCOUNTS)]
+            stage = int(info.get("stage", 0))
+            if not 0 <= stage <= len(discounts):
+                raise ValueError(f"stage {stage} outside the walk's {len(discounts) + 1} stages")
+            ck.update({"stage": stage, "stages": len(discounts) + 1,
+                       "policy_sweeps": int(info.get("policy_sweeps", 0)),
+                       "discount_gap": discounts[stage] if stage < len(discounts) else 0.0})
+        if "tier" in info:
+            ck.update({"tier": int(info["tier"]), "tiers": int(info.get("tiers", 0))})
     except (OSError, ValueError, TypeError) as exc:
         out["checkpoint"] = {"unreadable": f"{type(exc).__name__}: {exc}"}
         return out
-    if ck["method"] == "walk":
-        discounts = [float(d) for d in info.get("discounts", schedule.FIRST_WALK_DISCOUNTS)]
-        stage = int(info.get("stage", 0))
-        ck.update({"stage": stage, "stages": len(discounts) + 1, "policy_sweeps": int(info.get("policy_sweeps", 0)),
-                   "discount_gap": discounts[stage] if stage < len(discounts) else 0.0})
-    if "tier" in info:
-        ck.update({"tier": int(info["tier"]), "tiers": int(info.get("tiers", 0))})
     out["checkpoint"] = ck
     return out
+
+
+def _folder_bytes(root: Path) -> int:
+    """The bytes of the files under ``root``; a file that a running solve renames or removes while
+    they are counted (its checkpoint's temporaries) counts nothing."""
+    total = 0
+    for p in root.rglob("*") if root.is_dir() else ():
+        try:
+            if p.is_file():
+                total += p.stat().st_size
+        except OSError:
+            pass
+    return total
 
 
 def _seconds(info: dict[str, Any]) -> float:
