@@ -202,6 +202,7 @@ cdef class FortGame(StochasticGame):
     cdef int64_t binom[MAXN + 1][MAXN + 1]
     cdef int64_t off[MAXK + 1][MAXK + 2]
     cdef int64_t full  # states without the mirror
+    cdef int64_t soff[MAXK + 2]  # tile sets of fewer than j tiles: where the sets of j begin in ``block_keys``
     # the board's left-right mirror: tile permutation by bytes, and the canonical states' index
     cdef readonly bint mirrored
     cdef bint indexed  # the mirror's index is built on first use (move generation needs none)
@@ -281,6 +282,10 @@ cdef class FortGame(StochasticGame):
                     self.total += self.binom[n][a] * self.binom[n - a][b]
             self.off[a][k + 1] = self.total
         self.full = self.total
+        self.soff[0] = 0
+        for a in range(k + 1):
+            self.soff[a + 1] = self.soff[a] + self.binom[n][a]
+        self.nblocks = (k + 1) * self.soff[k + 1]
         self.colex_tables()
         self.mirrored = mirror is not None
         self.indexed = not self.mirrored
@@ -599,6 +604,20 @@ cdef class FortGame(StochasticGame):
                 freeset &= freeset - 1
         M[0] = m
         O[0] = o
+
+    cdef void block_keys(self, int64_t rank, int32_t* own, int32_t* other) noexcept nogil:
+        """A block is a side's tile set and the other side's piece count: the state's own block
+        is (its mover's tiles, the other side's count), its other key (the other side's tiles, the
+        mover's count). A successor that keeps the turn has the mover's new tiles; one that passes
+        it has the other side's tiles, less what the move captured, with the mover's new count
+        (each in its stored orientation), so the blocks each key's states reach are few."""
+        cdef uint32_t m = 0, o = 0
+        cdef int a, b
+        self.unrank1(rank, &m, &o)
+        a = fort_pop32(m)
+        b = fort_pop32(o)
+        own[0] = <int32_t> (b * self.soff[self.k + 1] + self.soff[a] + self.colex(m))
+        other[0] = <int32_t> (a * self.soff[self.k + 1] + self.soff[b] + self.colex(o))
 
     cdef inline uint64_t unrank_packed(self, int64_t r) noexcept nogil:
         cdef uint32_t m = 0, o = 0

@@ -59,7 +59,12 @@ cdef class StochasticGame:
     cdef readonly int ngroups            # number of outcome groups, the pass last
     cdef float roll_p[16]                # probability of each roll
     cdef uint32_t roll_groups[16]        # groups each roll may use (bit g = group g)
+    cdef readonly int64_t nblocks        # the game's blocks for the skip's bounds (block_keys); 0: one
 
     cdef void set_rolls(self, probabilities, groups, int ngroups) except *
     cdef void ready(self) except *       # called before any kernel: a game may build lazy indexes
     cdef int generate(self, int64_t rank, Outcomes* out) noexcept nogil
+    # the state's own block and its other key, both 0..nblocks-1 (see solver/stochastic/skip.py,
+    # BlockSkip): every successor that keeps the turn lies in a block that the own block's states
+    # reach, every one that passes it in a block that the other key's states reach
+    cdef void block_keys(self, int64_t rank, int32_t* own, int32_t* other) noexcept nogil

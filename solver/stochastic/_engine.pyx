@@ -15,7 +15,7 @@ values, sweep for sweep (``graph_sweep`` and its kin are those kernels given a s
 import numpy as np
 cimport numpy as cnp
 from cython.parallel cimport prange, threadid
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport malloc, free
 from libc.math cimport nextafter, nextafterf, fma, fabs, floor, ceil, log2, exp2, INFINITY
 
@@ -88,6 +88,29 @@ cdef class StochasticGame:
     cdef int generate(self, int64_t rank, Outcomes* out) noexcept nogil:
         out.n = 0
         return 0
+
+    cdef void block_keys(self, int64_t rank, int32_t* own, int32_t* other) noexcept nogil:
+        own[0] = 0  # one block for every state: the bound per block is the global one
+        other[0] = 0
+
+    @property
+    def block_count(self) -> int:
+        """How many blocks ``block_keys`` numbers (1 where the game names none)."""
+        return max(1, self.nblocks)
+
+    def keys_of(self, int64_t start, int64_t stop):
+        """(own, other) int32 block keys of ranks start..stop-1 (``block_keys``)."""
+        self.ready()
+        if not 0 <= start <= stop <= self.total:
+            raise ValueError(f"ranks {start}..{stop} outside 0..{self.total}")
+        own = np.empty(stop - start, dtype=np.int32)
+        other = np.empty(stop - start, dtype=np.int32)
+        cdef int32_t[::1] a = own, b = other
+        cdef int64_t i
+        with nogil:
+            for i in range(stop - start):
+                self.block_keys(start + i, &a[i], &b[i])
+        return own, other
 
     @property
     def state_count(self) -> int:
@@ -454,23 +477,29 @@ def lead_scale():
     return np.array([LEAD_SCALE[q] for q in range(LEAD_TOP_ + 1)])
 
 
-cdef inline uint8_t lead_byte(double lead) noexcept nogil:
-    """The largest finite byte whose lead is at most ``lead`` (rounded down: a bound)."""
+cdef inline int level_down(double lead, const double* scale, int top, double steps) noexcept nogil:
+    """The largest level 0..``top`` whose lead is at most ``lead`` (rounded down: a bound), on a scale
+    of ``steps`` levels an octave up to ``scale[top]`` = 1 (``scale[0]`` = 0)."""
     cdef int q
-    if not lead >= LEAD_SCALE[1]:
+    if not lead >= scale[1]:
         return 0
     if lead >= 1.0:
-        return LEAD_TOP_
-    q = <int> floor(8.0 * log2(lead)) + LEAD_TOP_
+        return top
+    q = <int> floor(steps * log2(lead)) + top
     if q < 1:
         q = 1
-    if q > LEAD_TOP_:
-        q = LEAD_TOP_
-    while q > 1 and LEAD_SCALE[q] > lead:
+    if q > top:
+        q = top
+    while q > 1 and scale[q] > lead:
         q -= 1
-    while q < LEAD_TOP_ and LEAD_SCALE[q + 1] <= lead:
+    while q < top and scale[q + 1] <= lead:
         q += 1
-    return <uint8_t> q
+    return q
+
+
+cdef inline uint8_t lead_byte(double lead) noexcept nogil:
+    """The largest finite byte whose lead is at most ``lead`` (rounded down: a bound)."""
+    return <uint8_t> level_down(lead, LEAD_SCALE, LEAD_TOP_, 8.0)
 
 
 def lead_of(double lead) -> int:
@@ -479,8 +508,9 @@ def lead_of(double lead) -> int:
 
 
 cdef real backup_lead(StochasticGame game, const int32_t* c, const count_t* cnt, const real* V, real g,
-                      int32_t* policy, uint8_t* lead) noexcept nogil:
-    """``backup`` (the same value, the same policy row) that also writes the state's lead byte.
+                      int32_t* policy, uint8_t* lead, double* gap_out=NULL) noexcept nogil:
+    """``backup`` (the same value, the same policy row) that also writes the state's lead byte
+    (and, where ``gap_out`` is given, the smallest lead itself: INFINITY where no roll has a choice).
     Over-counting a candidate for second best only lowers the lead: the byte stays a bound."""
     cdef int G = game.ngroups, k, i, r
     cdef real top[32]
@@ -494,6 +524,8 @@ cdef real backup_lead(StochasticGame game, const int32_t* c, const count_t* cnt,
         for r in range(game.nrolls):
             policy[r] = c[0]
         lead[0] = LEAD_FINISHED_
+        if gap_out != NULL:
+            gap_out[0] = -1.0
         return 1.0 if c[0] == SG_WIN else -1.0
     for k in range(G):  # each group's best, and the best of its other codes
         v = -2.0
@@ -545,7 +577,10 @@ cdef real backup_lead(StochasticGame game, const int32_t* c, const count_t* cnt,
             gap = <double> v - <double> second
             if gap < least:
                 least = gap
-    lead[0] = LEAD_ALONE_ if least == INFINITY else lead_byte(least)
+    if gap_out != NULL:
+        gap_out[0] = least
+    else:
+        lead[0] = LEAD_ALONE_ if least == INFINITY else lead_byte(least)
     return total
 
 
@@ -573,6 +608,56 @@ cdef inline real row_backup(StochasticGame game, const int32_t* row, const real*
 cdef inline bint may_skip(uint8_t q, double bound, double slack) noexcept nogil:
     """Whether lead byte ``q`` proves the recorded choice against values moved by up to ``bound``."""
     return q >= LEAD_ALONE_ or (q > 0 and LEAD_SCALE[q] > slack * bound + SKIP_ROUNDING_)
+
+
+# ---- carried leads (BlockSkip: a bound per block of states) ---------------------------------
+#
+# A state's lead is carried from round to round in two bytes: each round the walk takes off twice
+# the largest movement of the blocks its successors lie in (read through the state's two block
+# keys), rounded down, so the bytes hold what is left of the lead against the values at the
+# sweep's start. Bit 15 says the lead was measured in the last full sweep (its movement during
+# that sweep is still to be taken off); bits 0-14 a level, 1024 an octave from 2^-32 up to 1.
+
+cdef enum:
+    CARRY_TOP_ = 32764          # the level of a lead of 1 (or more)
+    CARRY_ALONE_ = 0xFFFD       # no roll has a choice: the row is the backup
+    CARRY_FINISHED_ = 0xFFFE    # a finished state
+    CARRY_NEVER_ = 0xFFFF       # not backed up from its outcomes yet
+    CARRY_FRESH_ = 0x8000
+
+CARRY_TOP = CARRY_TOP_
+CARRY_ALONE = CARRY_ALONE_
+CARRY_FINISHED = CARRY_FINISHED_
+CARRY_NEVER = CARRY_NEVER_
+CARRY_FRESH = CARRY_FRESH_
+cdef double CARRY_SCALE[32765]  # the smallest lead each level stands for (0 for level 0)
+CARRY_SCALE[0] = 0.0
+for _q in range(1, CARRY_TOP_ + 1):
+    CARRY_SCALE[_q] = exp2((_q - CARRY_TOP_) / 1024.0)
+
+
+def carry_scale():
+    """The smallest lead each carried level 0..CARRY_TOP stands for."""
+    return np.array([CARRY_SCALE[q] for q in range(CARRY_TOP_ + 1)])
+
+
+cdef inline uint16_t carry_level(double lead) noexcept nogil:
+    """The largest level whose lead is at most ``lead`` (rounded down: a bound)."""
+    return <uint16_t> level_down(lead, CARRY_SCALE, CARRY_TOP_, 1024.0)
+
+
+def carry_of(double lead) -> int:
+    """``carry_level`` for Python."""
+    return carry_level(lead)
+
+
+cdef inline uint16_t carry_word(double least) noexcept nogil:
+    """The two bytes a full backup records from its smallest lead (``backup_lead``'s gap)."""
+    if least == INFINITY:
+        return CARRY_ALONE_
+    if least < 0.0:
+        return CARRY_FINISHED_
+    return carry_level(least) | CARRY_FRESH_
 
 
 cdef inline void group_starts(int G, const int32_t* c, const count_t* cnt, const int32_t** start) noexcept nogil:
@@ -668,7 +753,8 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
           const int64_t[::1] subset=None, uint8_t[::1] lead=None, uint8_t[::1] stamp=None,
           const double[::1] bounds=None, double slack=2.0, double moved=0.0, int now=0,
           int64_t[::1] work=None, bint hint=True, const int64_t[::1] offsets=None,
-          const uint8_t[:, ::1] counts=None, const int32_t[::1] codes=None, int ahead=PREFETCH_GRAPH):
+          const uint8_t[:, ::1] counts=None, const int32_t[::1] codes=None, int ahead=PREFETCH_GRAPH,
+          uint16_t[::1] carry=None, const double[:, ::1] kbounds=None, double dg=0.0):
     """One Gauss-Seidel sweep in place over ranks start..stop-1, generating every state's
     outcomes (or reading them from a stored graph); returns the largest change (with ``write=False``: the Bellman residual, nothing
     written). ``policy`` (one row per state, a column per roll) receives the greedy codes.
@@ -690,7 +776,16 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
     ``offsets``, ``counts``, ``codes`` (``graph_build``'s): read every state's outcomes from this
     stored graph instead of generating them, the same values at the cost of one lookup per
     distinct outcome; ``ahead``: there, prefetch the values that the state this many ranks on
-    will read (0: none; not with ``subset``)."""
+    will read (0: none; not with ``subset``).
+
+    ``carry`` (two bytes a state), ``kbounds`` (4 rows of ``game.block_count``: the largest
+    movement of the blocks reached from each own block and each other key, for a lead measured
+    before the last full sweep and in it), ``dg`` (the change of discount since the last full
+    sweep), ``slack``, ``moved``: skip with a bound per block and leads carried from round to
+    round instead of stamps (solver/stochastic/skip.py, ``BlockSkip``; needs ``policy``): a state's
+    carried lead less ``slack`` times its blocks' movement and ``dg`` is written back where it
+    still proves the recorded choice against this sweep's changes so far, and a state backed up
+    from its outcomes records its new lead."""
     game.ready()
     check_ahead(ahead)
     cdef bint from_graph = stored_graph(game, offsets, counts, codes)
@@ -715,6 +810,19 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
         if not (slack >= 0.0 and moved >= 0.0):
             raise ValueError("slack and moved must be at least 0")
         LD, ST, BD = &lead[0], &stamp[0], &bounds[0]
+    cdef uint16_t* L2 = NULL
+    cdef const double* KB = NULL
+    cdef int64_t nb = max(1, game.nblocks)
+    if carry is not None:
+        if P == NULL or kbounds is None or lead is not None or subset is not None or not write:
+            raise ValueError("carried leads need a policy and block bounds, no lead bytes, and a written "
+                             "sweep of a rank range")
+        if carry.shape[0] != game.total or kbounds.shape[0] != 4 or kbounds.shape[1] != nb:
+            raise ValueError(f"carried leads need two bytes a state ({game.total}) and block bounds of "
+                             f"shape (4, {nb})")
+        if not (slack >= 0.0 and moved >= 0.0 and dg >= 0.0):
+            raise ValueError("slack, moved and dg must be at least 0")
+        L2, KB = &carry[0], &kbounds[0, 0]
     if work is not None and work.shape[0] != 2:
         raise ValueError("work array must have two entries: states generated, codes written")
     cdef int nt = max(1, threads), t
@@ -738,14 +846,14 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
             stored_from(&st, game, offsets, counts, codes)
             with nogil:
                 sweep_loop(game, &st, Vp, g, start, stop, backwards, write, S, P, LD, ST, BD, slack, moved, now_, nt,
-                           worst, made, seen, gahead, lookahead)
+                           worst, made, seen, gahead, lookahead, L2, KB, nb, dg)
         else:
             gen.outs = new_outcomes(nt)
             if hint:
                 hint_values(gen.outs, nt, Vp, sizeof(real))
             with nogil:
                 sweep_loop(game, &gen, Vp, g, start, stop, backwards, write, S, P, LD, ST, BD, slack, moved, now_, nt,
-                           worst, made, seen, 0, lookahead)
+                           worst, made, seen, 0, lookahead, L2, KB, nb, dg)
         if work is not None:
             for t in range(nt):
                 work[0] += made[t * 8]
@@ -761,14 +869,18 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
 cdef void sweep_loop(StochasticGame game, source_t* src, real* Vp, real g, int64_t start, int64_t stop,
                      bint backwards, bint write, const int64_t* S, int32_t* P, uint8_t* LD, uint8_t* ST,
                      const double* BD, double slack, double moved, uint8_t now_, int nt, real* worst,
-                     int64_t* made, double* seen, int64_t ahead, int64_t lookahead) noexcept nogil:
+                     int64_t* made, double* seen, int64_t ahead, int64_t lookahead, uint16_t* L2,
+                     const double* KB, int64_t nb, double dg) noexcept nogil:
     """``sweep``'s loop over one outcome source (``ahead``: the stored graph's prefetch distance;
     ``lookahead``: how far on the policy rows a skipping sweep will read are asked for)."""
     cdef int64_t s, i, j, y
     cdef int tid, r, R = game.nrolls, G = game.ngroups
     cdef real v, d
-    cdef uint8_t q
+    cdef uint8_t q, qd
     cdef bint from_row
+    cdef uint16_t w
+    cdef int32_t k1, k2
+    cdef double rem, least
     # the source's arrays as locals: read through ``src`` they would be read again after every
     # store of a value (the build does not let the compiler assume that stores of different types
     # do not overlap)
@@ -789,6 +901,50 @@ cdef void sweep_loop(StochasticGame game, source_t* src, real* Vp, real g, int64
                 if start <= y < stop:
                     for j in range(F[y], F[y + 1]):
                         fetch_value(C[j], Vp)
+        if L2 != NULL:  # skipping what cannot change, with a bound per block and carried leads
+            y = (s - lookahead) if backwards else (s + lookahead)
+            if start <= y < stop and L2[y] != CARRY_NEVER_:
+                for r in range(R):  # a later state that may be read from its row
+                    fetch_value(P[y * R + r], Vp)
+            w = L2[s]
+            from_row = 0
+            k1 = 0  # assigned here, so that each thread has its own (block_keys writes through pointers)
+            k2 = 0
+            least = 0.0
+            qd = 0
+            if w == CARRY_ALONE_ or w == CARRY_FINISHED_:
+                v = row_backup(game, P + s * R, Vp, g, LEAD_FINISHED_ if w == CARRY_FINISHED_ else LEAD_ALONE_)
+                from_row = 1
+            elif w != CARRY_NEVER_ and CARRY_SCALE[w & ~CARRY_FRESH_] > slack * (moved + dg) + SKIP_ROUNDING_:
+                # (a lead that this sweep's earlier changes alone outweigh cannot prove: no keys asked)
+                game.block_keys(s, &k1, &k2)
+                if w & CARRY_FRESH_:  # measured in the last full sweep: its movement then too
+                    rem = KB[nb + k1] if KB[nb + k1] > KB[3 * nb + k2] else KB[3 * nb + k2]
+                else:
+                    rem = KB[k1] if KB[k1] > KB[2 * nb + k2] else KB[2 * nb + k2]
+                rem = CARRY_SCALE[w & ~CARRY_FRESH_] - slack * (rem + dg)
+                if rem > slack * moved + SKIP_ROUNDING_:  # then proven only if this sweep's changes allow
+                    v = row_backup(game, P + s * R, Vp, g, 0)
+                    from_row = rem > slack * sg_moved(seen, nt, moved) + SKIP_ROUNDING_
+                    if from_row:
+                        L2[s] = carry_level(rem)
+            if not from_row:
+                made[tid * 8] += 1
+                if source_t is Stored:
+                    made[tid * 8 + 1] += F[s + 1] - F[s]
+                    v = backup_lead(game, C + F[s], N + s * G, Vp, g, P + s * R, &qd, &least)
+                else:
+                    game.generate(s, &outs[tid])
+                    made[tid * 8 + 1] += outs[tid].n
+                    v = backup_lead(game, outs[tid].codes, outs[tid].counts, Vp, g, P + s * R, &qd, &least)
+                L2[s] = carry_word(least)
+            d = absval(v - Vp[s])
+            if d > worst[tid * 16]:
+                worst[tid * 16] = d
+                seen[tid * 8] = d
+            sg_publish()  # the change is seen by every thread before the value is
+            Vp[s] = v
+            continue
         if LD != NULL:  # skipping what cannot change
             y = (s - lookahead) if backwards else (s + lookahead)
             if start <= y < stop and may_skip(LD[y], BD[ST[y]], slack):
@@ -2168,3 +2324,135 @@ def best_response(StochasticGame game, const double[::1] x, int32_t[:, ::1] tau,
         free(outs)
         free(bufs)
         free(changed)
+
+
+# ---- the blocks each key reaches (skip.BlockSkip) ----------------------------------------------
+#
+# Every state's outcomes are generated once; each successor's own block, with the state's own
+# block (a successor that keeps the turn) or its other key (one that passes it), is put in a set
+# of 64-bit words shared by the threads: open addressing, a compare-and-swap into an empty slot.
+# A thread first asks a small cache of its own, since consecutive states share their own block
+# and reach the same blocks again and again.
+
+cdef extern from *:
+    """
+    static inline int sg_cas64(uint64_t* p, uint64_t expect, uint64_t value) {
+        return __atomic_compare_exchange_n(p, &expect, value, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    }
+    static inline uint64_t sg_load64(const uint64_t* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+    """
+    bint sg_cas64(uint64_t* p, uint64_t expect, uint64_t value) nogil
+    uint64_t sg_load64(const uint64_t* p) nogil
+
+PAIR_EMPTY = 0xFFFFFFFFFFFFFFFF
+cdef uint64_t PAIR_EMPTY_ = 0xFFFFFFFFFFFFFFFF
+DEF PAIR_CACHE = 512
+
+
+cdef inline uint64_t pair_hash(uint64_t x) noexcept nogil:
+    x = x * <uint64_t> 0x9E3779B97F4A7C15
+    return x ^ (x >> 29)
+
+
+cdef inline int pair_insert(uint64_t* T, uint64_t mask, uint64_t x) noexcept nogil:
+    """Put ``x`` in the set ``T`` (mask + 1 slots); 1 where it is new, 0 where it was there."""
+    cdef uint64_t i = pair_hash(x) & mask, cur
+    while True:
+        cur = sg_load64(&T[i])
+        if cur == x:
+            return 0
+        if cur == PAIR_EMPTY_:
+            if sg_cas64(&T[i], PAIR_EMPTY_, x):
+                return 1
+            continue  # another thread filled the slot just now: look at it again
+        i = (i + 1) & mask
+
+
+cdef check_pair_table(uint64_t[::1] table):
+    cdef int64_t size = table.shape[0]
+    if size < 2 or size & (size - 1):
+        raise ValueError(f"a pair table has a power of two of slots, not {size}")
+
+
+def block_pairs(StochasticGame game, uint64_t[::1] table, int64_t room, int threads=1, int64_t start=0,
+                int64_t stop=-1):
+    """Put in ``table`` (a set of words, every empty slot PAIR_EMPTY, a power of two of them) a
+    word for each (kind, key, block) that ranks ``start..stop-1`` show: kind 0, the state's own
+    block and the own block of a successor that keeps the turn; kind 1, the state's other key and
+    the own block of a successor that passes it (``StochasticGame.block_keys``). Returns how many
+    words were new, or -1 where that would pass ``room`` (the table's free slots the caller
+    allows, at most half of them: a full table would never end a search): then some of the range
+    is in, and the caller grows the table (``pair_rehash``) and puts the range in again."""
+    game.ready()
+    check_pair_table(table)
+    if not 0 <= room < table.shape[0]:
+        raise ValueError(f"room for {room} new words in a table of {table.shape[0]}")
+    stop = check_range(game, game.total, start, stop, 1.0)
+    if max(1, game.nblocks) >= (<int64_t> 1) << 31:
+        raise ValueError("a pair word holds block numbers below 2^31")
+    cdef int nt = max(1, threads), tid, i, t
+    cdef int64_t s, y
+    cdef uint64_t mask = table.shape[0] - 1, x, slot
+    cdef uint64_t* T = &table[0]
+    cdef int32_t k1, k2, b, unused
+    cdef int32_t c
+    cdef Outcomes* outs = new_outcomes(nt)
+    cdef uint64_t* cache = <uint64_t*> malloc(nt * PAIR_CACHE * sizeof(uint64_t))
+    cdef int64_t* added = <int64_t*> malloc(nt * 8 * sizeof(int64_t))
+    cdef int64_t total = 0, budget = room // nt
+    try:
+        if cache == NULL or added == NULL:
+            raise MemoryError()
+        for t in range(nt * PAIR_CACHE):
+            cache[t] = PAIR_EMPTY_
+        for t in range(nt):
+            added[t * 8] = 0
+        with nogil:
+            for s in prange(start, stop, schedule="dynamic", chunksize=4096, num_threads=nt):
+                tid = threadid()
+                k1 = 0  # assigned here, so that each thread has its own (block_keys writes through pointers)
+                k2 = 0
+                b = 0
+                unused = 0
+                if added[tid * 8] > budget - SG_MAX_OUTCOMES:  # a state adds at most that many
+                    added[tid * 8] = budget + 1
+                    continue
+                game.generate(s, &outs[tid])
+                game.block_keys(s, &k1, &k2)
+                for i in range(outs[tid].n):
+                    c = outs[tid].codes[i]
+                    if c >= 0:
+                        y = c
+                        x = (<uint64_t> k1) << 31
+                    elif c == SG_WIN or c == SG_LOSS or c == SG_NOCODE:
+                        continue
+                    else:
+                        y = -(<int64_t> c) - 1
+                        x = ((<uint64_t> 1) << 62) | ((<uint64_t> k2) << 31)
+                    game.block_keys(y, &b, &unused)
+                    x = x | <uint64_t> b
+                    slot = tid * PAIR_CACHE + (pair_hash(x) & (PAIR_CACHE - 1))
+                    if cache[slot] == x:
+                        continue
+                    cache[slot] = x
+                    added[tid * 8] += pair_insert(T, mask, x)
+        for t in range(nt):
+            if added[t * 8] > budget:
+                return -1
+            total += added[t * 8]
+        return total
+    finally:
+        free(outs)
+        free(cache)
+        free(added)
+
+
+def pair_rehash(uint64_t[::1] table, const uint64_t[::1] words) -> int:
+    """Put ``words`` (none PAIR_EMPTY) in ``table``, as ``block_pairs`` does; returns how many were new."""
+    check_pair_table(table)
+    cdef uint64_t mask = table.shape[0] - 1
+    cdef int64_t i, total = 0
+    with nogil:
+        for i in range(words.shape[0]):
+            total += pair_insert(&table[0], mask, words[i])
+    return total

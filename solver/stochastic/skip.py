@@ -30,6 +30,11 @@ again at least every ``AGE_MAX`` rounds so that no stamp is ever read as a later
 Memory: two bytes a state and a copy of the values (seven pieces: 1.19 + 2.38 GiB); where the walk
 maps its policy from a file, the copy is mapped from a file beside it too (``path``), read and
 written once a round, so that the system can page it out for the policy's sake.
+
+``BlockSkip`` bounds each state by the movement of the blocks its successors can lie in (the
+game names the blocks) instead of one D for the game, carrying each state's lead from round to
+round; the walk uses it where ``walk.WALK_SKIP_BLOCKS`` asks (docs/design/walk.md says what it
+measured).
 """
 from __future__ import annotations
 
@@ -37,6 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gamesolver.solver.progress import progress
 from gamesolver.solver.stochastic import _engine as kernels
 
 LEAD_TOP = kernels.LEAD_TOP
@@ -97,8 +103,9 @@ class Skip:
         if self.path is not None:
             self.path.unlink(missing_ok=True)
 
-    def end(self, values: np.ndarray, change: float, generated: int) -> None:
-        """The sweep ended with largest change ``change``, having generated ``generated`` states."""
+    def end(self, values: np.ndarray, change: float, generated: int, damped: bool = False) -> None:
+        """The sweep ended with largest change ``change`` (a damped sweep's own, before averaging,
+        so it covers what a state read), having generated ``generated`` states."""
         self.full[self.round] = change
         self.log.append({"round": self.round, "generated": generated / values.shape[0], "change": change})
 
@@ -112,3 +119,163 @@ def _moved_and_copy(copy: np.ndarray, values: np.ndarray) -> float:
         top = max(top, float(np.max(np.abs(here.astype(np.float64) - copy[a:b]), initial=0.0)))
         copy[a:b] = here
     return top
+
+
+# ---- a bound per block ---------------------------------------------------------------------------
+
+CARRY_NEVER = kernels.CARRY_NEVER
+
+
+class BlockSkip:
+    """The skip with a bound per block of states instead of one for the whole game.
+
+    The game names blocks (``StochasticGame.block_keys``): each state has its own block and an
+    other key. Every state's outcomes are generated once (``block_adjacency``) to find, for
+    each own block, the blocks that the successors keeping the turn lie in, and for each other
+    key, those that the successors passing it lie in. Each round measures each block's largest
+    movement (``_block_max`` over the runs of ranks sharing an own block) and, for each key, the
+    largest over the blocks it reaches (``kbounds``): a state's successors moved by at most the
+    larger of its two keys' bounds. As ``Skip`` does for one bound, a lead is safe while it
+    exceeds twice that movement; but the movement is a state's own, so it is not kept per round:
+    each state carries what is left of its lead in two bytes (``carry``), which every full sweep
+    that skips it lowers by twice its blocks' movement in the round before (and, where the lead
+    was measured in the last full sweep, that sweep's own movement of those blocks, which the
+    state may have read before or after each update), rounded down (``_engine.carry_level``).
+    A state backed up from its outcomes records its lead afresh. Every decision is proven, so one
+    thread gives the values of a walk that never skips, bit for bit.
+
+    Memory: two bytes a state, the copy of the values (as ``Skip``), and the adjacency (a few
+    int32 a block)."""
+
+    def __init__(self, K, dtype: np.dtype, path: Path | None = None, threads: int = 1,
+                 adjacency: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None) -> None:
+        n = K.state_count
+        self.nb = K.block_count
+        self.carry = np.full(n, CARRY_NEVER, dtype=np.uint16)
+        self.path = path
+        self.copy = (np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=(n,)) if path is not None
+                     else np.empty(n, dtype=dtype))
+        self.work = np.zeros(2, dtype=np.int64)
+        self.starts, self.keys = block_runs(K)
+        self.adjacency = adjacency if adjacency is not None else block_adjacency(K, threads)
+        self.kb = np.zeros((4, self.nb))
+        self.full_blocks = np.zeros(self.nb)  # the last full sweep's movement of each block
+        self.round = -1
+        self.g: float | None = None
+        self.dg = 0.0
+        self.log: list[dict[str, float]] = []
+
+    def begin(self, values: np.ndarray, discount: float) -> None:
+        """A full sweep with this discount starts: each block's movement since the last one's
+        start, the copy of the values taken, and each key's bounds."""
+        if self.round >= 0:
+            moved = _block_max(values, self.copy, self.starts, self.keys, self.nb, update=True)
+        else:
+            self.copy[:] = values
+            moved = np.zeros(self.nb)
+        self.round += 1
+        self.dg = abs(discount - self.g) if self.g is not None else 0.0
+        self.g = discount
+        keep_ptr, keep, pass_ptr, passing = self.adjacency
+        fresh = moved + self.full_blocks
+        self.kb[0] = _reach_max(keep_ptr, keep, moved)
+        self.kb[1] = _reach_max(keep_ptr, keep, fresh)
+        self.kb[2] = _reach_max(pass_ptr, passing, moved)
+        self.kb[3] = _reach_max(pass_ptr, passing, fresh)
+
+    def kwargs(self) -> dict:
+        return {"carry": self.carry, "kbounds": self.kb, "dg": self.dg, "slack": SLACK, "work": self.work}
+
+    def end(self, values: np.ndarray, change: float, generated: int, damped: bool = False) -> None:
+        """The sweep ended: each block's movement in it (a damped sweep's values are halfway back,
+        and a state may have read the undamped ones: twice that)."""
+        self.full_blocks = _block_max(values, self.copy, self.starts, self.keys, self.nb, update=False)
+        if damped:
+            self.full_blocks *= 2.0
+        self.log.append({"round": self.round, "generated": generated / values.shape[0], "change": change})
+
+    def close(self) -> None:
+        self.copy = np.empty(0, dtype=self.copy.dtype)
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)
+
+
+def block_runs(K) -> tuple[np.ndarray, np.ndarray]:
+    """The runs of consecutive ranks that share an own block: their first ranks and their blocks."""
+    n = K.state_count
+    starts, keys = [], []
+    last = -1  # (no key is negative: the first rank starts a run)
+    for a in range(0, n, _CHUNK):
+        own, _ = K.keys_of(a, min(n, a + _CHUNK))
+        at = np.flatnonzero(np.diff(own, prepend=np.int32(last)) != 0)
+        starts.append(at + a)
+        keys.append(own[at])
+        last = int(own[-1])
+    return np.concatenate(starts).astype(np.int64), np.concatenate(keys).astype(np.int64)
+
+
+def block_adjacency(K, threads: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Which blocks each key's states reach: (keep_ptr, keep, pass_ptr, passing), two lists in
+    CSR form over the ``K.block_count`` keys: own block k's states keep the turn only into the
+    blocks keep[keep_ptr[k]:keep_ptr[k + 1]], and other key k's states pass it only into
+    passing[pass_ptr[k]:pass_ptr[k + 1]]. Found from every state's generated outcomes, a chunk
+    of ranks at a time, in a set of words that grows as it fills (``_engine.block_pairs``)."""
+    n, nb = K.state_count, K.block_count
+    table = np.full(1 << 16, kernels.PAIR_EMPTY, dtype=np.uint64)
+    held = 0
+    with progress(n, "skip: the blocks each key reaches", enabled=None) as bar:
+        for a in range(0, n, _CHUNK):
+            b = min(n, a + _CHUNK)
+            while True:
+                new = kernels.block_pairs(K, table, table.size // 2 - held, threads=threads, start=a, stop=b)
+                if new >= 0:
+                    held += new
+                    break
+                words = table[table != kernels.PAIR_EMPTY]
+                table = np.full(4 * table.size, kernels.PAIR_EMPTY, dtype=np.uint64)
+                held = kernels.pair_rehash(table, words)
+            bar.update(b - a)
+    words = np.sort(table[table != kernels.PAIR_EMPTY])
+    kind = words >> np.uint64(62)
+    key = ((words >> np.uint64(31)) & np.uint64((1 << 31) - 1)).astype(np.int64)
+    block = (words & np.uint64((1 << 31) - 1)).astype(np.int64)
+    out: list[np.ndarray] = []
+    for k in (0, 1):
+        here = kind == k
+        out += _csr(key[here], block[here], nb)
+    return out[0], out[1], out[2], out[3]
+
+
+def _csr(key: np.ndarray, block: np.ndarray, nb: int) -> list[np.ndarray]:
+    """Pairs sorted by key as CSR over ``nb`` keys: [ptr, blocks]."""
+    ptr = np.zeros(nb + 1, dtype=np.int64)
+    np.cumsum(np.bincount(key, minlength=nb), out=ptr[1:])
+    return [ptr, block]
+
+
+def _reach_max(ptr: np.ndarray, blocks: np.ndarray, per_block: np.ndarray) -> np.ndarray:
+    """For each key, the largest of ``per_block`` over the blocks it reaches (0 for none)."""
+    out = np.zeros(ptr.shape[0] - 1)
+    some = np.flatnonzero(np.diff(ptr) > 0)
+    if some.size:
+        out[some] = np.maximum.reduceat(per_block[blocks], ptr[some])
+    return out
+
+
+def _block_max(values: np.ndarray, copy: np.ndarray, starts: np.ndarray, keys: np.ndarray, nb: int,
+               update: bool) -> np.ndarray:
+    """Each block's largest |values - copy| (float64: exact) over its runs of ranks; with
+    ``update``, ``copy`` := ``values`` on the way."""
+    out = np.zeros(nb)
+    n = values.shape[0]
+    for a in range(0, n, _CHUNK):
+        b = min(n, a + _CHUNK)
+        here = values[a:b]
+        d = np.abs(here.astype(np.float64) - copy[a:b])
+        if update:
+            copy[a:b] = here
+        i0 = int(np.searchsorted(starts, a, side="right")) - 1
+        i1 = int(np.searchsorted(starts, b, side="left"))
+        local = np.maximum(starts[i0:i1] - a, 0)
+        np.maximum.at(out, keys[i0:i1], np.maximum.reduceat(d, local))
+    return out

@@ -18,7 +18,7 @@ import numpy as np
 from gamesolver.solver.stochastic.engine import DeviceHotSets, Engine, HotSets, Log
 from gamesolver.solver.limits import duration
 from gamesolver.solver.progress import progress
-from gamesolver.solver.stochastic.skip import Skip
+from gamesolver.solver.stochastic.skip import BlockSkip, Skip
 from gamesolver.solver.stochastic import checkpoint, schedule
 
 
@@ -47,6 +47,9 @@ WALK_FLIP_GAIN = 0.5  # ... and where the sweep after a damped one did not halve
 # walk: full sweeps back up from its recorded policy row every state whose choice is proven unchanged
 # (solver.stochastic.skip), on engines that can (a regenerating one); the values are the same
 WALK_SKIP = True
+# ... with a bound per block of states (skip.BlockSkip) where the game names blocks, instead of
+# one bound for the whole game (skip.Skip)
+WALK_SKIP_BLOCKS = False
 _STALL_SWEEPS = 30
 # the round log's outlook reads the fall of a stage's largest change over this many rounds (Outlook)
 OUTLOOK_ROUNDS = 4
@@ -86,7 +89,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     can_skip = getattr(K, "skips", False)
     # the copy of the values goes beside a policy mapped from a file, so that it pages as the policy does
     copy_file = root / checkpoint.COPY_FILE if isinstance(policy, np.memmap) else None
-    skip = Skip(values.shape[0], values.dtype, copy_file) if WALK_SKIP and can_skip else None
+    skip = new_skip(K, values, copy_file, threads) if WALK_SKIP and can_skip else None
     # the states and codes the full sweeps generated, where the engine counts them
     counted = skip.work if skip is not None else np.zeros(2, dtype=np.int64) if can_skip else None
     aim = tolerance / schedule.WALK_STAGE_FACTOR  # where a discounted stage ends
@@ -158,8 +161,17 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
             skip.close()
 
 
+def new_skip(K: Engine, values: np.ndarray, copy_file: Path | None, threads: int) -> Skip | BlockSkip:
+    """The walk's skip: a bound per block where WALK_SKIP_BLOCKS asks and the game names blocks
+    (``BlockSkip``), else one bound for the game (``Skip``)."""
+    game = getattr(K, "game", None)
+    if WALK_SKIP_BLOCKS and game is not None and game.block_count > 1:
+        return BlockSkip(game, values.dtype, copy_file, threads=threads)
+    return Skip(values.shape[0], values.dtype, copy_file)
+
+
 def full_sweep(K: Engine, values: np.ndarray, threads: int, label: str, show: bool | None, policy: np.ndarray,
-                g: float, damp: bool, skip: Skip | None, counted: np.ndarray | None) -> float:
+                g: float, damp: bool, skip: Skip | BlockSkip | None, counted: np.ndarray | None) -> float:
     """The walk's full sweep (``progress_sweep``), skipping what cannot change where ``skip`` is given
     (solver.stochastic.skip). ``counted`` (two int64, where the engine counts) receives the
     states generated and the codes written."""
@@ -169,11 +181,11 @@ def full_sweep(K: Engine, values: np.ndarray, threads: int, label: str, show: bo
     skip.begin(values, g)
     before = int(skip.work[0])
     last = progress_sweep(K, values, threads, label, show, policy, g, damp=damp, extra=skip.kwargs())
-    skip.end(values, last, int(skip.work[0]) - before)
+    skip.end(values, last, int(skip.work[0]) - before, damped=damp)
     return last
 
 
-def skip_figures(skip: Skip | None, counted: np.ndarray | None) -> dict[str, Any]:
+def skip_figures(skip: Skip | BlockSkip | None, counted: np.ndarray | None) -> dict[str, Any]:
     """What the walk's full sweeps generated (where the engine counts): states and outcome codes,
     and where they skip, a row a full sweep (``Skip.log``)."""
     if counted is None:
@@ -377,7 +389,7 @@ def progress_sweep(K: Engine, values: np.ndarray, threads: int, label: str, show
     (``Skip.kwargs``; a skipping sweep is told the largest change of its earlier chunks, ``moved``)."""
     end = values.shape[0] if stop is None else stop
     extra = dict(extra or {})
-    skipping = "bounds" in extra
+    skipping = "bounds" in extra or "carry" in extra
     worst = 0.0
     chunk = getattr(K, "chunk", _CHUNK)  # a distributed engine sweeps whole: a call is a round trip
     sync = getattr(K, "sync", None) if damp else None

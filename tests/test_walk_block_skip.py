@@ -1,0 +1,267 @@
+"""Full sweeps that skip with a bound per block of states (solver/stochastic/skip.py, BlockSkip, and
+the carried-lead sweep of solver/stochastic/_engine.pyx): the fort rules' block keys against a
+slow reading of the tiles, the blocks each key reaches against every state's outcomes, a sweep
+with carried leads against one that generates everything (the same values and policy rows, bit
+for bit, on one thread), the walk with and without it, and unsound bounds that make them differ."""
+from __future__ import annotations
+
+from math import comb
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gamesolver.games.ur.solve import solve
+from gamesolver.solver.stochastic import _engine as E
+from gamesolver.solver.stochastic import skip
+from gamesolver.solver.stochastic import walk
+from tests.test_ur_reference import mini_options
+from tests.test_walk_skip import mini4, real4  # noqa: F401 (the same generators, as fixtures)
+
+
+@pytest.fixture(scope="module")
+def mini_adjacency(mini4):
+    return skip.block_adjacency(mini4, threads=2)
+
+
+def tiles(mask: int) -> list[int]:
+    return [t for t in range(32) if mask >> t & 1]
+
+
+def slow_block(K, side: int, other_count: int, n: int, k: int) -> int:
+    """A side's tile set and the other side's count as one number, read slowly: the count, then
+    the sets of fewer tiles, then the set's colex rank."""
+    sets = sum(comb(n, j) for j in range(k + 1))
+    mine = tiles(side)
+    return other_count * sets + sum(comb(n, j) for j in range(len(mine))) + sum(comb(t, i + 1) for i, t in enumerate(mine))
+
+
+@pytest.mark.parametrize("board", ["mini4", "real4"])
+def test_block_keys_are_a_side_and_the_other_count(board: str, request) -> None:
+    K = request.getfixturevalue(board)
+    n_tiles = {"mini4": 8, "real4": 20}[board]
+    rng = np.random.default_rng(1)
+    ranks = np.sort(rng.choice(K.state_count, 300, replace=False))
+    M, O = K.unrank(ranks)
+    for r, m, o in zip(ranks.tolist(), M.tolist(), O.tolist()):
+        own, other = K.keys_of(r, r + 1)
+        a, b = len(tiles(m)), len(tiles(o))
+        assert int(own[0]) == slow_block(K, m, b, n_tiles, 4)
+        assert int(other[0]) == slow_block(K, o, a, n_tiles, 4)
+        assert 0 <= own[0] < K.block_count and 0 <= other[0] < K.block_count
+    # the own block of consecutive ranks changes in runs: the blocks are ranges of ranks
+    starts, keys = skip.block_runs(K)
+    assert starts[0] == 0 and np.all(np.diff(starts) > 0)
+    assert len(np.unique(keys)) == len(keys)  # no block in two runs
+
+
+def test_each_key_reaches_the_blocks_of_its_states_successors(mini4, mini_adjacency) -> None:
+    """The test board, every state: the blocks that the successors keeping the turn lie in, by own
+    block, and those passing it, by other key, read slowly from the outcome lists."""
+    K = mini4
+    n = K.state_count
+    own, other = K.keys_of(0, n)
+    keep: dict[int, set[int]] = {}
+    passing: dict[int, set[int]] = {}
+    for s in range(n):
+        for group in K.outcome_groups(s):
+            for c in group:
+                if c >= 0:
+                    keep.setdefault(int(own[s]), set()).add(int(own[c]))
+                elif c not in (E.WIN, E.LOSS, E.NOCODE):
+                    passing.setdefault(int(other[s]), set()).add(int(own[-c - 1]))
+    keep_ptr, keep_blocks, pass_ptr, pass_blocks = mini_adjacency
+    for key in range(K.block_count):
+        assert set(keep_blocks[keep_ptr[key]:keep_ptr[key + 1]].tolist()) == keep.get(key, set())
+        assert set(pass_blocks[pass_ptr[key]:pass_ptr[key + 1]].tolist()) == passing.get(key, set())
+
+
+def test_carried_levels_are_rounded_down() -> None:
+    scale = E.carry_scale()
+    assert scale[0] == 0.0 and scale[E.CARRY_TOP] == 1.0 and np.all(np.diff(scale) > 0)
+    probes = np.concatenate([scale[1::97], scale[1::97] * 1.00001, scale[1::97] * 0.99999, [1e-12, 0.0, 1.7]])
+    for x in probes:
+        q = E.carry_of(float(x))
+        assert scale[q] <= x
+        assert q == E.CARRY_TOP or x < scale[q + 1]
+    # the specials lie above every level that a lead measured afresh is written with
+    assert E.CARRY_TOP | E.CARRY_FRESH < E.CARRY_ALONE < E.CARRY_FINISHED < E.CARRY_NEVER
+
+
+def _block_moves(K, rng, n: int, move: float) -> np.ndarray:
+    """A movement for every value: most blocks move by up to ``move`` / 100, a few by up to ``move``."""
+    own, _ = K.keys_of(0, n)
+    far = rng.random(K.block_count) < 0.1
+    size = np.where(far[own], move, move / 100)
+    return rng.uniform(-1, 1, n) * size
+
+
+def _carried_sweep_matches(K, adjacency, seed: int, move: float, slack: float = 2.0, start: np.ndarray | None = None,
+                           one_bound: bool = False) -> tuple[bool, int]:
+    """From random values (or ``start``) a full sweep that records carried leads, then every value
+    moved (some blocks far more than others); a sweep that skips under the blocks' bounds (with
+    ``one_bound``, each the largest of them all: one bound for the game) against one that
+    generates everything: (same values and policy rows, states generated)."""
+    n, R = K.state_count, K.roll_count
+    rng = np.random.default_rng(seed)
+    V0 = (rng.uniform(-1, 1, n) * rng.uniform(0, 1)).astype(np.float32) if start is None else start.copy()
+    V1 = V0.copy()
+    pol = np.zeros((n, R), np.int32)
+    carry = np.full(n, E.CARRY_NEVER, np.uint16)
+    nb = K.block_count
+    E.sweep(K, V1, policy=pol, carry=carry, kbounds=np.zeros((4, nb)))
+    assert not np.any(carry == E.CARRY_NEVER)  # every state recorded a lead
+    W1 = (V1 + _block_moves(K, rng, n, move)).clip(-1, 1).astype(np.float32)
+    plain, plain_pol = W1.copy(), pol.copy()
+    E.sweep(K, plain, policy=plain_pol)
+    starts, keys = skip.block_runs(K)
+    full = skip._block_max(V1, V0, starts, keys, nb, update=False)  # the recording sweep's movement
+    moved = skip._block_max(W1, V0, starts, keys, nb, update=False)  # from its start to the next's
+    keep_ptr, keep, pass_ptr, passing = adjacency
+    kb = np.stack([skip._reach_max(keep_ptr, keep, moved), skip._reach_max(keep_ptr, keep, moved + full),
+                   skip._reach_max(pass_ptr, passing, moved), skip._reach_max(pass_ptr, passing, moved + full)])
+    if one_bound:
+        kb[0::2] = moved.max()
+        kb[1::2] = (moved + full).max()
+    work = np.zeros(2, np.int64)
+    skipping = W1.copy()
+    E.sweep(K, skipping, policy=pol, carry=carry, kbounds=kb, slack=slack, work=work)
+    same = np.array_equal(plain, skipping) and np.array_equal(plain_pol, pol)
+    return same, int(work[0])
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), move=st.sampled_from([0.0, 1e-6, 1e-4, 1e-2, 0.3]))
+def test_a_sweep_with_carried_leads_gives_the_full_sweeps_values(seed: int, move: float, mini4,
+                                                                   mini_adjacency) -> None:
+    same, generated = _carried_sweep_matches(mini4, mini_adjacency, seed, move)
+    assert same
+    assert generated <= mini4.state_count
+
+
+def test_a_sweep_with_carried_leads_skips_where_blocks_barely_moved(mini4, mini_adjacency) -> None:
+    """Not a vacuous equality: near the fixed point, with most blocks still, most states are read
+    from their rows, and more of them than one bound for the whole game would let."""
+    K = mini4
+    n, R = K.state_count, K.roll_count
+    V = np.zeros(n, np.float32)
+    pol = np.zeros((n, R), np.int32)
+    for _ in range(300):  # near the fixed point: the recording sweep moves values by little
+        if E.sweep(K, V, policy=pol) < 1e-7:
+            break
+    same, by_blocks = _carried_sweep_matches(K, mini_adjacency, 11, 1e-3, start=V)
+    same_one, by_one = _carried_sweep_matches(K, mini_adjacency, 11, 1e-3, start=V, one_bound=True)
+    assert same and same_one
+    assert by_blocks < 0.5 * n
+    assert by_blocks < by_one
+
+
+def test_unsound_block_bounds_change_the_values(mini4, mini_adjacency) -> None:
+    """The deliberate breaks: a bound a tenth of the proven one, and blocks that forget where the
+    successors passing the turn lie (each key's list emptied) both let states keep a choice that
+    is no longer the best."""
+    assert _carried_sweep_matches(mini4, mini_adjacency, 5, 1e-2)[0]
+    assert not _carried_sweep_matches(mini4, mini_adjacency, 5, 1e-2, slack=0.2)[0]
+    keep_ptr, keep, pass_ptr, passing = mini_adjacency
+    forgetful = (keep_ptr, keep, np.zeros_like(pass_ptr), passing[:0])
+    assert not _carried_sweep_matches(mini4, forgetful, 5, 1e-2)[0]
+
+
+def test_carried_lead_arguments_are_checked(mini4) -> None:
+    K = mini4
+    n, R = K.state_count, K.roll_count
+    V = np.zeros(n, np.float32)
+    pol = np.zeros((n, R), np.int32)
+    carry = np.full(n, E.CARRY_NEVER, np.uint16)
+    kb = np.zeros((4, K.block_count))
+    with pytest.raises(ValueError, match="need a policy"):
+        E.sweep(K, V, carry=carry, kbounds=kb)
+    with pytest.raises(ValueError, match="two bytes a state"):
+        E.sweep(K, V, policy=pol, carry=carry[:-1], kbounds=kb)
+    with pytest.raises(ValueError, match="two bytes a state"):
+        E.sweep(K, V, policy=pol, carry=carry, kbounds=np.zeros((4, K.block_count - 1)))
+    with pytest.raises(ValueError, match="at least 0"):
+        E.sweep(K, V, policy=pol, carry=carry, kbounds=kb, dg=-1.0)
+
+
+def test_a_game_without_blocks_has_one() -> None:
+    """The engine's default: one block for every state, so the bound per block is the global one."""
+    from gamesolver.games.ur import royal  # RoyalUr's generator names no blocks
+    from gamesolver.games.ur.royal_table import royal_game
+    K = royal_game(royal.load_ruleset("finkel", pieces=2))
+    assert K.block_count == 1
+    own, other = K.keys_of(0, min(50, K.state_count))
+    assert not own.any() and not other.any()
+
+
+def _walk_values(options, tmp_path, name: str, max_sweeps: int = 100_000) -> tuple[np.ndarray, dict]:
+    table = solve(options, tmp_path / name, tolerance=1e-5, threads=1, graph="regenerate", max_sweeps=max_sweeps)
+    return np.asarray(table["value"]).copy(), table.header["meta"]
+
+
+def _broken_walk_differs(options, tmp_path, name: str, plain: np.ndarray, sweeps: int) -> bool:
+    """Whether a walk under a broken bound ends elsewhere or does not end (within twice the
+    sound walk's full sweeps: a choice kept stale can keep the largest change up for ever)."""
+    try:
+        values, _ = _walk_values(options, tmp_path, name, max_sweeps=2 * sweeps)
+    except RuntimeError as e:
+        return "no convergence" in str(e)
+    return not np.array_equal(plain, values)
+
+
+def test_the_walk_gives_the_same_values_with_a_bound_per_block(tmp_path, monkeypatch) -> None:
+    """One thread, the test board with four pieces: the whole walk, bit for bit, generating fewer
+    codes than with one bound for the game; then with unsound bounds the values differ."""
+    o = mini_options(tmp_path, 4)
+    monkeypatch.setattr(walk, "WALK_SKIP", False)
+    plain, plain_meta = _walk_values(o, tmp_path, "plain")
+    monkeypatch.setattr(walk, "WALK_SKIP", True)
+    monkeypatch.setattr(walk, "WALK_SKIP_BLOCKS", False)
+    _, global_meta = _walk_values(o, tmp_path, "global")
+    monkeypatch.setattr(walk, "WALK_SKIP_BLOCKS", True)
+    blocks, meta = _walk_values(o, tmp_path, "blocks")
+    assert np.array_equal(plain, blocks)
+    assert meta["sweeps"] == plain_meta["sweeps"]
+    assert meta["full_sweeps_generated"]["generated_codes"] < 0.95 * global_meta["full_sweeps_generated"]["generated_codes"]
+    monkeypatch.setattr(skip, "SLACK", 0.05)
+    assert _broken_walk_differs(o, tmp_path, "broken", plain, meta["sweeps"])
+    monkeypatch.setattr(skip, "SLACK", 2.0)
+    real = skip.block_adjacency
+
+    def forgetful(K, threads=1):
+        keep_ptr, keep, pass_ptr, passing = real(K, threads)
+        return keep_ptr, keep, np.zeros_like(pass_ptr), passing[:0]
+    monkeypatch.setattr(skip, "block_adjacency", forgetful)
+    assert _broken_walk_differs(o, tmp_path, "forgetful", plain, meta["sweeps"])
+
+
+def test_two_threads_read_each_states_own_keys(real4) -> None:
+    """The keys are each thread's own (``block_keys`` writes through pointers, and a variable that
+    a parallel loop assigns only so is shared by its threads): four pieces, a range of 400,000
+    ranks swept near its fixed point (given the values around it), the blocks of a random half of
+    the keys moved too far for any lead: on two threads every state with such a key is generated
+    and most others skip."""
+    K = real4
+    n, R = K.state_count, K.roll_count
+    start, stop = 1_000_000, 1_400_000
+    rng = np.random.default_rng(2)
+    V = (rng.uniform(-1, 1, n) * 0.2).astype(np.float32)
+    pol = np.zeros((n, R), np.int32)
+    for _ in range(40):
+        if E.sweep(K, V, start=start, stop=stop, threads=2) < 1e-6:
+            break
+    carry = np.full(n, E.CARRY_NEVER, np.uint16)
+    nb = K.block_count
+    E.sweep(K, V, policy=pol, carry=carry, kbounds=np.zeros((4, nb)), start=start, stop=stop, threads=2)
+    far = rng.random(nb) < 0.5
+    kb = np.where(far, 10.0, 0.0)[None, :].repeat(4, axis=0)
+    own, other = K.keys_of(start, stop)
+    must = far[own] | far[other]
+    for _ in range(2):
+        E.sweep(K, V, policy=pol, carry=carry, kbounds=kb, start=start, stop=stop, threads=2)
+        word = carry[start:stop]
+        choice = (word != E.CARRY_ALONE) & (word != E.CARRY_FINISHED)
+        fresh = (word & E.CARRY_FRESH) != 0
+        assert np.all(fresh[must & choice])  # generated: its lead measured afresh
+        assert np.count_nonzero(~fresh[~must & choice]) > 0.5 * np.count_nonzero(~must & choice)  # the others skip
