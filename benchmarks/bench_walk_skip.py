@@ -4,7 +4,7 @@ regenerating (or, with ``--graph store``, over the stored graph, where a skipped
 from its policy row instead of its stored codes: the walk does not skip there, and this benchmark
 turns it on for its skipping walk, ``StoredGraph.skips``).
 
-    nice -n 19 python benchmarks/bench_walk_skip.py --pieces 4 [--threads 2] [--graph store] [--markdown]
+    nice -n 19 python benchmarks/bench_walk_skip.py --pieces 4 [--threads 2] [--graph store] [--markdown] [--blocks]
     nice -n 19 python benchmarks/bench_walk_skip.py --kernel 7      # the sweep kernels alone
     python benchmarks/bench_walk_skip.py --pieces 5 --skipping-first --echo walks.log   # hours: watch the log
 
@@ -14,8 +14,9 @@ count) the largest and mean distance of each table's values to the proof's inter
 file's positions; then the two tables' largest difference, and the skipping walk's share of states
 generated in each round. ``--kernel K`` times one thread's sweep of 48 runs of 4,096 consecutive
 ranks at random places over values set everywhere: the plain sweep, the sweep that records
-leads (everything generated), and the sweep that backs every state up from its row (its lead byte
-set to "no choice", so that whatever the values do, nothing is generated).
+leads (everything generated), the sweep that backs every state up from its row (its lead byte
+set to "no choice", so that whatever the values do, nothing is generated), and the same with a
+bound per block (each state's block keys read and its carried lead lowered and written back).
 """
 from __future__ import annotations
 
@@ -60,11 +61,16 @@ def kernel_costs(pieces: int, runs: int = 48, run: int = 4096, seed: int = 0) ->
         return (time.perf_counter() - t0) / (runs * run) * 1e9
 
     timed(policy=pol, lead=lead, stamp=stamp, bounds=never, now=0)  # every policy row written once
+    # carried leads (BlockSkip): each state's keys read and its lead lowered, then its row backed up
+    kb = np.zeros((4, K.block_count))
+    carried = np.full(n, E.CARRY_TOP, dtype=np.uint16)
     for rep in range(5):  # alternating, the best of five
         plain = timed(policy=pol, work=work)
         recording = timed(policy=pol, lead=lead, stamp=stamp, bounds=never, now=0)
         rows = timed(policy=pol, lead=alone, stamp=stamp, bounds=never, now=1)
-        for name, x in (("plain", plain), ("recording", recording), ("rows", rows)):
+        carried[:] = E.CARRY_TOP
+        by_keys = timed(policy=pol, carry=carried, kbounds=kb)
+        for name, x in (("plain", plain), ("recording", recording), ("rows", rows), ("keys", by_keys)):
             out[name] = min(out.get(name, x), x)
     out["codes_a_state"] = work[1] / work[0]
     return out
@@ -86,18 +92,20 @@ def proof_distance(options: UrOptions, values: np.ndarray) -> tuple[float, float
 
 
 def walks(pieces: int, threads: int, tolerance: float, graph: str = "regenerate", skipping_first: bool = False,
-          echo: Path | None = None) -> dict:
+          echo: Path | None = None, blocks: bool = False) -> dict:
     """Both walks, one after the other (the skipping one first with ``skipping_first``: on five pieces
-    each takes most of an hour); ``echo``: a file that gets every log line as it comes."""
+    each takes most of an hour); with ``blocks`` a third, skipping with a bound per block
+    (``skip.BlockSkip``); ``echo``: a file that gets every log line as it comes."""
     o = UrOptions(pieces=pieces)
     K = kernel(o)
     out: dict = {"states": K.state_count}
-    saved, stored_skips = walk.WALK_SKIP, outcomes.StoredGraph.skips
+    saved, stored_skips, saved_blocks = walk.WALK_SKIP, outcomes.StoredGraph.skips, walk.WALK_SKIP_BLOCKS
     tables = {}
     with tempfile.TemporaryDirectory() as tmp:
-        order = (("as it was", False), ("skipping", True))
-        for name, on in (order[::-1] if skipping_first else order):
+        order = [("as it was", False, False), ("skipping", True, False)] + ([("by blocks", True, True)] if blocks else [])
+        for name, on, by_blocks in (order[::-1] if skipping_first else order):
             walk.WALK_SKIP = on
+            walk.WALK_SKIP_BLOCKS = by_blocks
             outcomes.StoredGraph.skips = on
             lines: list[str] = []
 
@@ -114,6 +122,7 @@ def walks(pieces: int, threads: int, tolerance: float, graph: str = "regenerate"
                 seconds = time.perf_counter() - t0
             finally:
                 walk.WALK_SKIP = saved
+                walk.WALK_SKIP_BLOCKS = saved_blocks
                 outcomes.StoredGraph.skips = stored_skips
             full = sum(float(x.split("(full sweep ")[1].split(" s")[0]) for x in lines if "(full sweep " in x)
             m = solved.meta
@@ -123,7 +132,9 @@ def walks(pieces: int, threads: int, tolerance: float, graph: str = "regenerate"
                          "codes": m["full_sweeps_generated"]["generated_codes"],
                          "proof": proof_distance(o, solved.values), "rounds": solved.rounds,
                          "start": float(solved.values[int(K.rank([0], [0])[0])])}
-    out["difference"] = float(np.abs(tables["as it was"].astype(np.float64) - tables["skipping"]).max())
+    for name in tables:
+        out[name]["difference"] = float(np.abs(tables["as it was"].astype(np.float64) - tables[name]).max())
+    out["difference"] = out["skipping"]["difference"]
     return out
 
 
@@ -138,17 +149,20 @@ def main() -> None:
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--skipping-first", action="store_true", help="solve the skipping walk first")
     ap.add_argument("--echo", type=Path, metavar="FILE", help="append every log line to FILE as it comes")
+    ap.add_argument("--blocks", action="store_true", help="a third walk, skipping with a bound per block")
     args = ap.parse_args()
     if args.kernel:
         c = kernel_costs(args.kernel)
         print(f"k={args.kernel}, one thread, {c['codes_a_state']:.1f} codes a state: plain sweep {c['plain']:.0f} ns a "
               f"state; recording leads {c['recording']:.0f} ns ({c['recording'] / c['plain']:.2f}x); from the rows "
-              f"{c['rows']:.0f} ns ({c['plain'] / c['rows']:.1f}x faster than plain)")
+              f"{c['rows']:.0f} ns ({c['plain'] / c['rows']:.1f}x faster than plain); from the rows by blocks' "
+              f"keys and carried leads {c['keys']:.0f} ns ({c['plain'] / c['keys']:.1f}x faster than plain)")
         return
-    w = walks(args.pieces, args.threads, args.tolerance, args.graph, args.skipping_first, args.echo)
+    w = walks(args.pieces, args.threads, args.tolerance, args.graph, args.skipping_first, args.echo, args.blocks)
     a, b = w["as it was"], w["skipping"]
     rows = []
-    for name, r in (("as it was", a), ("skipping", b)):
+    names = ("as it was", "skipping") + (("by blocks",) if args.blocks else ())
+    for name, r in ((x, w[x]) for x in names):
         p = r["proof"]
         rows.append((name, r["sweeps"], r["states"] / w["states"], r["codes"], r["full_seconds"], r["seconds"],
                      f"{p[0]:.2g} ({p[1]:.2g})" if p else "-", r["start"]))
@@ -168,6 +182,15 @@ def main() -> None:
           f"solve {a['seconds'] / b['seconds']:.2f}x faster; the two tables differ by at most {w['difference']:.2g}")
     print("share generated, round by round (skipping walk): "
           + ", ".join(f"{x['generated']:.0%}" for x in b["rounds"]))
+    if args.blocks:
+        c = w["by blocks"]
+        print(f"by blocks: codes {a['codes'] / c['codes']:.2f}x fewer than as it was, {b['codes'] / c['codes']:.2f}x "
+              f"fewer than skipping; full sweeps {a['full_seconds'] / c['full_seconds']:.2f}x and "
+              f"{b['full_seconds'] / c['full_seconds']:.2f}x faster; solve {a['seconds'] / c['seconds']:.2f}x and "
+              f"{b['seconds'] / c['seconds']:.2f}x faster; its table differs from the first by at most "
+              f"{c['difference']:.2g}")
+        print("share generated, round by round (by blocks): "
+              + ", ".join(f"{x['generated']:.0%}" for x in c["rounds"]))
 
 
 if __name__ == "__main__":
