@@ -8,8 +8,9 @@ solver/stochastic/skip.py is replayed with four bounds on how far a state's succ
 for the whole game ("global"), per block of stored states ("P1": the mover's tiles and the other
 side's count), per block of two kinds ("P1+P2": those, and the other side's tiles with the
 mover's count for a successor where the mover keeps the turn), each with the blocks a state's
-successors truly lie in, and each state's own successors exactly ("exact", the best any test of
-this kind can do). Two more are unsound by construction, to size what a bound from the typical
+successors truly lie in, per key ("keys": the blocks that any state of the same own block reaches
+keeping the turn, or of the same other key passing it, as ``skip.BlockSkip`` bounds a state), and
+each state's own successors exactly ("exact", the best any test of this kind can do). Two more are unsound by construction, to size what a bound from the typical
 movement would buy: the 99th and 99.9th percentiles of each round's movement and full-sweep
 change over every 97th state ("q99", "q999"), for which each round also counts the sampled skips
 whose kept actions were no longer the best ("wrong_...") and the most such a skip lost
@@ -37,6 +38,9 @@ _, P2 = np.unique(O.astype(np.int64) * 16 + pm, return_inverse=True)
 nb1, nb2 = P1.max() + 1, P2.max() + 1
 print("states", n, "P1 blocks", nb1, "P2 blocks", nb2, flush=True)
 R = K.roll_count
+A1p, A1, A2p, A2 = skip.block_adjacency(K, threads=2)  # the blocks each key's states reach
+OWN, key_other = K.keys_of(0, n)  # each state's own block (the partition P1 makes) and other key
+key_own, key_other = OWN[sample], key_other[sample]
 info = []
 for s in sample.tolist():
     rolls = [np.array(sorted(K.roll_outcomes(s, r)), dtype=np.int64) for r in range(R)]
@@ -82,7 +86,7 @@ def loss(i, V, g, kept):
     return out
 
 codes = np.array([d["ncodes"] for d in info], dtype=np.float64)
-variants = ["global", "P1", "P1+P2", "exact", "q99", "q999"]
+variants = ["global", "P1", "P1+P2", "keys", "exact", "q99", "q999"]
 Q = {"q99": 0.99, "q999": 0.999}
 wrong = {v: 0 for v in Q}
 harm = {v: 0.0 for v in Q}
@@ -96,13 +100,15 @@ def begin(self, values, discount):
     state["Wprev"], state["gprev"] = state["W"], state["g"]
     state["W"], state["g"] = values.astype(np.float32).copy(), discount
     return ob(self, values, discount)
-def end(self, values, change, generated):
-    r = oe(self, values, change, generated)
+def end(self, values, change, generated, **kw):
+    r = oe(self, values, change, generated, **kw)
     k = self.round
     W, Wp, F, g, gp = state["W"], state["Wprev"], values, state["g"], state["gprev"]
     full = np.abs(F.astype(np.float64) - W)
     qfull = {v: float(np.quantile(full[::97], q)) for v, q in Q.items()}
     f1 = np.zeros(nb1); np.maximum.at(f1, P1, full)
+    fk = np.zeros(K.block_count); np.maximum.at(fk, OWN, full)
+    kf1, kf2 = skip._reach_max(A1p, A1, fk), skip._reach_max(A2p, A2, fk)
     f2 = np.zeros(nb2); np.maximum.at(f2, P2, full)
     if Wp is not None:
         mv = np.abs(W.astype(np.float64) - Wp)
@@ -110,6 +116,8 @@ def end(self, values, change, generated):
         m1 = np.zeros(nb1); np.maximum.at(m1, P1, mv)
         m2 = np.zeros(nb2); np.maximum.at(m2, P2, mv)
         dg = abs(g - gp)
+        mk = np.zeros(K.block_count); np.maximum.at(mk, OWN, mv)
+        km1, km2 = skip._reach_max(A1p, A1, mk), skip._reach_max(A2p, A2, mk)
     out = {"round": k, "change": float(change)}
     tot["all"] += codes.sum()
     for v in variants:
@@ -123,6 +131,9 @@ def end(self, values, change, generated):
                     Dm, Df = mv.max(), full.max()
                 elif v == "P1":
                     Dm, Df = (m1[d["b1"]].max(), f1[d["b1"]].max()) if len(d["b1"]) else (0.0, 0.0)
+                elif v == "keys":
+                    Dm = max(km1[key_own[i]], km2[key_other[i]])
+                    Df = max(kf1[key_own[i]], kf2[key_other[i]])
                 elif v == "P1+P2":
                     b = d["b2"]; p1 = b[b >= 0]; p2 = -1 - b[b < 0]
                     Dm = max(m1[p1].max(initial=0.0), m2[p2].max(initial=0.0))
@@ -149,6 +160,8 @@ def end(self, values, change, generated):
                 Df = full.max()
             elif v == "P1":
                 Df = f1[d["b1"]].max() if len(d["b1"]) else 0.0
+            elif v == "keys":
+                Df = max(kf1[key_own[i]], kf2[key_other[i]])
             elif v == "P1+P2":
                 b = d["b2"]; Df = max(f1[b[b >= 0]].max(initial=0.0), f2[-1 - b[b < 0]].max(initial=0.0))
             else:
