@@ -17,7 +17,7 @@ from gamesolver.solver.stochastic import _engine as E
 from gamesolver.solver.stochastic import skip
 from gamesolver.solver.stochastic import walk
 from tests.test_ur_reference import mini_options
-from tests.test_walk_skip import mini4, real4  # noqa: F401 (the same generators, as fixtures)
+from tests.test_walk_skip import mini4, near_fixed_point, real4  # noqa: F401 (the same generators, as fixtures)
 
 
 @pytest.fixture(scope="module")
@@ -144,12 +144,8 @@ def test_a_sweep_with_carried_leads_skips_where_blocks_barely_moved(mini4, mini_
     """Not a vacuous equality: near the fixed point, with most blocks still, most states are read
     from their rows, and more of them than one bound for the whole game would let."""
     K = mini4
-    n, R = K.state_count, K.roll_count
-    V = np.zeros(n, np.float32)
-    pol = np.zeros((n, R), np.int32)
-    for _ in range(300):  # near the fixed point: the recording sweep moves values by little
-        if E.sweep(K, V, policy=pol) < 1e-7:
-            break
+    n = K.state_count
+    V, _ = near_fixed_point(K, 1e-7)  # the recording sweep moves values by little
     same, by_blocks = _carried_sweep_matches(K, mini_adjacency, 11, 1e-3, start=V)
     same_one, by_one = _carried_sweep_matches(K, mini_adjacency, 11, 1e-3, start=V, one_bound=True)
     assert same and same_one

@@ -129,15 +129,22 @@ def test_a_skipping_sweep_gives_the_full_sweeps_values(seed: int, move: float, m
     assert generated <= mini4.state_count
 
 
+def near_fixed_point(K, below: float) -> tuple[np.ndarray, np.ndarray]:
+    """Values swept from 0 until a sweep changes none by more than ``below`` (at most 300 sweeps),
+    and the greedy policy rows of the last sweep."""
+    V = np.zeros(K.state_count, np.float32)
+    pol = np.zeros((K.state_count, K.roll_count), np.int32)
+    for _ in range(300):
+        if E.sweep(K, V, policy=pol) < below:
+            break
+    return V, pol
+
+
 def test_a_skipping_sweep_skips_when_values_barely_moved(mini4) -> None:
     """Not a vacuous equality: after a sweep that converged, most states are read from their rows."""
     K = mini4
-    n, R = K.state_count, K.roll_count
-    V = np.zeros(n, np.float32)
-    pol = np.zeros((n, R), np.int32)
-    for _ in range(300):  # near the fixed point: the next sweep moves values by little
-        if E.sweep(K, V, policy=pol) < 1e-6:
-            break
+    n = K.state_count
+    V, pol = near_fixed_point(K, 1e-6)  # the next sweep moves values by little
     V1, change, pol, lead, stamp = _recorded(K, V)
     bounds = np.full(256, np.inf)
     bounds[0] = change + float(np.abs(V1.astype(np.float64) - V).max())

@@ -866,6 +866,18 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
         free(seen)
 
 
+cdef inline void published_store(real* Vp, int64_t s, real v, real* worst, double* seen) noexcept nogil:
+    """A skipping sweep's store of state ``s``'s new value: its change goes into the thread's
+    largest (``worst``) and is published (``seen``) before the value, so that every thread that
+    reads the value new also sees a largest change that covers it (``sg_moved``)."""
+    cdef real d = absval(v - Vp[s])
+    if d > worst[0]:
+        worst[0] = d
+        seen[0] = d
+    sg_publish()
+    Vp[s] = v
+
+
 cdef void sweep_loop(StochasticGame game, source_t* src, real* Vp, real g, int64_t start, int64_t stop,
                      bint backwards, bint write, const int64_t* S, int32_t* P, uint8_t* LD, uint8_t* ST,
                      const double* BD, double slack, double moved, uint8_t now_, int nt, real* worst,
@@ -938,12 +950,7 @@ cdef void sweep_loop(StochasticGame game, source_t* src, real* Vp, real g, int64
                     made[tid * 8 + 1] += outs[tid].n
                     v = backup_lead(game, outs[tid].codes, outs[tid].counts, Vp, g, P + s * R, &qd, &least)
                 L2[s] = carry_word(least)
-            d = absval(v - Vp[s])
-            if d > worst[tid * 16]:
-                worst[tid * 16] = d
-                seen[tid * 8] = d
-            sg_publish()  # the change is seen by every thread before the value is
-            Vp[s] = v
+            published_store(Vp, s, v, worst + tid * 16, seen + tid * 8)
             continue
         if LD != NULL:  # skipping what cannot change
             y = (s - lookahead) if backwards else (s + lookahead)
@@ -968,12 +975,7 @@ cdef void sweep_loop(StochasticGame game, source_t* src, real* Vp, real g, int64
                     made[tid * 8 + 1] += outs[tid].n
                     v = backup_lead(game, outs[tid].codes, outs[tid].counts, Vp, g, P + s * R, LD + s)
                 ST[s] = now_
-            d = absval(v - Vp[s])
-            if d > worst[tid * 16]:
-                worst[tid * 16] = d
-                seen[tid * 8] = d
-            sg_publish()  # the change is seen by every thread before the value is
-            Vp[s] = v
+            published_store(Vp, s, v, worst + tid * 16, seen + tid * 8)
             continue
         if source_t is Stored:
             made[tid * 8] += 1
