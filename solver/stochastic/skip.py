@@ -55,23 +55,42 @@ _CHUNK = 1 << 22
 BYTES_PER_STATE = 2  # lead and stamp, besides the copy of the values
 
 
-class Skip:
-    """The lead and stamp bytes of every state, the copy of the values at the last full sweep's
-    start, and each round's movement; hands a full sweep its ``bounds`` (``kwargs``)."""
+class _Copied:
+    """What both skips keep: the copy of the values at the last full sweep's start (mapped from
+    ``path`` where one is given), the states and codes the full sweeps generated, and a row a
+    full sweep for the log."""
 
     def __init__(self, n: int, dtype: np.dtype, path: Path | None = None) -> None:
-        self.lead = np.zeros(n, dtype=np.uint8)
-        self.stamp = np.full(n, STAMP_NEVER, dtype=np.uint8)
         self.path = path
         self.copy = (np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=(n,)) if path is not None
                      else np.empty(n, dtype=dtype))
         self.work = np.zeros(2, dtype=np.int64)  # states generated, codes written
-        self.bounds = np.full(256, np.inf)
+        self.log: list[dict[str, float]] = []  # a row a full sweep: round, share generated, change
         self.round = -1  # the full sweep now running (or last run)
+
+    def logged(self, values: np.ndarray, change: float, generated: int) -> None:
+        """The log's row for the full sweep that just ended."""
+        self.log.append({"round": self.round, "generated": generated / values.shape[0], "change": change})
+
+    def close(self) -> None:
+        """Drop the copy (and its file, where it has one)."""
+        self.copy = np.empty(0, dtype=self.copy.dtype)
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)
+
+
+class Skip(_Copied):
+    """The lead and stamp bytes of every state, the copy of the values at the last full sweep's
+    start, and each round's movement; hands a full sweep its ``bounds`` (``kwargs``)."""
+
+    def __init__(self, n: int, dtype: np.dtype, path: Path | None = None) -> None:
+        super().__init__(n, dtype, path)
+        self.lead = np.zeros(n, dtype=np.uint8)
+        self.stamp = np.full(n, STAMP_NEVER, dtype=np.uint8)
+        self.bounds = np.full(256, np.inf)
         self.full: dict[int, float] = {}  # full sweep j's largest change
         self.moved: dict[int, float] = {}  # round j's largest net movement, W_{j+1} - W_j
         self.discount: dict[int, float] = {}  # the discount of full sweep j
-        self.log: list[dict[str, float]] = []  # a row a full sweep: round, share generated, change
 
     def begin(self, values: np.ndarray, discount: float) -> None:
         """A full sweep with this discount starts: measure the last round's movement, copy the
@@ -97,28 +116,20 @@ class Skip:
         return {"lead": self.lead, "stamp": self.stamp, "bounds": self.bounds, "slack": SLACK,
                 "now": self.round % STAMP_NEVER, "work": self.work}
 
-    def close(self) -> None:
-        """Drop the copy (and its file, where it has one)."""
-        self.copy = np.empty(0, dtype=self.copy.dtype)
-        if self.path is not None:
-            self.path.unlink(missing_ok=True)
-
     def end(self, values: np.ndarray, change: float, generated: int, damped: bool = False) -> None:
         """The sweep ended with largest change ``change`` (a damped sweep's own, before averaging,
         so it covers what a state read), having generated ``generated`` states."""
         self.full[self.round] = change
-        self.log.append({"round": self.round, "generated": generated / values.shape[0], "change": change})
+        self.logged(values, change, generated)
 
 
 def _moved_and_copy(copy: np.ndarray, values: np.ndarray) -> float:
-    """The largest |values - copy| (in float64: exact), then ``copy`` := ``values``, a chunk at a time."""
-    top = 0.0
-    for a in range(0, values.shape[0], _CHUNK):
-        b = min(values.shape[0], a + _CHUNK)
-        here = values[a:b]
-        top = max(top, float(np.max(np.abs(here.astype(np.float64) - copy[a:b]), initial=0.0)))
-        copy[a:b] = here
-    return top
+    """The largest |values - copy| (in float64: exact), then ``copy`` := ``values``: the movement
+    of one block holding every state."""
+    return float(_block_max(values, copy, _ONE_RUN, _ONE_RUN, 1, update=True)[0])
+
+
+_ONE_RUN = np.zeros(1, dtype=np.int64)  # one run from rank 0, of block 0
 
 
 # ---- a bound per block ---------------------------------------------------------------------------
@@ -126,7 +137,7 @@ def _moved_and_copy(copy: np.ndarray, values: np.ndarray) -> float:
 CARRY_NEVER = kernels.CARRY_NEVER
 
 
-class BlockSkip:
+class BlockSkip(_Copied):
     """The skip with a bound per block of states instead of one for the whole game.
 
     The game names blocks (``StochasticGame.block_keys``): each state has its own block and an
@@ -147,23 +158,17 @@ class BlockSkip:
     Memory: two bytes a state, the copy of the values (as ``Skip``), and the adjacency (a few
     int32 a block)."""
 
-    def __init__(self, K, dtype: np.dtype, path: Path | None = None, threads: int = 1,
-                 adjacency: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None) -> None:
+    def __init__(self, K, dtype: np.dtype, path: Path | None = None, threads: int = 1) -> None:
         n = K.state_count
+        super().__init__(n, dtype, path)
         self.nb = K.block_count
         self.carry = np.full(n, CARRY_NEVER, dtype=np.uint16)
-        self.path = path
-        self.copy = (np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=(n,)) if path is not None
-                     else np.empty(n, dtype=dtype))
-        self.work = np.zeros(2, dtype=np.int64)
         self.starts, self.keys = block_runs(K)
-        self.adjacency = adjacency if adjacency is not None else block_adjacency(K, threads)
+        self.adjacency = block_adjacency(K, threads)
         self.kb = np.zeros((4, self.nb))
         self.full_blocks = np.zeros(self.nb)  # the last full sweep's movement of each block
-        self.round = -1
         self.g: float | None = None
         self.dg = 0.0
-        self.log: list[dict[str, float]] = []
 
     def begin(self, values: np.ndarray, discount: float) -> None:
         """A full sweep with this discount starts: each block's movement since the last one's
@@ -192,12 +197,7 @@ class BlockSkip:
         self.full_blocks = _block_max(values, self.copy, self.starts, self.keys, self.nb, update=False)
         if damped:
             self.full_blocks *= 2.0
-        self.log.append({"round": self.round, "generated": generated / values.shape[0], "change": change})
-
-    def close(self) -> None:
-        self.copy = np.empty(0, dtype=self.copy.dtype)
-        if self.path is not None:
-            self.path.unlink(missing_ok=True)
+        self.logged(values, change, generated)
 
 
 def block_runs(K) -> tuple[np.ndarray, np.ndarray]:
