@@ -2,11 +2,14 @@
 with ``schedule.WALK_EARLY_AIM`` set to each value given (0: every discounted stage runs down to
 tolerance / 10, the walk before it had an early aim), one solve each, one after another, on the GPU
 (``--backend gpu``, its stored graph where it fits; ``--target cpu``: its logic on numba's CPU JIT)
-or the CPU engine (stored graph, two threads). The early aim applies on every engine (for one
-session it applied only on the GPU's, until a value flipping sign in the undiscounted stage was
-found and damped: docs/design/walk.md, "A value that flips sign every sweep").
+or the CPU engine (two threads; a stored graph, or ``--graph regenerate``: full sweeps that
+regenerate every state's outcomes except those the skip proves unchanged, as seven pieces solve).
+The early aim applies on every engine (for a while it applied only on the GPU's, until a value
+flipping sign in the undiscounted stage was found and damped: docs/design/walk.md, "A value that
+flips sign every sweep"). An aim ``A,B`` ends the first stage at A and the second at B.
 
     python benchmarks/bench_walk_stages.py --pieces 4 --aims 0 1e-4
+    python benchmarks/bench_walk_stages.py --pieces 4 --graph regenerate --aims 1e-4 1e-2,1e-4
     python benchmarks/bench_walk_stages.py --pieces 5 --aims 0/host 1e-4/device --backend gpu --json
     python benchmarks/bench_walk_stages.py --pieces 5 --aims 1e-4 --flip-rounds 3 0 --backend gpu
 
@@ -17,7 +20,8 @@ every sweep").
 On the GPU an aim may name where the walk's hot sets are found: ``/device`` (``GpuEngine.hot_set``,
 the default) or ``/host`` (the marks copied to the host and scanned there, as before it).
 
-One line per solve: full sweeps in each stage (by its 1 - discount), policy sweeps, the hot sets'
+One line per solve: full sweeps in each stage (by its 1 - discount) and, regenerating, the
+full-sweep equivalents they generated, policy sweeps, the hot sets'
 states, seconds, the start's value, the largest difference from the first solve's values, the
 largest and mean distance to the shipped opening file's proven intervals (where a proven file is
 shipped: four and five pieces), and the ratio of full sweeps and of seconds to the first solve's.
@@ -44,8 +48,8 @@ from gamesolver.solver.stochastic import walk
 from gamesolver.solver.stochastic.iteration import solve_values
 
 
-def run(pieces: int, aim: float, hot: str, tolerance: float, threads: int, backend: str,
-        target: str = "cuda", flip: int = walk.WALK_FLIP_ROUNDS) -> tuple[dict, np.ndarray]:
+def run(pieces: int, aim: float | tuple[float, ...], hot: str, tolerance: float, threads: int, backend: str,
+        target: str = "cuda", flip: int = walk.WALK_FLIP_ROUNDS, graph: str = "store") -> tuple[dict, np.ndarray]:
     options = UrOptions(pieces=pieces)
     game = kernel(options)
     schedule.WALK_EARLY_AIM = aim
@@ -56,20 +60,26 @@ def run(pieces: int, aim: float, hot: str, tolerance: float, threads: int, backe
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as d:
         res = solve_values(game, Path(d) / "t", options.header(), tolerance=tolerance, threads=threads,
-                           graph="store", log=lines.append, engine=engine)
+                           graph=graph, log=lines.append, engine=engine)
     seconds = time.perf_counter() - t0
     stages: dict[str, int] = {}
     for line in lines:
         if line.startswith("sweep") and "largest change" in line:
             d = line.split("(1 - discount ")[1].split(")")[0] if "(1 - discount" in line else "0"
             stages[d] = stages.get(d, 0) + 1
-    return ({"pieces": pieces, "backend": backend, "early_aim": aim, "hot_sets": hot if backend == "gpu" else "host",
+    generated = res.meta.get("full_sweeps_generated", {}).get("generated_states")
+    return ({"pieces": pieces, "backend": backend, "graph": graph, "early_aim": aim, "hot_sets": hot if backend == "gpu" else "host",
              "flip_rounds": flip, "damped_sweeps": sum(" damped:" in line for line in lines),
              "subset_pieces": gpu.SUBSET_PIECES, "seconds": round(seconds, 1),
-             "full_sweeps": res.meta["sweeps"], "stages": stages, "policy_sweeps": res.meta["policy_sweeps"],
+             "full_sweeps": res.meta["sweeps"], "stages": stages,
+             "generated": None if generated is None else round(generated / game.total, 1), "policy_sweeps": res.meta["policy_sweeps"],
              "hot_set_states": res.meta["hot_set_states"], "start": float(res.values[0]),
              "proof": proof_distance(options, res.values)},
             np.asarray(res.values, dtype=np.float64))
+
+
+def aim_text(aim: float | tuple[float, ...]) -> str:
+    return ",".join(f"{x:g}" for x in aim) if isinstance(aim, tuple) else f"{aim:g}"
 
 
 def warm_up(pieces: int, target: str) -> None:
@@ -88,7 +98,13 @@ def warm_up(pieces: int, target: str) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pieces", type=int, default=3)
-    ap.add_argument("--aims", nargs="+", default=["0", "1e-4"], help="AIM or AIM/host or AIM/device (GPU)")
+    ap.add_argument("--aims", nargs="+", default=["0", "1e-4"],
+                    help="AIM or AIM/host or AIM/device (GPU); AIM may be one aim a stage, A,B: the first "
+                         "stage ends at A, the second at B (schedule.WALK_EARLY_AIM as a tuple)")
+    ap.add_argument("--graph", choices=("store", "regenerate"), default="store",
+                    help="the CPU engine's outcomes: a stored graph, or regenerated by every full sweep "
+                         "(which then skips what cannot change, and the line gives the full-sweep "
+                         "equivalents it generated)")
     ap.add_argument("--tolerance", type=float, default=1e-5)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--backend", choices=("cpu", "gpu"), default="cpu")
@@ -109,10 +125,11 @@ def main() -> None:
     for text in a.aims:
         aim, _, hot = text.partition("/")
         try:
-            value = float(aim)
+            each = tuple(float(x) for x in aim.split(","))
         except ValueError:
-            ap.error(f"--aims: {text!r} is no number; expected AIM, AIM/host or AIM/device")
-        if value < 0 or hot not in ("", "host", "device"):
+            ap.error(f"--aims: {text!r} is no number; expected AIM, AIM/host or AIM/device (AIM: A or A,B,...)")
+        value: float | tuple[float, ...] = each[0] if len(each) == 1 else each
+        if min(each) < 0 or hot not in ("", "host", "device"):
             ap.error(f"--aims: {text!r}; expected AIM >= 0, optionally /host or /device")
         runs.extend((value, hot or "device", flip) for flip in a.flip_rounds)
     if min(a.flip_rounds) < 0:
@@ -121,10 +138,11 @@ def main() -> None:
         warm_up(a.pieces, a.target)
     first: tuple[dict, np.ndarray] | None = None
     for aim, hot, flip in runs:
-        row, values = run(a.pieces, aim, hot, a.tolerance, a.threads, a.backend, a.target, flip)
+        row, values = run(a.pieces, aim, hot, a.tolerance, a.threads, a.backend, a.target, flip, a.graph)
+        name = aim_text(aim)
         if a.keep is not None:
             a.keep.mkdir(parents=True, exist_ok=True)
-            np.save(a.keep / f"{aim:g}-{row['hot_sets']}-{flip}.npy", values.astype(np.float32))
+            np.save(a.keep / f"{name}-{row['hot_sets']}-{flip}.npy", values.astype(np.float32))
         if first is None:
             first = (row, values)
         base = first[0]
@@ -134,9 +152,11 @@ def main() -> None:
         if a.json:
             print(json.dumps(row), flush=True)
         else:
-            print(f"K={a.pieces} {a.backend} early aim {aim:g} ({row['hot_sets']} hot sets, flip rounds {flip}, "
+            print(f"K={a.pieces} {a.backend} ({a.graph}) early aim {name} ({row['hot_sets']} hot sets, flip rounds {flip}, "
                   f"{row['damped_sweeps']} damped): "
-                  f"{row['full_sweeps']} full sweeps {row['stages']}, {row['policy_sweeps']} policy sweeps, {row['hot_set_states']:,} hot-set states, {row['seconds']} s, "
+                  f"{row['full_sweeps']} full sweeps {row['stages']}"
+                  + ("" if row["generated"] is None else f" ({row['generated']} generated)")
+                  + f", {row['policy_sweeps']} policy sweeps, {row['hot_set_states']:,} hot-set states, {row['seconds']} s, "
                   f"start {row['start']:+.7f}; x{row['full_sweeps_ratio']} sweeps, x{row['seconds_ratio']} time, "
                   f"values within {row['max_diff_from_first']:.2g} of the first"
                   + ("" if row["proof"] is None else

@@ -1,4 +1,4 @@
-"""The walk's stages: the discounted stages before the last end at WALK_EARLY_AIM, the last one and
+"""The walk's stages: the discounted stages before the last end at their WALK_EARLY_AIM, the last one and
 the undiscounted stage at the tolerance's own aims (solver/stochastic/iteration.py, ``_walk``)."""
 from __future__ import annotations
 
@@ -33,8 +33,10 @@ def test_early_stages_end_at_the_early_aim_and_the_last_at_a_tenth_of_the_tolera
     sets); an earlier version had the early aim applied only to the second."""
     o = mini_options(tmp_path, 4)
     game = kernel(o)
-    aim = schedule.WALK_EARLY_AIM
-    assert aim >= 1e-4  # the default (the GPU's five pieces: 105 full sweeps against 169 without)
+    first, second = schedule.early_aim(0), schedule.early_aim(1)
+    # the defaults (the GPU's five pieces: 105 full sweeps against 169 without; a first stage to
+    # 1e-2: four pieces regenerating, 0.90x the full sweeps' generation of one to 1e-4)
+    assert first >= 1e-3 and second >= 1e-4
 
     def walk(name: str) -> tuple[object, dict[str, list[float]]]:
         said: list[str] = []
@@ -48,12 +50,39 @@ def test_early_stages_end_at_the_early_aim_and_the_last_at_a_tenth_of_the_tolera
     # without an early aim the first stage runs on below a tenth of the tolerance; with one it stops
     # at the first round that changed nothing by 1e-4, well above that
     assert old_stages["0.01"][-1] < 1e-6
-    assert 1e-6 < new_stages["0.01"][-1] < aim and min(new_stages["0.01"][:-1]) >= aim
+    assert 1e-6 < new_stages["0.01"][-1] < first and min(new_stages["0.01"][:-1]) >= first
     assert len(new_stages["0.01"]) < len(old_stages["0.01"])
     # the middle stage likewise; the last discounted stage still ends below tolerance / 10, as before
-    assert new_stages["0.0001"][-1] < aim and min(new_stages["0.0001"][:-1]) >= aim
+    assert new_stages["0.0001"][-1] < second and min(new_stages["0.0001"][:-1]) >= second
     assert new_stages["1e-06"][-1] < 1e-6 and old_stages["1e-06"][-1] < 1e-6
     assert new.meta["sweeps"] < old.meta["sweeps"]
     # the same game's values, both checked against endless play
     assert new.meta["endless_check"]["flagged"] == old.meta["endless_check"]["flagged"] == 0
     assert np.abs(new.values - old.values).max() < 1e-5 and np.abs(old.values).max() > 0.1
+
+
+def test_early_aim_per_stage(monkeypatch) -> None:
+    """A tuple gives each early stage its own aim, its last entry for any later one."""
+    monkeypatch.setattr(schedule, "WALK_EARLY_AIM", 1e-4)
+    assert [schedule.early_aim(s) for s in range(3)] == [1e-4, 1e-4, 1e-4]
+    monkeypatch.setattr(schedule, "WALK_EARLY_AIM", (1e-2, 1e-3))
+    assert [schedule.early_aim(s) for s in range(3)] == [1e-2, 1e-3, 1e-3]
+
+
+def test_each_early_stage_ends_at_its_own_aim(tmp_path, monkeypatch) -> None:
+    """With one aim a stage, the first stage stops at the first round below its own (coarser) aim
+    and the second at its own, and the walk reaches the same game's values."""
+    o = mini_options(tmp_path, 4)
+    game = kernel(o)
+    first, second = 3e-3, 1e-4
+    monkeypatch.setattr(schedule, "WALK_EARLY_AIM", (first, second))
+    said: list[str] = []
+    res = solve_values(game, tmp_path / "each", o.header(), tolerance=1e-5, threads=1, log=said.append)
+    got = stages(said)
+    assert got["0.01"][-1] < first <= min(got["0.01"][:-1])
+    assert got["0.0001"][-1] < second <= min(got["0.0001"][:-1])
+    assert got["1e-06"][-1] < 1e-6
+    monkeypatch.setattr(schedule, "WALK_EARLY_AIM", 0.0)
+    ref = solve_values(game, tmp_path / "ref", o.header(), tolerance=1e-5, threads=1)
+    assert res.meta["endless_check"]["flagged"] == 0
+    assert np.abs(res.values - ref.values).max() < 1e-5 and np.abs(ref.values).max() > 0.1

@@ -13,17 +13,28 @@ MIN_TOLERANCE = 2.5e-7  # two float32 ulps at 1: two threads can flip a value by
 DTYPES = ("float32", "float64")
 METHODS = ("walk", "sweeps")
 WALK_STAGE_FACTOR = 10  # a discounted stage of the walk ends at a change of tolerance / this
-# ... except the stages before the last discounted one, which end at a change of this (when larger):
-# the next stage's first sweeps move values by 1e-3 to 0.2 anyway (0: every stage to tolerance / 10).
-# Once tried only on engines that find their own hot sets (a GPU's): a CPU solve to 3e-7
-# with it had hung in its undiscounted stage, on a value flipping sign (damped since: Flip)
-WALK_EARLY_AIM = 1e-4
+# ... except the stages before the last discounted one, which end at a change of their entry here
+# (when larger; 0: every stage to tolerance / 10; a single number: the same for each): the next
+# stage's first sweeps move values by 0.03-0.2 (after the first) and 1e-3 to 6e-3 (after the
+# second) anyway. The first stage ends at 1e-2: on K = 4, regenerating, 38.2 full-sweep equivalents
+# generated against 42.6 ending it at 1e-4 (0.90x, the later stages as long; docs/design/walk.md,
+# "A coarser first stage"), where seven pieces' first stage falls by about 0.9 a dear round.
+# (Once tried only on engines that find their own hot sets, a GPU's: a CPU solve to 3e-7 with an
+# early aim had hung in its undiscounted stage, on a value flipping sign, damped since: Flip.)
+WALK_EARLY_AIM: float | tuple[float, ...] = (1e-2, 1e-4)
 DISCOUNTS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)  # 1 - discount, stage by stage
 # the walk's discounted stages (a checkpoint names them): on K = 4 of the fort rules, 1e-2, 1e-4,
 # 1e-6 took 111-117 full sweeps against 205 for every power of ten, to the same values within
 # 2.2e-4; ending at 1e-5 instead left values up to 4.4e-3 away (docs/design/walk.md, "Three discount stages")
 WALK_DISCOUNTS = (1e-2, 1e-4, 1e-6)
 FIRST_WALK_DISCOUNTS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)  # the walk's stages before checkpoints named them
+
+
+def early_aim(stage: int) -> float:
+    """Where the walk's discounted stage ``stage`` ends when it is not the last discounted one:
+    WALK_EARLY_AIM, or that stage's entry where it is a tuple (its last entry past its end)."""
+    aims = WALK_EARLY_AIM if isinstance(WALK_EARLY_AIM, tuple) else (WALK_EARLY_AIM,)
+    return float(aims[min(stage, len(aims) - 1)])
 
 
 def walk_stage(info: dict[str, Any]) -> int:

@@ -66,8 +66,8 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     WALK_POLICY_SWEEPS cheap float32 sweeps of that policy (WALK_POLISH_SWEEPS in the last stage;
     in the discounted stages, where the engine can, a few of them and many over the hot set
     instead: ``hot_round``). The last discounted stage ends when a full sweep changes no value by
-    more than ``tolerance / 10``, the ones before it at WALK_EARLY_AIM (1e-4: the next stage's first
-    sweeps move values by far more) (or 30 rounds have not halved the smallest change: float32
+    more than ``tolerance / 10``, the ones before it at their WALK_EARLY_AIM (1e-2, then 1e-4: the
+    next stage's first sweeps move values by far more) (or 30 rounds have not halved the smallest change: float32
     rounding and near-ties; or five rounds in a row stayed below twice that aim: see ``Stall``), so
     that cycles kept up only by endless play have decayed below the check's slack. A sweep is
     damped once the largest change falls at the rate the discount alone explains (``Flip``).
@@ -101,7 +101,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
         while stage < len(stages):
             d = stages[stage]
             g = float(np.float32(1.0 - d))
-            end = max(aim, schedule.WALK_EARLY_AIM) if stage < len(schedule.WALK_DISCOUNTS) - 1 else aim
+            end = max(aim, schedule.early_aim(stage)) if stage < len(schedule.WALK_DISCOUNTS) - 1 else aim
             stalled = Stall(WALK_PROGRESS, WALK_NEAR * end, WALK_NEAR_ROUNDS)
             flip, damp = Flip(), False
             outlook = Outlook(end if d else tolerance)
