@@ -67,7 +67,7 @@ def run(pieces: int, aim: float | tuple[float, ...], hot: str, tolerance: float,
         if line.startswith("sweep") and "largest change" in line:
             d = line.split("(1 - discount ")[1].split(")")[0] if "(1 - discount" in line else "0"
             stages[d] = stages.get(d, 0) + 1
-    generated = res.meta.get("full_sweeps_generated", {}).get("generated_states")
+    generated = res.meta.get("full_sweeps_generated", {}).get("generated_states") if graph == "regenerate" else None
     return ({"pieces": pieces, "backend": backend, "graph": graph, "early_aim": aim, "hot_sets": hot if backend == "gpu" else "host",
              "flip_rounds": flip, "damped_sweeps": sum(" damped:" in line for line in lines),
              "subset_pieces": gpu.SUBSET_PIECES, "seconds": round(seconds, 1),

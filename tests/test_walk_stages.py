@@ -34,8 +34,8 @@ def test_early_stages_end_at_the_early_aim_and_the_last_at_a_tenth_of_the_tolera
     o = mini_options(tmp_path, 4)
     game = kernel(o)
     first, second = schedule.early_aim(0), schedule.early_aim(1)
-    # the defaults (the GPU's five pieces: 105 full sweeps against 169 without; a first stage to
-    # 1e-2: four pieces regenerating, 0.90x the full sweeps' generation of one to 1e-4)
+    # the defaults (the GPU's five pieces: 105 full sweeps against 169 without; stages to 1e-2 and
+    # 1e-3: four pieces regenerating, 0.85x the full sweeps' generation of both to 1e-4)
     assert first >= 1e-3 and second >= 1e-4
 
     def walk(name: str) -> tuple[object, dict[str, list[float]]]:
