@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from gamesolver.games.ur.solve import solve
 from gamesolver.solver.cli import cli
-from gamesolver.solver.stochastic import checkpoint
+from gamesolver.solver.stochastic import checkpoint, schedule
 from gamesolver.solver.tables.lock import LOCK_FILE, folder_lock, holder
 from tests.test_folder_lock import Holder
 from tests.test_stochastic_resume import StoppedSweeps
@@ -51,7 +51,8 @@ def test_a_stopped_solve_says_its_stage_round_and_time_and_how_to_go_on(tmp_path
     code, text = status(board, root)
     lines = text.strip().splitlines()
     assert code == 0 and lines[0] == f"{root}: no solve is running there", text
-    assert lines[1] == (f"checkpoint after sweep 3: the walk's stage 1 of 4 (1 - discount 0.01), largest change "
+    assert lines[1] == (f"checkpoint after sweep 3: the walk's stage 1 of 4 (1 - discount 0.01, ends at a change "
+                        f"below {schedule.stage_end(0, 1e-6):g}), largest change "
                         f"{info['change']:.3g}; 2 minutes of solving in the rounds it keeps")
     assert lines[2] == "the same command without --status resumes from it" and lines[3].startswith("files: ")
     code, text = status(board, root, "--json")
@@ -88,6 +89,12 @@ def test_an_unreadable_checkpoint_and_an_older_one_are_said_so(tmp_path) -> None
     code, text = status(o.board_file, root)
     assert ("checkpoint after sweep 12: the walk's stage 4 of 4 (undiscounted), largest change 2e-05; its time is "
             "not recorded (a checkpoint of an older build)") in text
+    # with its tolerance recorded, where this build ends the stage (the undiscounted one: a residual)
+    (root / checkpoint.CHECKPOINT_INFO).write_text(json.dumps({
+        "sweeps": 12, "stage": 3, "discounts": list(schedule.WALK_DISCOUNTS), "change": 2e-5, "method": "walk",
+        "options": o.header(), "tolerance": 1e-5}))
+    code, text = status(o.board_file, root)
+    assert "the walk's stage 4 of 4 (undiscounted, ends at a residual below 1e-05), largest change 2e-05" in text
     for odd in ({"stage": 9}, {"stage": "two"}, {"discounts": "many"}, {"tier": None}):  # said, never a traceback
         info = {"sweeps": 12, "stage": 1, "discounts": [0.01, 0.0001, 1e-06], "method": "walk", **odd}
         (root / checkpoint.CHECKPOINT_INFO).write_text(json.dumps(info))

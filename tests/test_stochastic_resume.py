@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import json
+import re
 
 import numpy as np
 import pytest
@@ -170,6 +171,8 @@ def test_slow_checkpoints_are_spaced_out_and_a_stopped_walk_keeps_its_last_round
     said: list[str] = []
     table = solve(o, root, tolerance=1e-6, threads=1, graph="regenerate", log=said.append)
     assert any("resuming from the checkpoint after sweep 9" in s for s in said)
+    # ... and says where the walk goes on
+    assert any(re.search(r"after sweep 9, in stage [1-4] of 4 \((1 - discount|undiscounted)", s) for s in said)
     fresh = solve(o, tmp_path / "fresh", tolerance=1e-6, threads=1, graph="regenerate")
     assert np.abs(np.asarray(table["value"]) - np.asarray(fresh["value"])).max() < 1e-5
 

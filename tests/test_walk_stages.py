@@ -86,3 +86,15 @@ def test_each_early_stage_ends_at_its_own_aim(tmp_path, monkeypatch) -> None:
     ref = solve_values(game, tmp_path / "ref", o.header(), tolerance=1e-5, threads=1)
     assert res.meta["endless_check"]["flagged"] == 0
     assert np.abs(res.values - ref.values).max() < 1e-5 and np.abs(ref.values).max() > 0.1
+
+
+def test_stage_ends_and_where_a_resumed_walk_goes_on(monkeypatch) -> None:
+    """``stage_end`` is what the walk stops each stage at, and the resume line names it."""
+    from gamesolver.solver.stochastic.iteration import where_in_walk
+
+    monkeypatch.setattr(schedule, "WALK_EARLY_AIM", (1e-2, 1e-3))
+    monkeypatch.setattr(schedule, "WALK_DISCOUNTS", (1e-2, 1e-4, 1e-6))
+    assert [schedule.stage_end(s, 1e-5) for s in range(4)] == pytest.approx([1e-2, 1e-3, 1e-6, 1e-5])
+    assert schedule.stage_end(1, 1e-1) == 1e-2  # an aim is never below tolerance / 10
+    assert where_in_walk(1, 1e-5) == ", in stage 2 of 4 (1 - discount 0.0001, ends at a change below 0.001)"
+    assert where_in_walk(3, 1e-5) == ", in stage 4 of 4 (undiscounted, ends at a residual below 1e-05)"

@@ -246,6 +246,9 @@ def status_reply(found: dict[str, Any]) -> Reply:
     elif ck is not None:
         if "stage" in ck:
             stage = (f"1 - discount {ck['discount_gap']:g}" if ck["discount_gap"] else "undiscounted")
+            if "ends_at" in ck:
+                stage += (f", ends at a change below {ck['ends_at']:g}" if ck["discount_gap"]
+                          else f", ends at a residual below {ck['ends_at']:g}")
             where = f"the walk's stage {ck['stage'] + 1} of {ck['stages']} ({stage})"
         elif "tier" in ck:
             where = f"{ck['tier']} of {ck['tiers']} tier groups done"

@@ -120,6 +120,9 @@ def report(root: Path, header: dict[str, Any]) -> dict[str, Any]:
             ck.update({"stage": stage, "stages": len(discounts) + 1,
                        "policy_sweeps": int(info.get("policy_sweeps", 0)),
                        "discount_gap": discounts[stage] if stage < len(discounts) else 0.0})
+            if tuple(discounts) == tuple(schedule.WALK_DISCOUNTS) and info.get("tolerance") is not None:
+                # where this build ends the stage (an undiscounted one: the residual it ends below)
+                ck["ends_at"] = schedule.stage_end(stage, float(info["tolerance"]))
         if "tier" in info:
             ck.update({"tier": int(info["tier"]), "tiers": int(info.get("tiers", 0))})
     except (OSError, ValueError, TypeError) as exc:

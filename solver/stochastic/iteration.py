@@ -181,7 +181,7 @@ def solve_values(
         eps = check_eps(tolerance)
         spent = 0.0
         if sweeps and log:
-            log(f"resuming from the checkpoint after sweep {sweeps}")
+            log(f"resuming from the checkpoint after sweep {sweeps}" + (where_in_walk(stage, tolerance) if method == "walk" else ""))
         repairs = repaired = 0
         generated: dict[str, int] = {}  # what the walk's full sweeps generated, where they skip
         rounds: list[dict[str, float]] = []  # ... and a row a full sweep
@@ -302,6 +302,17 @@ def _iterate(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                 return residual, sweeps, spent
         damp = flip(last, damped=damp)
     raise RuntimeError(f"no convergence to {tolerance} within {max_sweeps} sweeps")
+
+
+def where_in_walk(stage: int, tolerance: float) -> str:
+    """Where a resumed walk goes on: its stage, that stage's discount and the change it ends at."""
+    stages = schedule.WALK_DISCOUNTS + (0.0,)
+    if stage >= len(stages):
+        return ""
+    d = stages[stage]
+    what = f"1 - discount {d:g}, ends at a change below {schedule.stage_end(stage, tolerance):g}" if d else \
+        f"undiscounted, ends at a residual below {tolerance:g}"
+    return f", in stage {stage + 1} of {len(stages)} ({what})"
 
 
 def check_tiers(tiers: Any, n: int) -> list[tuple[int, int]]:

@@ -38,6 +38,16 @@ def early_aim(stage: int) -> float:
     return float(aims[min(stage, len(aims) - 1)])
 
 
+def stage_end(stage: int, tolerance: float) -> float:
+    """The largest change at which the walk's stage ``stage`` ends (WALK_DISCOUNTS, then the
+    undiscounted stage, which ends at a residual below ``tolerance``): the early stages at their
+    aim, the last discounted one at tolerance / WALK_STAGE_FACTOR."""
+    aim = tolerance / WALK_STAGE_FACTOR
+    if stage < len(WALK_DISCOUNTS) - 1:
+        return max(aim, early_aim(stage))
+    return aim if stage < len(WALK_DISCOUNTS) else tolerance
+
+
 def walk_stage(info: dict[str, Any]) -> int:
     """A walk checkpoint's stage in the current schedule (WALK_DISCOUNTS): where the schedule it was
     written under differs, the first of the current stages that discounts no more than its stage did,

@@ -101,7 +101,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
         while stage < len(stages):
             d = stages[stage]
             g = float(np.float32(1.0 - d))
-            end = max(aim, schedule.early_aim(stage)) if stage < len(schedule.WALK_DISCOUNTS) - 1 else aim
+            end = schedule.stage_end(stage, tolerance) if d else aim
             stalled = Stall(WALK_PROGRESS, WALK_NEAR * end, WALK_NEAR_ROUNDS)
             flip, damp = Flip(), False
             outlook = Outlook(end if d else tolerance)
