@@ -18,6 +18,7 @@ from typing import Any, Callable, TextIO
 
 from gamesolver.solver.limits import duration
 from gamesolver.solver.stochastic.checkpoint import report
+from gamesolver.solver.stochastic import schedule
 from gamesolver.solver.stochastic.engine import Log
 from gamesolver.games.ur.tables import RoyalTable, UrTable
 from gamesolver.solver.errors import InputError, MissingTableError
@@ -245,10 +246,7 @@ def status_reply(found: dict[str, Any]) -> Reply:
         lines.append(f"its checkpoint cannot be read ({ck['unreadable']}): the solve command would start over")
     elif ck is not None:
         if "stage" in ck:
-            stage = (f"1 - discount {ck['discount_gap']:g}" if ck["discount_gap"] else "undiscounted")
-            if "ends_at" in ck:
-                stage += (f", ends at a change below {ck['ends_at']:g}" if ck["discount_gap"]
-                          else f", ends at a residual below {ck['ends_at']:g}")
+            stage = schedule.stage_words(ck["discount_gap"], ck.get("ends_at"))
             where = f"the walk's stage {ck['stage'] + 1} of {ck['stages']} ({stage})"
         elif "tier" in ck:
             where = f"{ck['tier']} of {ck['tiers']} tier groups done"

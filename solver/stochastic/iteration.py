@@ -309,9 +309,7 @@ def where_in_walk(stage: int, tolerance: float) -> str:
     stages = schedule.WALK_DISCOUNTS + (0.0,)
     if stage >= len(stages):
         return ""
-    d = stages[stage]
-    what = f"1 - discount {d:g}, ends at a change below {schedule.stage_end(stage, tolerance):g}" if d else \
-        f"undiscounted, ends at a residual below {tolerance:g}"
+    what = schedule.stage_words(stages[stage], schedule.stage_end(stage, tolerance))
     return f", in stage {stage + 1} of {len(stages)} ({what})"
 
 

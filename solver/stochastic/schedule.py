@@ -48,6 +48,14 @@ def stage_end(stage: int, tolerance: float) -> float:
     return aim if stage < len(WALK_DISCOUNTS) else tolerance
 
 
+def stage_words(gap: float, ends: float | None = None) -> str:
+    """A walk stage in words, for its log and a solve's status: its 1 - discount (``gap``; 0: the
+    undiscounted stage) and, where given, where it ends (``stage_end``)."""
+    if not gap:
+        return "undiscounted" + ("" if ends is None else f", ends at a residual below {ends:g}")
+    return f"1 - discount {gap:g}" + ("" if ends is None else f", ends at a change below {ends:g}")
+
+
 def walk_stage(info: dict[str, Any]) -> int:
     """A walk checkpoint's stage in the current schedule (WALK_DISCOUNTS): where the schedule it was
     written under differs, the first of the current stages that discounts no more than its stage did,
