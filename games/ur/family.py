@@ -259,7 +259,9 @@ def status_reply(found: dict[str, Any]) -> Reply:
         if not ck["same_options"]:
             lines.append("the checkpoint belongs to other options: this command would ignore it and start over")
         elif not found["running"]:
-            lines.append("the same command without --status resumes from it")
+            kept = (" (its first full sweep generating only what can have changed: the checkpoint keeps the "
+                    "skip's leads and the walk's policy)") if ck.get("skip_kept") else ""
+            lines.append("the same command without --status resumes from it" + kept)
     lines.append(f"files: {found['bytes'] / 2**30:.2f} GiB")
     return Reply(found, lines)
 

@@ -10,6 +10,8 @@ import json
 import math
 import os
 import time
+import zipfile
+import zlib
 from pathlib import Path
 from typing import Any, Callable, NamedTuple, TypeVar
 
@@ -29,6 +31,10 @@ CHECKPOINT_INFO = "checkpoint.json"
 # memory (see place_policy); removed when the solve ends, rewritten by a resumed run
 POLICY_FILE = "walk-policy.npy"
 COPY_FILE = "walk-copy.npy"  # ... and beside it the skipping walk's copy of the values (solver.stochastic.skip)
+# ... and, where the walk maps its policy, the skip's lead and stamp bytes at the checkpoint's round
+# (``write_skip_file``), which a resumed walk takes up with the policy file so that its first full
+# sweep skips what cannot have changed (the checkpoint's "skip" record)
+SKIP_FILE = "walk-skip.npz"
 T = TypeVar("T")
 CHECKPOINT_SHARE = 0.05  # the walk checkpoints every round unless that takes more than this share of the run
 
@@ -53,32 +59,132 @@ class Pacer:
     """The walk's checkpoints: after every round, unless writing one takes more than
     CHECKPOINT_SHARE of the run (six pieces on a GPU: a round of about a second, a checkpoint of
     1 GB), then once that share of the time has passed since the last; and when the walk ends
-    or is stopped."""
+    or is stopped (``stop``).
 
-    def __init__(self, root: Path, values: np.ndarray) -> None:
+    ``keeper``, where given, is called at a round's checkpoint for the skip's state: (its record,
+    lead bytes, stamp bytes), or None. The bytes go to SKIP_FILE and the record into the
+    checkpoint, tied to its values by their CRC-32 (``values_crc``), so that a run stopped or
+    killed anywhere in the writes resumes either with all of them or without the record."""
+
+    def __init__(self, root: Path, values: np.ndarray,
+                 keeper: Callable[[], tuple[dict[str, Any], np.ndarray, np.ndarray] | None] | None = None) -> None:
         self.root, self.values = root, values
         self.info: dict[str, Any] | None = None  # the last round's, written or not
         self.cost = 0.0
         self.last = time.perf_counter()
+        self.keeper = keeper
+        self.written = False  # whether the last round's checkpoint was written ...
+        self.kept = False  # ... with the skip's record
 
     def round(self, info: dict[str, Any], force: bool = False) -> None:
         self.info = info
+        self.written = False
         if force or time.perf_counter() - self.last >= self.cost / CHECKPOINT_SHARE:
-            self.write()
+            self.write(round_end=True)
 
-    def write(self) -> None:
+    def write(self, round_end: bool = False) -> None:
+        """Write the values as they are with the last round's counts; at a round's end
+        (``round_end``), with the skip's record where ``keeper`` gives one."""
         if self.info is None:
             return
         t0 = time.perf_counter()
-        write_checkpoint(self.root, self.values, self.info)
+        kept = self.keeper() if round_end and self.keeper is not None else None
+        if kept is None:
+            write_checkpoint(self.root, self.values, self.info)
+        else:
+            record, lead, stamp = kept
+            crc = values_crc(self.values)
+            write_skip_file(self.root, lead, stamp, int(record["round"]), crc)
+            write_checkpoint(self.root, self.values, {**self.info, "skip": {**record, "crc": crc}})
+        self.written, self.kept = round_end, kept is not None
         self.last = time.perf_counter()
         self.cost = self.last - t0
+
+    def stop(self) -> None:
+        """The checkpoint of a walk that stops between rounds' checkpoints (Ctrl-C, or no
+        convergence): where the last round's was written with the skip's record, it stays, and the
+        stopped round's progress is dropped (the resumed run's first full sweep skips instead of
+        regenerating every state); else the values as they are, with the last round's counts."""
+        if not (self.written and self.kept):
+            self.write()
+
+
+def values_crc(values: np.ndarray) -> int:
+    """The CRC-32 of the values' bytes: what ties the skip's record to the checkpoint's values
+    (2.4 GB in about 0.3 s)."""
+    return zlib.crc32(np.ascontiguousarray(values).data)
+
+
+def write_skip_file(root: Path, lead: np.ndarray, stamp: np.ndarray, round_: int, crc: int) -> None:
+    """The skip's lead and stamp bytes with the round and the values' CRC they belong to, written
+    under a temporary name and renamed into place (before the checkpoint that records them)."""
+    tmp = root / (SKIP_FILE + ".tmp")
+    try:
+        with open(tmp, "wb") as f:
+            np.savez(f, lead=lead, stamp=stamp, round=np.int64(round_), crc=np.int64(crc))
+        os.replace(tmp, root / SKIP_FILE)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise TableWriteError(f"cannot write the checkpoint in {root}: {exc.strerror or exc}") from None
+
+
+def read_skip_file(root: Path, record: dict[str, Any], n: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The lead and stamp bytes beside a checkpoint whose skip record is ``record``; None where
+    the file is missing, unreadable, or written for another round or other values."""
+    try:
+        with np.load(root / SKIP_FILE, allow_pickle=False) as f:
+            if int(f["round"]) != int(record["round"]) or int(f["crc"]) != int(record["crc"]):
+                return None
+            lead, stamp = f["lead"], f["stamp"]
+    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile):
+        return None
+    if lead.shape != (n,) or stamp.shape != (n,) or lead.dtype != np.uint8 or stamp.dtype != np.uint8:
+        return None
+    return lead, stamp
+
+
+def keeps_skip(root: Path) -> bool:
+    """Whether the checkpoint in ``root`` keeps the skip's record (so its policy file is kept)."""
+    try:
+        info = json.loads((root / CHECKPOINT_INFO).read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(info, dict) and isinstance(info.get("skip"), dict)
+
+
+def drop_skip_record(root: Path) -> None:
+    """Take the skip's record out of the checkpoint in ``root`` (its values and counts kept) and
+    remove its bytes: done before a run that does not take the record up writes into the policy
+    file, so that no later run pairs the record with rows it did not keep."""
+    info_file = root / CHECKPOINT_INFO
+    try:
+        info = json.loads(info_file.read_text())
+        if isinstance(info, dict) and "skip" in info:
+            del info["skip"]
+            tmp = root / (CHECKPOINT_INFO + ".tmp")
+            tmp.write_text(json.dumps(info))
+            os.replace(tmp, info_file)
+        (root / SKIP_FILE).unlink(missing_ok=True)
+    except (OSError, ValueError) as exc:
+        raise TableWriteError(f"cannot rewrite the checkpoint in {root}: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+def kept_policy(root: Path, n: int, nrolls: int) -> np.memmap | None:
+    """The stopped run's policy rows, mapped from POLICY_FILE where it holds int32[n, nrolls];
+    None where it does not (a resumed walk then drops the skip's record before it makes a new
+    file: ``drop_skip_record``)."""
+    try:
+        kept = np.lib.format.open_memmap(root / POLICY_FILE, mode="r+")
+    except (OSError, ValueError):
+        return None
+    return kept if kept.shape == (n, nrolls) and kept.dtype == np.int32 else None
 
 
 def stopped_message(root: Path) -> str:
     """What a stopped solve leaves in ``root`` and how to go on: the same command resumes from the
     checkpoint (or, where none was written yet, starts over); deleting the folder frees the disk."""
-    kept = [p for p in root.iterdir() if p.name != POLICY_FILE] if root.is_dir() else []
+    policy_kept = keeps_skip(root)  # (else the policy, if still there, is removed)
+    kept = [p for p in root.iterdir() if p.name != POLICY_FILE or policy_kept] if root.is_dir() else []
     size = sum(p.stat().st_size for p in kept if p.is_file()) + sum(
         f.stat().st_size for p in kept if p.is_dir() for f in p.rglob("*") if f.is_file())
     try:
@@ -117,7 +223,7 @@ def report(root: Path, header: dict[str, Any]) -> dict[str, Any]:
             stage = int(info.get("stage", 0))
             if not 0 <= stage <= len(discounts):
                 raise ValueError(f"stage {stage} outside the walk's {len(discounts) + 1} stages")
-            ck.update({"stage": stage, "stages": len(discounts) + 1,
+            ck.update({"stage": stage, "stages": len(discounts) + 1, "skip_kept": isinstance(info.get("skip"), dict),
                        "policy_sweeps": int(info.get("policy_sweeps", 0)),
                        "discount_gap": discounts[stage] if stage < len(discounts) else 0.0})
             if tuple(discounts) == tuple(schedule.WALK_DISCOUNTS) and info.get("tolerance") is not None:
@@ -171,6 +277,8 @@ def write_checkpoint(root: Path, values: np.ndarray, info: dict[str, Any]) -> No
         tmp_info.write_text(json.dumps(info))
         os.replace(tmp, root / CHECKPOINT)
         os.replace(tmp_info, root / CHECKPOINT_INFO)
+        if "skip" not in info:  # lead and stamp bytes of an earlier round: no longer the checkpoint's
+            (root / SKIP_FILE).unlink(missing_ok=True)
     except OSError as exc:
         for t in (tmp, tmp_info):
             try:
@@ -192,6 +300,8 @@ class Resumed(NamedTuple):
     # the solve's seconds in its earlier runs up to this checkpoint: the rounds it keeps (a round
     # that a stop cut short is not counted)
     seconds: float = 0.0
+    # the skip's record (``Pacer``), where the checkpoint keeps one for its values (their CRC)
+    skip: dict[str, Any] | None = None
 
 
 def so_far(spent: float, earlier: float) -> str:
@@ -200,6 +310,22 @@ def so_far(spent: float, earlier: float) -> str:
     if not earlier:
         return f"{spent:.1f} s so far"
     return f"{spent:.1f} s this run, {earlier + spent:,.1f} s in all"
+
+
+def _skip_record(info: dict[str, Any], values: np.ndarray, log: Log | None) -> dict[str, Any] | None:
+    """A checkpoint's skip record where it belongs to its values (their CRC-32: a run stopped
+    between writing the values and the record leaves values of another round), else None."""
+    record = info.get("skip")
+    if not isinstance(record, dict):
+        return None
+    try:
+        if int(record["crc"]) == values_crc(values):
+            return record
+    except (KeyError, TypeError, ValueError):
+        pass
+    if log:
+        log("the checkpoint's skip record belongs to other values: its first full sweep generates every state")
+    return None
 
 
 def resume(root: Path, header: dict[str, Any], n: int, method: str,
@@ -226,9 +352,10 @@ def resume(root: Path, header: dict[str, Any], n: int, method: str,
                 sweeps = int(info["sweeps"])
                 same = info.get("method", "sweeps") == method
                 stage = schedule.walk_stage(info) if same else 0
-                return Resumed(np.ascontiguousarray(values), sweeps, stage, int(info.get("policy_sweeps", 0)),
+                values = np.ascontiguousarray(values)
+                return Resumed(values, sweeps, stage, int(info.get("policy_sweeps", 0)),
                                int(info.get("tier", 0)), int(info.get("hot_states", 0)),
-                               _seconds(info))
+                               _seconds(info), _skip_record(info, values, log) if same else None)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             why = f"it cannot be read ({type(exc).__name__}: {exc})"
         if log:

@@ -149,8 +149,8 @@ def solve_values(
             if engine is not None:  # the sweep was timed on this process's threads, not where it will run
                 line += f" (timed on this machine's CPU; the {getattr(engine, 'name', 'given')} engine sweeps elsewhere)"
             log(line)
-        values, sweeps, stage, cheap, tier, hot, earlier = checkpoint.resume(root, header, n, method, log, dtype,
-                                                                       tiers is not None)
+        values, sweeps, stage, cheap, tier, hot, earlier, skip_record = checkpoint.resume(root, header, n, method, log, dtype,
+                                                                             tiers is not None)
         started = sweeps
         policy = None  # mapped inside the try below when on disk, so a stop while it is made still cleans up
         if not on_disk:
@@ -185,12 +185,28 @@ def solve_values(
         repairs = repaired = 0
         generated: dict[str, int] = {}  # what the walk's full sweeps generated, where they skip
         rounds: list[dict[str, float]] = []  # ... and a row a full sweep
+        stopped = False
         try:
             if on_disk:  # file-backed: under memory pressure the system writes its pages out instead of failing
-                policy = np.lib.format.open_memmap(root / checkpoint.POLICY_FILE, mode="w+", dtype=np.int32, shape=(n, nrolls))
+                # (a checkpoint that keeps the skip's record keeps the rows its skipped states are backed up from)
+                rows = checkpoint.kept_policy(root, n, nrolls) if skip_record is not None else None
+                rows_kept = rows is not None
+                if rows is not None:
+                    policy = rows
+                else:
+                    # a record not taken up (of other values, or without its rows) is dropped before the new file is made
+                    if checkpoint.keeps_skip(root):
+                        checkpoint.drop_skip_record(root)
+                    skip_record = None
+                    policy = np.lib.format.open_memmap(root / checkpoint.POLICY_FILE, mode="w+", dtype=np.int32,
+                                                       shape=(n, nrolls))
                 if log:
                     log(f"the walk's policy ({policy.nbytes / 2**30:,.2f} GiB) is mapped from {root / checkpoint.POLICY_FILE}, "
-                        f"not held in memory")
+                        f"not held in memory" + (", with the stopped run's rows" if rows_kept else ""))
+            elif checkpoint.keeps_skip(root):  # the policy in memory this time: the record is of no use
+                checkpoint.drop_skip_record(root)
+                (root / checkpoint.POLICY_FILE).unlink(missing_ok=True)
+                skip_record = None
             while True:
                 if tiers is not None:  # after a repair, every range is swept again from the repaired values
                     residual, sweeps, spent, check, tier_built, tier_bytes = _tiered(
@@ -202,7 +218,8 @@ def solve_values(
                     walked: dict[str, Any] = {}
                     residual, sweeps, cheap, hot, spent = walk.run_walk(
                         engine, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, cheap, hot, stage,
-                        spent, show_progress, log, walked, earlier=earlier + built)
+                        spent, show_progress, log, walked, earlier=earlier + built, kept=skip_record)
+                    skip_record = None  # (a walk after a repair starts from other values)
                     for key in ("generated_states", "generated_codes"):
                         generated[key] = generated.get(key, 0) + walked.get(key, 0)
                     rounds += walked.get("rounds", [])
@@ -240,9 +257,14 @@ def solve_values(
                             f"solving discounted games (1 - discount = {stages}) from here")
                     sweeps += discounted_descent(engine, values, threads, show_progress, log)
                 spent += time.perf_counter() - t0
-        finally:  # a stopped or finished run leaves no mapped policy behind (a resumed run rewrites it)
+        except KeyboardInterrupt:
+            stopped = True
+            raise
+        finally:
+            # a finished run leaves no mapped policy behind, nor does a stopped one unless its
+            # checkpoint keeps the skip's record, whose skipped states a resumed run backs up from its rows
             had_policy, policy = policy is not None, None
-            if on_disk:
+            if on_disk and not (stopped and checkpoint.keeps_skip(root)):
                 (root / checkpoint.POLICY_FILE).unlink(missing_ok=True)
         if not check.passed and log:
             log(f"warning: {check.flagged:,} states still fail the endless check")

@@ -58,7 +58,7 @@ OUTLOOK_ROUNDS = 4
 def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
           max_sweeps: int, policy: np.ndarray, sweeps: int, cheap: int, hot: int, stage: int, spent: float,
           show_progress: bool | None, log: Log | None, work: dict[str, Any] | None = None,
-          earlier: float = 0.0) -> tuple[float, int, int, int, float]:
+          earlier: float = 0.0, kept: dict[str, Any] | None = None) -> tuple[float, int, int, int, float]:
     """The ``walk`` method: modified policy iteration while a discount walks up to 1.
 
     Stage by stage, 1 - discount = WALK_DISCOUNTS (1e-2, 1e-4, 1e-6) and finally 0: each round
@@ -84,19 +84,27 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     (``skip_figures``; "generated" there counts a state read from a stored graph too).
     ``earlier``: the solve's seconds before this run's rounds (its earlier runs', as its checkpoint
     recorded them), which the checkpoints and the round log add to this run's.
+
+    Where the policy is mapped from its file, each round's checkpoint also keeps the skip's state
+    (``keep_skip``), and a run resumed from it (``kept``: the checkpoint's record, with the
+    policy file it kept) takes it up: its first full sweep skips what cannot have changed
+    instead of generating every state, with the same values.
     """
     stages = schedule.WALK_DISCOUNTS + (0.0,)
     can_skip = getattr(K, "skips", False)
     # the copy of the values goes beside a policy mapped from a file, so that it pages as the policy does
     copy_file = root / checkpoint.COPY_FILE if isinstance(policy, np.memmap) else None
     skip = new_skip(K, values, copy_file, threads) if WALK_SKIP and can_skip else None
+    keeps = isinstance(skip, Skip) and copy_file is not None  # (a policy in memory ends with the run)
+    if kept is not None and not (keeps and take_up_skip(cast(Skip, skip), root, kept, values, log)):
+        checkpoint.drop_skip_record(root)  # before this run writes rows the record does not describe
     # the states and codes the full sweeps generated, where the engine counts them
     counted = skip.work if skip is not None else np.zeros(2, dtype=np.int64) if can_skip else None
     aim = tolerance / schedule.WALK_STAGE_FACTOR  # where a discounted stage ends
     hot_rounds = bool(WALK_HOT_SWEEPS) and getattr(K, "hot_sets", False)
     # the hot sets' marks: a byte a state here, unless the engine finds its hot sets itself (a GPU's)
     mark = np.zeros(values.shape[0], dtype=np.uint8) if hot_rounds and not finds_hot_sets(K) else None
-    pacer = checkpoint.Pacer(root, values)
+    pacer = checkpoint.Pacer(root, values, (lambda: keep_skip(cast(Skip, skip), policy, values)) if keeps else None)
     try:
         while stage < len(stages):
             d = stages[stage]
@@ -147,12 +155,12 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                 if done:
                     break
             else:
-                pacer.write()
+                pacer.stop()
                 raise RuntimeError(f"no convergence to {tolerance} within {max_sweeps} sweeps")
             stage += 1
         raise AssertionError("unreachable: the last stage returns")
     except KeyboardInterrupt:
-        pacer.write()  # the rounds since the last checkpoint are kept: a resumed run goes on from here
+        pacer.stop()  # the rounds since the last checkpoint are kept: a resumed run goes on from here
         raise
     finally:
         if work is not None:
@@ -168,6 +176,45 @@ def new_skip(K: Engine, values: np.ndarray, copy_file: Path | None, threads: int
     if WALK_SKIP_BLOCKS and game is not None and game.block_count > 1:
         return BlockSkip(game, values.dtype, copy_file, threads=threads)
     return Skip(values.shape[0], values.dtype, copy_file)
+
+
+def keep_skip(skip: Skip, policy: np.ndarray, values: np.ndarray) -> tuple[dict[str, Any], np.ndarray, np.ndarray] | None:
+    """What a round's checkpoint keeps of the skip (``checkpoint.Pacer``): its record, lead and
+    stamp bytes, with the mapped policy's rows flushed to their file first (the skipped states
+    are backed up from them)."""
+    record = skip.record(values)
+    if record is None:
+        return None
+    if isinstance(policy, np.memmap):
+        policy.flush()
+    return record, skip.lead, skip.stamp
+
+
+def take_up_skip(skip: Skip, root: Path, record: dict[str, Any], values: np.ndarray, log: Log | None) -> bool:
+    """Restore the skip from a checkpoint's ``record`` and the bytes written beside it
+    (``checkpoint.read_skip_file``); False, said in the log, where they do not fit together (the
+    first full sweep then generates every state, as a walk without a record does).
+
+    Sound after any stop: the record, the bytes and the values belong to the same round's end
+    (their CRC), and the policy rows are that round's, except those of states the stopped run
+    backed up again from outcomes in the round it was cut in. On one thread the resumed run
+    decides as the stopped one did, so it generates those states again too; on two, where a
+    state's decision can differ by the order the threads read in, such a row was chosen at values
+    within that sweep's movement of these, and the undiscounted stage's last check regenerates
+    every state."""
+    got = checkpoint.read_skip_file(root, record, values.shape[0])
+    try:
+        if got is None:
+            raise ValueError(f"{checkpoint.SKIP_FILE} is missing or belongs to another round")
+        skip.restore(record, got[0], got[1], values)
+    except (ValueError, KeyError, TypeError) as exc:
+        if log:
+            log(f"warning: the skip's record is not taken up ({exc}); the first full sweep generates every state")
+        return False
+    if log:
+        log(f"the skip goes on from the checkpoint's leads (round {skip.round}): the first full sweep generates "
+            "only what can have changed")
+    return True
 
 
 def full_sweep(K: Engine, values: np.ndarray, threads: int, label: str, show: bool | None, policy: np.ndarray,
