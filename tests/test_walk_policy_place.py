@@ -116,7 +116,8 @@ def test_a_disk_without_room_is_refused_before_anything_is_written(tmp_path, mon
             _solve(o, tmp_path / "new" / "t", place)
     else:
         with pytest.raises(InputError, match=r"; the walk's policy, .* GiB, which does not fit in half of this "
-                                             r"machine's memory\) and .* GiB are free; .* or use --method sweeps$"):
+                                             r"machine's memory; the skip's leads and stamps, .* GiB, twice while "
+                                             r"they are replaced\) and .* GiB are free; .* or use --method sweeps$"):
             _solve(o, tmp_path / "new" / "t", place)
     assert not (tmp_path / "new").exists()
 
@@ -134,6 +135,23 @@ def test_a_stopped_run_s_files_count_as_free_space(tmp_path, monkeypatch) -> Non
     planning.check_disk(root, 4000, 24000)  # 32,000 needed: 4,000 free plus the 28,000 it rewrites
     with pytest.raises(InputError, match="the solve needs about"):
         planning.check_disk(root, 4000, 24001)
+
+
+def test_the_skip_file_counts_twice_and_a_stopped_run_s_as_free(tmp_path, monkeypatch) -> None:
+    # a walk whose policy is on disk writes the skip's two bytes a state at each round's checkpoint,
+    # under a temporary name beside the last one
+    root = tmp_path / "t"
+    root.mkdir()
+
+    class Usage:
+        free = 2 * 4000 + 24000 + 2 * 2000
+
+    monkeypatch.setattr(planning.shutil, "disk_usage", lambda path: Usage())
+    planning.check_disk(root, 4000, 24000, skip_bytes=2000)
+    with pytest.raises(InputError, match=r"the skip's leads and stamps, .* GiB, twice while they are replaced\)"):
+        planning.check_disk(root, 4000, 24000, skip_bytes=2001)
+    (root / checkpoint.SKIP_FILE).write_bytes(b"x" * 2)  # a stopped run's, rewritten by the run that resumes
+    planning.check_disk(root, 4000, 24000, skip_bytes=2001)
 
 
 @pytest.mark.parametrize("args, says", [

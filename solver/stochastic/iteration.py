@@ -122,8 +122,11 @@ def solve_values(
     nrolls = game.roll_count
     method = planning.choose_method(method, n, nrolls, policy_here=engine is None, place=policy_place)
     on_disk = engine is None and method == "walk" and planning.place_policy(policy_place, n, nrolls) == "disk"
+    # a policy on disk has the skip's copy of the values beside it, and its checkpoints keep the skip's two bytes a state
+    skipping_on_disk = on_disk and walk.WALK_SKIP
     planning.check_disk(root, n * np.dtype(dtype).itemsize,
-               n * (nrolls * planning.POLICY_BYTES_PER_ROLL + (np.dtype(dtype).itemsize if walk.WALK_SKIP else 0)) if on_disk else 0)
+                        n * (nrolls * planning.POLICY_BYTES_PER_ROLL + (np.dtype(dtype).itemsize if walk.WALK_SKIP else 0))
+                        if on_disk else 0, skip_bytes=2 * n if skipping_on_disk else 0)
     if engine is not None and tiers is not None:
         raise InputError(f"the {getattr(engine, 'name', 'given')} engine runs the walk and plain sweeps "
                          "without tiers; use method 'walk' or 'sweeps'")

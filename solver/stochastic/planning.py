@@ -197,28 +197,31 @@ def place_policy(place: str, n: int, nrolls: int) -> str:
     return "disk"
 
 
-def check_disk(root: Path, value_bytes: int, policy_bytes: int = 0) -> None:
+def check_disk(root: Path, value_bytes: int, policy_bytes: int = 0, skip_bytes: int = 0) -> None:
     """Refuse, before anything is written, a solve whose files do not fit on the disk under
     ``root``: its checkpoint twice (a new one is written beside the last before it replaces it, and
-    the finished table beside the last checkpoint) and, where the walk maps it, its policy. Files
-    a stopped run left there count as free; a disk whose free space cannot be read is not checked.
-    (A stored graph is not counted: where the disk cannot take it, it is kept in memory.)"""
+    the finished table beside the last checkpoint), where the walk maps it, its policy, and where
+    its checkpoints keep the skip (``skip_bytes``: the lead and stamp bytes), that file twice too.
+    Files a stopped run left there count as free; a disk whose free space cannot be read is not
+    checked. (A stored graph is not counted: where the disk cannot take it, it is kept in memory.)"""
     probe = existing_ancestor(Path(root))
     try:
         free = shutil.disk_usage(probe).free
     except OSError:
         return
-    for name in (checkpoint.CHECKPOINT, checkpoint.POLICY_FILE, checkpoint.COPY_FILE):
+    for name in (checkpoint.CHECKPOINT, checkpoint.POLICY_FILE, checkpoint.COPY_FILE, checkpoint.SKIP_FILE):
         kept = Path(root) / name
         if kept.is_file():  # rewritten in place by the run that takes it up
             free += kept.stat().st_size
-    need = 2 * value_bytes + policy_bytes
+    need = 2 * value_bytes + policy_bytes + 2 * skip_bytes
     if need <= free:
         return
     parts = [f"its checkpoint, {value_bytes / 2**30:.2f} GiB, twice while it is replaced"]
     if policy_bytes:
         parts.append(f"the walk's policy, {policy_bytes / 2**30:.2f} GiB, which does not fit in half of this "
                      f"machine's memory")
+    if skip_bytes:
+        parts.append(f"the skip's leads and stamps, {skip_bytes / 2**30:.2f} GiB, twice while they are replaced")
     hint = "free some disk space or give another --out" + (", or use --method sweeps" if policy_bytes else "")
     raise InputError(f"the solve needs about {need / 2**30:.2f} GiB on the disk at {probe} ({'; '.join(parts)}) "
                      f"and {free / 2**30:.2f} GiB are free; {hint}")
