@@ -54,7 +54,9 @@ def test_a_stopped_solve_says_its_stage_round_and_time_and_how_to_go_on(tmp_path
     assert lines[1] == (f"checkpoint after sweep 3: the walk's stage 1 of 4 (1 - discount 0.01, ends at a change "
                         f"below {schedule.stage_end(0, 1e-6):g}), largest change "
                         f"{info['change']:.3g}; 2 minutes of solving in the rounds it keeps")
-    assert lines[2] == "the same command without --status resumes from it" and lines[3].startswith("files: ")
+    # the rounds the checkpoint keeps (three, each 40 s by the fake clock; too few for an outlook)
+    assert lines[2].startswith("rounds kept: stage 1: 3 (largest change ") and "the last took 40 s (full sweep 40.0 s" in lines[2]
+    assert lines[3] == "the same command without --status resumes from it" and lines[4].startswith("files: ")
     code, text = status(board, root, "--json")
     fields = json.loads(text)
     assert fields["checkpoint"]["sweeps"] == 3 and fields["checkpoint"]["seconds"] == 120.0

@@ -80,18 +80,24 @@ _solve_graph_option = click.option(
               help="Solve nothing: say what the table's folder holds (whether a solve is running there, its "
                    "checkpoint's stage, round, largest change and hours) and how to go on; safe beside a "
                    "running solve.")
+@click.option("--plot", "plot", type=click.Path(dir_okay=False), default=None,
+              help="With --status: draw the rounds its checkpoint keeps to this PNG (the largest change of "
+                   "each round by stage, with where each stage ends; what each round took and the share of "
+                   "states it generated).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (the progress log stays on stderr).")
 @rules_option
 def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: str | None, cache: str | None,
               tolerance: float | None, threads: int | None, method: str, policy_place: str, graph: str,
               backend: str, address: str | None, workers: int | None, proof: bool | None, width: float | None,
-              status: bool, as_json: bool, rules_name: str) -> None:
+              status: bool, plot: str | None, as_json: bool, rules_name: str) -> None:
     """Solve every state by value iteration, prove an interval around every value where the proof
     fits, and write the table (resumes a stopped run; --status says where a solve stands)."""
     if status:
         fam = pick(rules_name, pieces, board_file, dice_file)
-        emit(fam.solve_status(out, cache), as_json)
+        emit(fam.solve_status(out, cache, plot), as_json)
         return
+    if plot is not None:
+        raise InputError("--plot draws a solve's rounds beside --status; add --status")
     if threads is not None and threads < 1:
         raise InputError("--threads must be at least 1")
     _check_backend(backend, address, workers)

@@ -18,7 +18,8 @@ from typing import Any, Callable, TextIO
 
 from gamesolver.solver.limits import duration
 from gamesolver.solver.stochastic.checkpoint import report
-from gamesolver.solver.stochastic import schedule
+from gamesolver.solver.stochastic import schedule, walk
+from gamesolver.solver.stochastic.rounds_plot import plot_rounds
 from gamesolver.solver.stochastic.engine import Log
 from gamesolver.games.ur.tables import RoyalTable, UrTable
 from gamesolver.solver.errors import InputError, MissingTableError
@@ -170,11 +171,21 @@ class Family(ABC):
         """Where ``solve`` with these ``--out``/``--cache`` writes, and the options its checkpoint
         must name for the solve to resume from it."""
 
-    def solve_status(self, out: str | None, cache: str | None) -> Reply:
+    def solve_status(self, out: str | None, cache: str | None, plot: str | None = None) -> Reply:
         """``ur solve --status``: what the folder ``solve`` would write holds, read without
-        disturbing a solve running there (``solver.stochastic.checkpoint.report``)."""
+        disturbing a solve running there (``solver.stochastic.checkpoint.report``); ``plot``: a
+        PNG to draw the walk's rounds to (``rounds_plot``)."""
         root, header = self.solve_folder(out, cache)
-        return status_reply(report(root, header))
+        reply = status_reply(report(root, header))
+        if plot is not None:
+            ck = reply.fields["checkpoint"]
+            if ck is None or "unreadable" in ck or "stage" not in ck:
+                raise InputError(f"--plot: {root} holds no walk's checkpoint whose rounds could be drawn")
+            title = f"{'fort rules' if self.name == 'fort' else self.name}, {self.pieces} pieces"
+            drawn = plot_rounds(ck["rounds"], ck["discounts"], ck.get("tolerance"), plot, title)
+            reply.fields["plot"] = str(drawn)
+            reply.notes.append(f"drew its rounds to {drawn}")
+        return reply
 
     @abstractmethod
     def check(self, ask: CheckAsk) -> Reply:
@@ -256,6 +267,7 @@ def status_reply(found: dict[str, Any]) -> Reply:
         took = (f"; {duration(ck['seconds'])} of solving in the rounds it keeps" if ck["seconds"]
                 else "" if not ck["sweeps"] else "; its time is not recorded (a checkpoint of an older build)")
         lines.append(f"checkpoint after sweep {ck['sweeps']}: {where}{change}{took}")
+        lines += rounds_lines(ck)
         if not ck["same_options"]:
             lines.append("the checkpoint belongs to other options: this command would ignore it and start over")
         elif not found["running"]:
@@ -264,6 +276,34 @@ def status_reply(found: dict[str, Any]) -> Reply:
             lines.append("the same command without --status resumes from it" + kept)
     lines.append(f"files: {found['bytes'] / 2**30:.2f} GiB")
     return Reply(found, lines)
+
+
+def rounds_lines(ck: dict[str, Any]) -> list[str]:
+    """What the checkpoint's history of the walk's rounds says (``walk.round_row``): the rounds of
+    each stage and how far their largest change fell, what the last round took, and, within a
+    stage, the round log's outlook for its end. None where the checkpoint keeps no rounds (one
+    written by an older build)."""
+    rows = ck.get("rounds") or []
+    if not rows:
+        return []
+    stages: dict[int, list[dict[str, Any]]] = {}
+    for row in rows:
+        stages.setdefault(row["stage"], []).append(row)
+    parts = [f"stage {k + 1}: {len(r)} (largest change {r[0]['change']:.3g} to {r[-1]['change']:.3g})"
+             for k, r in stages.items()]
+    last = rows[-1]
+    generated = f", {last['generated']:.1%} generated" if last["generated"] is not None else ""
+    since = f" since sweep {rows[0]['sweep']}" if rows[0]["sweep"] > 1 else ""
+    out = [f"rounds kept{since}: {'; '.join(parts)}; the last took {duration(last['round_s'])} "
+           f"(full sweep {last['full_s']:.1f} s{generated})"]
+    stage = ck.get("stage")
+    if stage in stages and ck.get("ends_at") is not None:
+        outlook = walk.Outlook(float(ck["ends_at"]))
+        outlook.seed(stages[stage])
+        reading = outlook.reading()
+        if reading:
+            out.append("outlook:" + reading[1:] + " (a reading of the rounds, not a bound)")
+    return out
 
 
 def refuse_options(family_name: str, **given: Any) -> None:

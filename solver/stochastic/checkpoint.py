@@ -224,6 +224,8 @@ def report(root: Path, header: dict[str, Any]) -> dict[str, Any]:
             if not 0 <= stage <= len(discounts):
                 raise ValueError(f"stage {stage} outside the walk's {len(discounts) + 1} stages")
             ck.update({"stage": stage, "stages": len(discounts) + 1, "skip_kept": isinstance(info.get("skip"), dict),
+                       "rounds": round_rows(info), "discounts": discounts,
+                       "tolerance": float(info["tolerance"]) if info.get("tolerance") is not None else None,
                        "policy_sweeps": int(info.get("policy_sweeps", 0)),
                        "discount_gap": discounts[stage] if stage < len(discounts) else 0.0})
             if tuple(discounts) == tuple(schedule.WALK_DISCOUNTS) and info.get("tolerance") is not None:
@@ -302,6 +304,28 @@ class Resumed(NamedTuple):
     seconds: float = 0.0
     # the skip's record (``Pacer``), where the checkpoint keeps one for its values (their CRC)
     skip: dict[str, Any] | None = None
+    # the walk's rounds, a row each (``walk.round_row``), where the checkpoint keeps them
+    rounds: list[dict[str, Any]] = []
+
+
+ROW_FIELDS = {"sweep": int, "stage": int, "change": float, "full_s": float, "round_s": float, "clock": float}
+
+
+def round_rows(info: dict[str, Any]) -> list[dict[str, Any]]:
+    """The walk's rounds a checkpoint keeps (``walk.round_row``), each checked to hold its numbers;
+    [] where it keeps none (a checkpoint of an older build) or they cannot be read."""
+    rows = info.get("rounds")
+    if not isinstance(rows, list):
+        return []
+    out = []
+    try:
+        for row in rows:
+            got: dict[str, Any] = {key: kind(row[key]) for key, kind in ROW_FIELDS.items()}
+            got["generated"] = None if row.get("generated") is None else float(row["generated"])
+            out.append(got)
+    except (KeyError, TypeError, ValueError):
+        return []
+    return out
 
 
 def so_far(spent: float, earlier: float) -> str:
@@ -355,7 +379,8 @@ def resume(root: Path, header: dict[str, Any], n: int, method: str,
                 values = np.ascontiguousarray(values)
                 return Resumed(values, sweeps, stage, int(info.get("policy_sweeps", 0)),
                                int(info.get("tier", 0)), int(info.get("hot_states", 0)),
-                               _seconds(info), _skip_record(info, values, log) if same else None)
+                               _seconds(info), _skip_record(info, values, log) if same else None,
+                               round_rows(info) if same else [])
         except (OSError, ValueError, KeyError, TypeError) as exc:
             why = f"it cannot be read ({type(exc).__name__}: {exc})"
         if log:

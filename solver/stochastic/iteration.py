@@ -152,8 +152,9 @@ def solve_values(
             if engine is not None:  # the sweep was timed on this process's threads, not where it will run
                 line += f" (timed on this machine's CPU; the {getattr(engine, 'name', 'given')} engine sweeps elsewhere)"
             log(line)
-        values, sweeps, stage, cheap, tier, hot, earlier, skip_record = checkpoint.resume(root, header, n, method, log, dtype,
-                                                                             tiers is not None)
+        resumed = checkpoint.resume(root, header, n, method, log, dtype, tiers is not None)
+        values, sweeps, stage, cheap, tier, hot, earlier, skip_record = resumed[:8]
+        history = resumed.rounds
         started = sweeps
         policy = None  # mapped inside the try below when on disk, so a stop while it is made still cleans up
         if not on_disk:
@@ -221,8 +222,9 @@ def solve_values(
                     walked: dict[str, Any] = {}
                     residual, sweeps, cheap, hot, spent = walk.run_walk(
                         engine, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, cheap, hot, stage,
-                        spent, show_progress, log, walked, earlier=earlier + built, kept=skip_record)
+                        spent, show_progress, log, walked, earlier=earlier + built, kept=skip_record, history=history)
                     skip_record = None  # (a walk after a repair starts from other values)
+                    history = walked.get("history", history)
                     for key in ("generated_states", "generated_codes"):
                         generated[key] = generated.get(key, 0) + walked.get(key, 0)
                     rounds += walked.get("rounds", [])

@@ -53,12 +53,16 @@ WALK_SKIP_BLOCKS = False
 _STALL_SWEEPS = 30
 # the round log's outlook reads the fall of a stage's largest change over this many rounds (Outlook)
 OUTLOOK_ROUNDS = 4
+# the checkpoint keeps the last this many rounds' rows (``round_row``: the solve's history, which a
+# resumed stage's outlook and ``solve --status`` read)
+HISTORY_ROWS = 1000
 
 
 def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
           max_sweeps: int, policy: np.ndarray, sweeps: int, cheap: int, hot: int, stage: int, spent: float,
           show_progress: bool | None, log: Log | None, work: dict[str, Any] | None = None,
-          earlier: float = 0.0, kept: dict[str, Any] | None = None) -> tuple[float, int, int, int, float]:
+          earlier: float = 0.0, kept: dict[str, Any] | None = None,
+          history: list[dict[str, Any]] | None = None) -> tuple[float, int, int, int, float]:
     """The ``walk`` method: modified policy iteration while a discount walks up to 1.
 
     Stage by stage, 1 - discount = WALK_DISCOUNTS (1e-2, 1e-4, 1e-6) and finally 0: each round
@@ -89,6 +93,10 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     (``keep_skip``), and a run resumed from it (``kept``: the checkpoint's record, with the
     policy file it kept) takes it up: its first full sweep skips what cannot have changed
     instead of generating every state, with the same values.
+
+    ``history``: the rounds' rows (``round_row``) the checkpoint resumed from kept; each round
+    adds one, and every checkpoint keeps the last HISTORY_ROWS of them, so that a resumed stage's
+    outlook reads its earlier rounds and ``solve --status`` can tell and draw how the solve went.
     """
     stages = schedule.WALK_DISCOUNTS + (0.0,)
     can_skip = getattr(K, "skips", False)
@@ -105,6 +113,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     # the hot sets' marks: a byte a state here, unless the engine finds its hot sets itself (a GPU's)
     mark = np.zeros(values.shape[0], dtype=np.uint8) if hot_rounds and not finds_hot_sets(K) else None
     pacer = checkpoint.Pacer(root, values, (lambda: keep_skip(cast(Skip, skip), policy, values)) if keeps else None)
+    rows = list(history or [])[-HISTORY_ROWS:]
     try:
         while stage < len(stages):
             d = stages[stage]
@@ -113,6 +122,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
             stalled = Stall(WALK_PROGRESS, WALK_NEAR * end, WALK_NEAR_ROUNDS)
             flip, damp = Flip(), False
             outlook = Outlook(end if d else tolerance)
+            outlook.seed([r for r in rows if r.get("stage") == stage])  # a resumed stage's earlier rounds
             between = 0  # sweeps of every state since the last full sweep, besides the next one
             while sweeps < max_sweeps:
                 t0 = time.perf_counter()
@@ -123,8 +133,10 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                 if last < tolerance and d == 0.0:
                     residual = K.sweep(values, threads=threads, write=False)
                     if residual < tolerance:
-                        spent += time.perf_counter() - t0
-                        pacer.round(walk_info(header, tolerance, sweeps, cheap, hot, stage, last, earlier + spent),
+                        t_round = time.perf_counter() - t0
+                        spent += t_round
+                        keep_row(rows, round_row(sweeps, stage, last, t_full, t_round, skip, earlier + spent))
+                        pacer.round(walk_info(header, tolerance, sweeps, cheap, hot, stage, last, earlier + spent, rows),
                                     force=True)
                         return residual, sweeps, cheap, hot, spent
                 done = bool(d) and (last < end or stalled(last))
@@ -144,7 +156,8 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                 between = cheap - was
                 t_round = time.perf_counter() - t0
                 spent += t_round
-                pacer.round(walk_info(header, tolerance, sweeps, cheap, hot, stage + done, last, earlier + spent),
+                keep_row(rows, round_row(sweeps, stage, last, t_full, t_round, skip, earlier + spent))
+                pacer.round(walk_info(header, tolerance, sweeps, cheap, hot, stage + done, last, earlier + spent, rows),
                             force=done)
                 if log:  # the split says what a round costs where: the projections' policy share
                     generated = f", {skip.log[-1]['generated']:.1%} generated" if skip is not None else ""
@@ -165,6 +178,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     finally:
         if work is not None:
             work.update(skip_figures(skip, counted))
+            work["history"] = rows  # (a walk after a repair goes on with them)
         if skip is not None:
             skip.close()
 
@@ -249,7 +263,7 @@ class Outlook:
     and in those rounds' mean time. An extrapolation, and it says so: a stage's change falls
     unevenly (its early rounds chase the greedy policy, its tail waits on the discount's own mode,
     and ``Stall`` or the near rule may end it sooner), so it is a reading of the log, not a bound.
-    One per stage: a resumed stage starts its history afresh."""
+    One per stage; a resumed stage's earlier rounds come from the checkpoint's history (``seed``)."""
 
     def __init__(self, aim: float, rounds: int = OUTLOOK_ROUNDS) -> None:
         self.aim = aim
@@ -257,15 +271,25 @@ class Outlook:
         self.changes: list[float] = []
         self.seconds: list[float] = []
 
+    def seed(self, rows: list[dict[str, Any]]) -> None:
+        """The stage's rounds before this run, from the checkpoint's history (``round_row``)."""
+        for row in rows:
+            self.changes.append(float(row["change"]))
+            self.seconds.append(float(row["round_s"]))
+
     def __call__(self, change: float, seconds: float) -> str:
-        """Record a round (its largest change and its seconds); the clause for the log, or "" until
-        the stage has OUTLOOK_ROUNDS + 1 rounds of history with changes above 0."""
+        """Record a round (its largest change and its seconds); the clause for the log (``reading``)."""
         self.changes.append(change)
         self.seconds.append(seconds)
+        return self.reading()
+
+    def reading(self) -> str:
+        """The clause for the rounds recorded so far, or "" until the stage has OUTLOOK_ROUNDS + 1
+        rounds of history with changes above 0, and once its last change is at its aim."""
         n = self.rounds
-        if len(self.changes) <= n or change <= self.aim:
+        if len(self.changes) <= n or self.changes[-1] <= self.aim:
             return ""
-        first = self.changes[-1 - n]
+        change, first = self.changes[-1], self.changes[-1 - n]
         if first <= 0:  # (the change itself lies above the aim, which is above 0)
             return ""
         fall = (change / first) ** (1 / n)
@@ -354,11 +378,30 @@ class Flip:
 
 
 def walk_info(header: dict[str, Any], tolerance: float, sweeps: int, cheap: int, hot: int, stage: int,
-               change: float, seconds: float = 0.0) -> dict[str, Any]:
-    """A walk checkpoint's record; ``seconds``: the solve's, all its runs together."""
+               change: float, seconds: float = 0.0, rows: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A walk checkpoint's record; ``seconds``: the solve's, all its runs together; ``rows``: the
+    rounds' history (``round_row``)."""
     return {"sweeps": sweeps, "policy_sweeps": cheap, "hot_states": hot, "stage": stage,
             "discounts": list(schedule.WALK_DISCOUNTS), "change": change, "options": header, "tolerance": tolerance,
-            "method": "walk", "seconds": round(seconds, 3)}
+            "method": "walk", "seconds": round(seconds, 3), "rounds": list(rows or [])}
+
+
+def round_row(sweep: int, stage: int, change: float, full: float, seconds: float, skip: Skip | BlockSkip | None,
+              clock: float) -> dict[str, Any]:
+    """One round of the walk as the checkpoint's history keeps it: its full sweep's number, the
+    stage it ran in (0-based), its largest change, its full sweep's and its whole round's seconds,
+    the share of states its full sweep generated (None where the sweep does not skip) and the
+    solve's seconds in all at its end."""
+    generated = float(skip.log[-1]["generated"]) if skip is not None and skip.log else None
+    return {"sweep": sweep, "stage": stage, "change": float(change), "full_s": round(full, 2),
+            "round_s": round(seconds, 2), "generated": None if generated is None else round(generated, 4),
+            "clock": round(clock, 1)}
+
+
+def keep_row(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
+    """Add a round's row, keeping the last HISTORY_ROWS."""
+    rows.append(row)
+    del rows[:-HISTORY_ROWS]
 
 
 def finds_hot_sets(K: Engine) -> bool:

@@ -1,0 +1,112 @@
+"""The walk's rounds kept in its checkpoint (walk.round_row): a resumed run goes on with them (its
+stage's outlook reads the rounds before the stop), and ``solver ur solve --status`` tells them,
+with the outlook, and draws them (``--plot``)."""
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from click.testing import CliRunner
+
+from gamesolver.games.ur.solve import solve
+from gamesolver.solver.cli import cli
+from gamesolver.solver.limits import duration
+from gamesolver.solver.stochastic import checkpoint, schedule, walk
+from tests.test_stochastic_resume import StoppedSweeps
+from tests.test_ur_reference import mini_options
+
+
+def _stopped(tmp_path, monkeypatch, at: int):
+    """The mini board's four-piece walk on one thread, stopped at full sweep ``at`` (40 s a sweep
+    on a fake clock); its folder and the checkpoint's record."""
+    o = mini_options(tmp_path, 4)
+    root = tmp_path / "t"
+    sweeps = StoppedSweeps(monkeypatch, (at,), each=40.0)
+    with pytest.raises(KeyboardInterrupt):
+        solve(o, root, tolerance=1e-6, threads=1, graph="regenerate")
+    sweeps.restore()
+    return o, root, json.loads((root / checkpoint.CHECKPOINT_INFO).read_text())
+
+
+def _status(o, root, *extra: str):
+    return CliRunner().invoke(cli, ["ur", "solve", "--pieces", "4", "--board", str(o.board_file), "--out", str(root),
+                                    "--status", *extra])
+
+
+def test_the_checkpoint_keeps_a_row_a_round_and_a_resumed_run_goes_on_with_them(tmp_path, monkeypatch) -> None:
+    o, root, info = _stopped(tmp_path, monkeypatch, 7)  # the mini board's first stage takes 9 rounds
+    rows = info["rounds"]
+    assert [r["sweep"] for r in rows] == [1, 2, 3, 4, 5, 6] and {r["stage"] for r in rows} == {0}
+    assert rows[-1]["change"] == info["change"] and all(r["round_s"] >= r["full_s"] == 40.0 for r in rows)
+    assert [r["clock"] for r in rows] == sorted(r["clock"] for r in rows) and rows[-1]["clock"] == info["seconds"]
+    assert all(0 < r["generated"] <= 1 for r in rows)
+    # resumed and stopped again six rounds on: the rows go on where they stopped, into the next stage
+    said: list[str] = []
+    sweeps = StoppedSweeps(monkeypatch, (7,), each=40.0)
+    with pytest.raises(KeyboardInterrupt):
+        solve(o, root, tolerance=1e-6, threads=1, graph="regenerate", log=said.append)
+    sweeps.restore()
+    info = json.loads((root / checkpoint.CHECKPOINT_INFO).read_text())
+    assert [r["sweep"] for r in info["rounds"]] == list(range(1, 13))
+    assert info["rounds"][:6] == rows and info["rounds"][-1]["stage"] == 1 and info["rounds"][0]["stage"] == 0
+    # the resumed run's first round already has its stage's outlook: it read the six rounds before the stop
+    first = next(s for s in said if s.startswith("sweep 7 "))
+    assert "at the last 4 rounds' fall" in first, first
+
+
+def test_the_checkpoint_keeps_the_last_rows_only(monkeypatch) -> None:
+    monkeypatch.setattr(walk, "HISTORY_ROWS", 3)
+    rows: list[dict] = []
+    for k in range(1, 6):
+        walk.keep_row(rows, walk.round_row(k, 0, 1.0 / k, 1.0, 2.0, None, 2.0 * k))
+    assert [r["sweep"] for r in rows] == [3, 4, 5] and rows[-1]["generated"] is None
+
+
+def test_status_tells_the_rounds_and_the_outlook_and_draws_them(tmp_path, monkeypatch) -> None:
+    o, root, info = _stopped(tmp_path, monkeypatch, 7)
+    r = _status(o, root)
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    rows = info["rounds"]
+    assert lines[2] == (f"rounds kept: stage 1: 6 (largest change {rows[0]['change']:.3g} to "
+                        f"{rows[-1]['change']:.3g}); the last took {duration(rows[-1]['round_s'])} (full sweep 40.0 s, "
+                        f"{rows[-1]['generated']:.1%} generated)")
+    # the outlook of the round log, from the kept rounds: the fall over the last four, the rounds to the aim
+    aim = schedule.stage_end(0, 1e-6)
+    fall = (rows[-1]["change"] / rows[-5]["change"]) ** 0.25
+    left = math.ceil(math.log(aim / rows[-1]["change"]) / math.log(fall))
+    each = sum(r["round_s"] for r in rows[-4:]) / 4
+    assert lines[3] == (f"outlook: at the last 4 rounds' fall ({fall:.3g} a round) this stage's aim {aim:.3g} lies "
+                        f"some {left} round{'s' if left != 1 else ''} ({duration(left * each)}) away (a reading of "
+                        f"the rounds, not a bound)")
+    assert json.loads(_status(o, root, "--json").output)["checkpoint"]["rounds"] == rows
+    # the picture: a PNG written whole, said on standard error, nothing else left beside it
+    pictures = tmp_path / "pictures"
+    pictures.mkdir()
+    r = _status(o, root, "--plot", str(pictures / "rounds.png"))
+    assert r.exit_code == 0 and f"drew its rounds to {pictures / 'rounds.png'}" in r.output
+    assert (pictures / "rounds.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert [p.name for p in pictures.iterdir()] == ["rounds.png"]
+
+
+def test_a_plot_without_status_or_without_rounds_is_refused(tmp_path, monkeypatch) -> None:
+    o = mini_options(tmp_path, 4)
+    picture = tmp_path / "rounds.png"
+    r = CliRunner().invoke(cli, ["ur", "solve", "--pieces", "4", "--board", str(o.board_file), "--out",
+                                 str(tmp_path / "t"), "--plot", str(picture)])
+    assert r.exit_code == 2 and "--plot draws a solve's rounds beside --status; add --status" in r.output
+    r = _status(o, tmp_path / "none", "--plot", str(picture))
+    assert r.exit_code == 2 and "holds no walk's checkpoint whose rounds could be drawn" in r.output
+    # a checkpoint of an older build keeps no rounds: its status says none, and the picture is refused
+    o, root, info = _stopped(tmp_path, monkeypatch, 3)
+    del info["rounds"]
+    (root / checkpoint.CHECKPOINT_INFO).write_text(json.dumps(info))
+    r = _status(o, root)
+    assert r.exit_code == 0 and "rounds kept" not in r.output and "outlook" not in r.output
+    r = _status(o, root, "--plot", str(picture))
+    assert r.exit_code == 2 and "the checkpoint keeps no rounds to draw" in r.output
+    assert not picture.exists() and not list(tmp_path.glob(".rounds-*"))
+    # rows that cannot be read count as none
+    assert checkpoint.round_rows({"rounds": [{"sweep": 1}]}) == []
+    assert checkpoint.round_rows({"rounds": "x"}) == []
