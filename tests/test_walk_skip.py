@@ -295,3 +295,148 @@ def test_the_walk_on_four_pieces_is_the_same_with_skipping(tmp_path, monkeypatch
     skipped, meta = _walk_values(o, tmp_path, "skip")
     assert np.array_equal(plain, skipped)
     assert meta["full_sweeps_generated"]["generated_codes"] < plain_meta["full_sweeps_generated"]["generated_codes"] / 2
+
+
+def test_rounds_after_a_large_change_record_no_leads_and_the_values_stay(tmp_path, monkeypatch) -> None:
+    """A full sweep records the leads only where the last one's largest change lay below
+    WALK_RECORD_BELOW (above it a skip proves next to nothing, and recording costs 1.13x); the
+    one after a plain sweep generates every state. One thread, the test board: the values of the
+    walk without skipping, bit for bit, as with every sweep recording. (Forgetting the leads is
+    belt and braces: the plain sweep writes every policy row anew at values the bounds account
+    for.) The deliberate break: plain sweeps that leave the policy rows as they were make the
+    policy sweeps evaluate a stale policy, and the walk no longer settles."""
+    o = mini_options(tmp_path, 4)
+    n = kernel(o).state_count
+    monkeypatch.setattr(walk, "WALK_SKIP", False)
+    plain, _ = _walk_values(o, tmp_path, "plain")
+    monkeypatch.setattr(walk, "WALK_SKIP", True)
+    real, seen = walk.progress_sweep, []
+
+    def spy(K, values, threads, label, show, policy, g, damp=False, extra=None):
+        work = extra.get("work") if extra else None
+        before = int(work[0]) if work is not None else 0
+        change = real(K, values, threads, label, show, policy, g, damp=damp, extra=extra)
+        if policy is not None:  # a full sweep of the walk (not the residual check)
+            seen.append((extra is not None and "lead" in extra, change, int(work[0]) - before))
+        return change
+
+    monkeypatch.setattr(walk, "progress_sweep", spy)
+    mixed, meta = _walk_values(o, tmp_path, "mixed")
+    assert np.array_equal(plain, mixed) and meta["sweeps"] < 30
+    recorded = [r for r, _, _ in seen]
+    assert recorded[1:] == [c < walk.WALK_RECORD_BELOW for _, c, _ in seen[:-1]]
+    assert True in recorded[1:] and False in recorded
+    # a plain sweep generates every state, and a recording one after it every state with a choice (one
+    # without is backed up from its row whatever moves)
+    assert all(made == n for r, _, made in seen if not r)
+    after_plain = {made for (r, _, _), (r2, _, made) in zip(seen, seen[1:]) if r2 and not r}
+    assert len(after_plain) == 1 and after_plain.pop() > 0.99 * n
+    monkeypatch.setattr(walk, "WALK_RECORD_BELOW", float("inf"))  # every sweep records, as before
+    seen.clear()
+    always, _ = _walk_values(o, tmp_path, "always")
+    assert np.array_equal(plain, always) and all(r for r, _, _ in seen)
+    monkeypatch.setattr(walk, "WALK_RECORD_BELOW", 1e-2)
+    sound = walk.full_sweep
+
+    def rowless(K, values, threads, label, show, policy, g, damp, skip, counted, record=True):
+        print("CALL", label, record, skip is None)
+        if record or skip is None:
+            return sound(K, values, threads, label, show, policy, g, damp, skip, counted, record)
+        skip.begin(values, g)
+        change = real(K, values, threads, label, show, None, g, damp=damp, extra={"work": skip.work})
+        print("ROWLESS", label, change)
+        skip.end(values, change, n, damped=damp)
+        return change
+
+    monkeypatch.setattr(walk, "full_sweep", rowless)
+    with pytest.raises(RuntimeError, match="no convergence"):  # the sound walks took 21 full sweeps
+        solve(o, tmp_path / "broken", tolerance=1e-5, threads=1, graph="regenerate", max_sweeps=60)
+
+
+def test_the_walk_over_a_stored_graph_is_the_same_with_skipping(tmp_path, monkeypatch) -> None:
+    """Over a stored graph (where the walk skips only when asked) a proven state is backed up from
+    its policy row instead of its stored codes: the same walk, bit for bit, on one thread, reading
+    far fewer codes; an unsound bound makes the values differ."""
+    o = mini_options(tmp_path, 4)
+    assert not StoredGraph.skips  # the walk does not skip over a graph by default (it did not pay)
+    monkeypatch.setattr(StoredGraph, "skips", True)
+    monkeypatch.setattr(walk, "WALK_SKIP", False)
+    plain, plain_meta = _walk_values(o, tmp_path, "plain", graph="store")
+    assert plain_meta["graph"] == "stored"
+    monkeypatch.setattr(walk, "WALK_SKIP", True)
+    skipped, meta = _walk_values(o, tmp_path, "skip", graph="store")
+    assert np.array_equal(plain, skipped)
+    assert meta["sweeps"] == plain_meta["sweeps"]
+    read, read_plain = meta["full_sweeps_generated"], plain_meta["full_sweeps_generated"]
+    assert read_plain["generated_states"] == plain_meta["sweeps"] * kernel(o).state_count
+    assert read["generated_codes"] < 0.85 * read_plain["generated_codes"]
+    monkeypatch.setattr(skip, "SLACK", 0.05)
+    broken, _ = _walk_values(o, tmp_path, "broken", graph="store")
+    assert not np.array_equal(plain, broken)
+
+
+@pytest.mark.slow
+def test_the_walk_on_four_pieces_is_the_same_with_skipping(tmp_path, monkeypatch) -> None:
+    """The real board, four pieces, one thread, regenerating: the same table bit for bit (about 25
+    minutes for both walks on a 2-core machine)."""
+    o = UrOptions(pieces=4)
+    monkeypatch.setattr(walk, "WALK_SKIP", False)
+    plain, plain_meta = _walk_values(o, tmp_path, "plain")
+    monkeypatch.setattr(walk, "WALK_SKIP", True)
+    skipped, meta = _walk_values(o, tmp_path, "skip")
+    assert np.array_equal(plain, skipped)
+    assert meta["full_sweeps_generated"]["generated_codes"] < plain_meta["full_sweeps_generated"]["generated_codes"] / 2
+
+
+def test_rounds_after_a_large_change_record_no_leads_and_the_values_stay(tmp_path, monkeypatch) -> None:
+    """A full sweep records the leads only where the last one's largest change lay below
+    WALK_RECORD_BELOW (above it a skip proves next to nothing, and recording costs 1.13x); the
+    one after a plain sweep generates every state. One thread, the test board: the values of the
+    walk without skipping, bit for bit, as with every sweep recording. (Forgetting the leads is
+    belt and braces: the plain sweep writes every policy row anew at values the bounds account
+    for.) The deliberate break: plain sweeps that leave the policy rows as they were make the
+    policy sweeps evaluate a stale policy, and the walk no longer settles."""
+    o = mini_options(tmp_path, 4)
+    n = kernel(o).state_count
+    monkeypatch.setattr(walk, "WALK_SKIP", False)
+    plain, _ = _walk_values(o, tmp_path, "plain")
+    monkeypatch.setattr(walk, "WALK_SKIP", True)
+    real, seen = walk.progress_sweep, []
+
+    def spy(K, values, threads, label, show, policy, g, damp=False, extra=None):
+        work = extra.get("work") if extra else None
+        before = int(work[0]) if work is not None else 0
+        change = real(K, values, threads, label, show, policy, g, damp=damp, extra=extra)
+        if policy is not None:  # a full sweep of the walk (not the residual check)
+            seen.append((extra is not None and "lead" in extra, change, int(work[0]) - before))
+        return change
+
+    monkeypatch.setattr(walk, "progress_sweep", spy)
+    mixed, meta = _walk_values(o, tmp_path, "mixed")
+    assert np.array_equal(plain, mixed) and meta["sweeps"] < 30
+    recorded = [r for r, _, _ in seen]
+    assert recorded[1:] == [c < walk.WALK_RECORD_BELOW for _, c, _ in seen[:-1]]
+    assert True in recorded[1:] and False in recorded
+    # a plain sweep generates every state, and a recording one after it every state with a choice (one
+    # without is backed up from its row whatever moves)
+    assert all(made == n for r, _, made in seen if not r)
+    after_plain = {made for (r, _, _), (r2, _, made) in zip(seen, seen[1:]) if r2 and not r}
+    assert len(after_plain) == 1 and after_plain.pop() > 0.99 * n
+    monkeypatch.setattr(walk, "WALK_RECORD_BELOW", float("inf"))  # every sweep records, as before
+    seen.clear()
+    always, _ = _walk_values(o, tmp_path, "always")
+    assert np.array_equal(plain, always) and all(r for r, _, _ in seen)
+    monkeypatch.setattr(walk, "WALK_RECORD_BELOW", 1e-2)
+    sound = walk.full_sweep
+
+    def rowless(K, values, threads, label, show, policy, g, damp, skip, counted, record=True):
+        if record or skip is None:
+            return sound(K, values, threads, label, show, policy, g, damp, skip, counted, record)
+        skip.begin(values, g)
+        change = real(K, values, threads, label, show, None, g, damp=damp, extra={"work": skip.work})
+        skip.end(values, change, n, damped=damp)
+        return change
+
+    monkeypatch.setattr(walk, "full_sweep", rowless)
+    with pytest.raises(RuntimeError, match="no convergence"):  # the sound walks took 21 full sweeps
+        solve(o, tmp_path / "broken", tolerance=1e-5, threads=1, graph="regenerate", max_sweeps=60)

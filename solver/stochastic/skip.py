@@ -121,6 +121,12 @@ class Skip(_Copied):
             moved_since += self.moved[j]
             self.bounds[(now - age) % STAMP_NEVER] = self.full[j] + moved_since + abs(discount - self.discount[j])
 
+    def forget(self) -> None:
+        """No state's lead is read again until it is recorded anew: a full sweep that records
+        none (a plain one, where the values still move too much for a skip to pay) leaves the
+        policy rows and the leads apart, so the next full sweep generates every state."""
+        self.stamp[:] = STAMP_NEVER
+
     def kwargs(self) -> dict:
         return {"lead": self.lead, "stamp": self.stamp, "bounds": self.bounds, "slack": SLACK,
                 "now": self.round % STAMP_NEVER, "work": self.work}
