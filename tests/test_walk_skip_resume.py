@@ -256,6 +256,21 @@ def test_bytes_of_another_round_are_not_taken_up_and_the_record_is_dropped(tmp_p
     assert _first_share(said, STOP_AT) > 0.99
 
 
+def test_a_record_is_left_unused_where_the_next_full_sweep_records_afresh(tmp_path) -> None:
+    """Stopped early in the first stage, where the last round moved the values by more than
+    WALK_RECORD_BELOW: the next full sweep is a plain one, so the record is dropped unread (its
+    1.2 GB of bytes at seven pieces need not be loaded) and the log says why."""
+    o = mini_options(tmp_path, 4)
+    root = tmp_path / "t"
+    _stopped(o, root, 4)
+    info = json.loads((root / checkpoint.CHECKPOINT_INFO).read_text())
+    assert info["change"] >= walk.WALK_RECORD_BELOW and checkpoint.keeps_skip(root)
+    _, _, said = _resumed(o, root)
+    assert any(s.startswith("the checkpoint's skip record is left unused: its last round changed the values by "
+                            f"{info['change']:.3g}") for s in said)
+    assert not any("the skip goes on" in s or "not taken up" in s for s in said)
+
+
 def test_a_resume_with_the_policy_in_memory_drops_the_record(tmp_path) -> None:
     o = mini_options(tmp_path, 4)
     root = tmp_path / "t"

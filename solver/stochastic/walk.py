@@ -111,6 +111,14 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     copy_file = root / checkpoint.COPY_FILE if isinstance(policy, np.memmap) else None
     skip = new_skip(K, values, copy_file, threads) if WALK_SKIP and can_skip else None
     keeps = isinstance(skip, Skip) and copy_file is not None  # (a policy in memory ends with the run)
+    rows = list(history or [])[-HISTORY_ROWS:]
+    before = rows[-1]["change"] if rows else None  # the last full sweep's largest change, where known
+    if kept is not None and keeps and before is not None and before >= WALK_RECORD_BELOW:
+        if log:  # (the next full sweep is a plain one, which forgets every lead)
+            log(f"the checkpoint's skip record is left unused: its last round changed the values by {before:.3g}, so "
+                "the next full sweep generates every state anyway")
+        kept = None
+        checkpoint.drop_skip_record(root)
     if kept is not None and not (keeps and take_up_skip(cast(Skip, skip), root, kept, values, log)):
         checkpoint.drop_skip_record(root)  # before this run writes rows the record does not describe
     # the states and codes the full sweeps generated, where the engine counts them
@@ -120,8 +128,6 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     # the hot sets' marks: a byte a state here, unless the engine finds its hot sets itself (a GPU's)
     mark = np.zeros(values.shape[0], dtype=np.uint8) if hot_rounds and not finds_hot_sets(K) else None
     pacer = checkpoint.Pacer(root, values, (lambda: keep_skip(cast(Skip, skip), policy, values)) if keeps else None)
-    rows = list(history or [])[-HISTORY_ROWS:]
-    before = rows[-1]["change"] if rows else None  # the last full sweep's largest change, where known
     try:
         while stage < len(stages):
             d = stages[stage]
