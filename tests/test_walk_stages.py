@@ -34,8 +34,8 @@ def test_early_stages_end_at_the_early_aim_and_the_last_at_a_tenth_of_the_tolera
     o = mini_options(tmp_path, 4)
     game = kernel(o)
     first, second = schedule.early_aim(0), schedule.early_aim(1)
-    # the defaults (the GPU's five pieces: 105 full sweeps against 169 without; stages to 1e-2 and
-    # 1e-3: four pieces regenerating, 0.85x the full sweeps' generation of both to 1e-4)
+    # the defaults (the GPU's five pieces: 105 full sweeps against 169 without; stages to 3e-2 and
+    # 1e-3: four pieces regenerating, 0.81x the full sweeps' generation of both to 1e-4)
     assert first >= 1e-3 and second >= 1e-4
 
     def walk(name: str) -> tuple[object, dict[str, list[float]]]:
@@ -98,3 +98,22 @@ def test_stage_ends_and_where_a_resumed_walk_goes_on(monkeypatch) -> None:
     assert schedule.stage_end(1, 1e-1) == 1e-2  # an aim is never below tolerance / 10
     assert where_in_walk(1, 1e-5) == ", in stage 2 of 4 (1 - discount 0.0001, ends at a change below 0.001)"
     assert where_in_walk(3, 1e-5) == ", in stage 4 of 4 (undiscounted, ends at a residual below 1e-05)"
+
+
+def test_the_early_aims_leave_the_values_as_near_a_tight_solve(tmp_path, monkeypatch) -> None:
+    """The first stage's aim trades rounds against where the walk ends within what the tolerance
+    allows: on the test board (one thread, tolerance 1e-5) the default aims end as near a solve to
+    3e-7 as aims of 1e-2 and 1e-3 do (2.1e-5); a first stage that ends at 1e-1 ends 9.7e-5 away."""
+    o = mini_options(tmp_path, 4)
+    game = kernel(o)
+
+    def values(name: str, aim, tolerance: float = 1e-5) -> np.ndarray:
+        monkeypatch.setattr(schedule, "WALK_EARLY_AIM", aim)
+        return solve_values(game, tmp_path / name, o.header(), tolerance=tolerance, threads=1).values.astype(float)
+
+    aims = schedule.WALK_EARLY_AIM
+    tight = values("tight", 0.0, 3e-7)
+    default = np.abs(values("default", aims) - tight).max()
+    finer = np.abs(values("finer", (1e-2, 1e-3)) - tight).max()
+    coarse = np.abs(values("coarse", (1e-1, 1e-3)) - tight).max()
+    assert default <= 1.01 * finer < 5e-5 < coarse

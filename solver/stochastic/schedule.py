@@ -16,13 +16,15 @@ WALK_STAGE_FACTOR = 10  # a discounted stage of the walk ends at a change of tol
 # ... except the stages before the last discounted one, which end at a change of their entry here
 # (when larger; 0: every stage to tolerance / 10; a single number: the same for each): the next
 # stage's first sweeps move values by 0.03-0.2 (after the first) and 1e-3 to 6e-3 (after the
-# second) anyway. The first stage ends at 1e-2 and the second at 1e-3: on K = 4, regenerating,
-# 36.2 full-sweep equivalents generated against 42.6 ending both at 1e-4 (0.85x, five runs against
-# three; the last stage as long), over a stored graph 59 full sweeps against 69.5 (0.85x, two runs
-# each); docs/design/walk.md, "Coarser early stages". Seven pieces' first stage falls by about 0.9
-# a dear round. (Once tried only on engines that find their own hot sets, a GPU's: a CPU solve to
-# 3e-7 with an early aim had hung in its undiscounted stage, on a value flipping sign, damped since: Flip.)
-WALK_EARLY_AIM: float | tuple[float, ...] = (1e-2, 1e-3)
+# second) anyway. The first stage ends at 3e-2 and the second at 1e-3: on K = 4, regenerating,
+# 34.7 full-sweep equivalents generated against 36.6 ending the first at 1e-2 (three runs against
+# seven) and 42.6 ending both at 1e-4, the tables as near the proof; ending the first at 1e-1
+# generated 33.2 but left the test board's values 4.5 times farther from a tight solve (9.7e-5
+# against 2.1e-5); docs/design/walk.md, "Coarser early stages". Seven pieces' first stage falls by
+# about 0.9 a dear round, so its aim's every factor of three is some ten of them. (Once tried only
+# on engines that find their own hot sets, a GPU's: a CPU solve to 3e-7 with an early aim had hung
+# in its undiscounted stage, on a value flipping sign, damped since: Flip.)
+WALK_EARLY_AIM: float | tuple[float, ...] = (3e-2, 1e-3)
 DISCOUNTS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)  # 1 - discount, stage by stage
 # the walk's discounted stages (a checkpoint names them): on K = 4 of the fort rules, 1e-2, 1e-4,
 # 1e-6 took 111-117 full sweeps against 205 for every power of ten, to the same values within
