@@ -128,19 +128,17 @@ def write_skip_file(root: Path, lead: np.ndarray, stamp: np.ndarray, round_: int
         raise TableWriteError(f"cannot write the checkpoint in {root}: {exc.strerror or exc}") from None
 
 
-def read_skip_file(root: Path, record: dict[str, Any], n: int) -> tuple[np.ndarray, np.ndarray] | None:
+def read_skip_file(root: Path, record: dict[str, Any]) -> tuple[np.ndarray, np.ndarray] | None:
     """The lead and stamp bytes beside a checkpoint whose skip record is ``record``; None where
-    the file is missing, unreadable, or written for another round or other values."""
+    the file is missing, unreadable, or written for another round or other values. (Their shape
+    is the skip's to check: ``skip.Skip.restore``.)"""
     try:
         with np.load(root / SKIP_FILE, allow_pickle=False) as f:
             if int(f["round"]) != int(record["round"]) or int(f["crc"]) != int(record["crc"]):
                 return None
-            lead, stamp = f["lead"], f["stamp"]
+            return f["lead"], f["stamp"]
     except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile):
         return None
-    if lead.shape != (n,) or stamp.shape != (n,) or lead.dtype != np.uint8 or stamp.dtype != np.uint8:
-        return None
-    return lead, stamp
 
 
 def keeps_skip(root: Path) -> bool:

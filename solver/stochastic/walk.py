@@ -113,14 +113,12 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     keeps = isinstance(skip, Skip) and copy_file is not None  # (a policy in memory ends with the run)
     rows = list(history or [])[-HISTORY_ROWS:]
     before = rows[-1]["change"] if rows else None  # the last full sweep's largest change, where known
-    if kept is not None and keeps and before is not None and before >= WALK_RECORD_BELOW:
-        if log:  # (the next full sweep is a plain one, which forgets every lead)
+    if kept is not None:
+        if keeps and not records_after(before) and log:  # (the next full sweep is a plain one: it forgets every lead)
             log(f"the checkpoint's skip record is left unused: its last round changed the values by {before:.3g}, so "
                 "the next full sweep generates every state anyway")
-        kept = None
-        checkpoint.drop_skip_record(root)
-    if kept is not None and not (keeps and take_up_skip(cast(Skip, skip), root, kept, values, log)):
-        checkpoint.drop_skip_record(root)  # before this run writes rows the record does not describe
+        if not (keeps and records_after(before) and take_up_skip(cast(Skip, skip), root, kept, values, log)):
+            checkpoint.drop_skip_record(root)  # before this run writes rows the record does not describe
     # the states and codes the full sweeps generated, where the engine counts them
     counted = skip.work if skip is not None else np.zeros(2, dtype=np.int64) if can_skip else None
     aim = tolerance / schedule.WALK_STAGE_FACTOR  # where a discounted stage ends
@@ -141,8 +139,8 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
             while sweeps < max_sweeps:
                 t0 = time.perf_counter()
                 label = f"sweep {sweeps + 1} (1 - discount {d:g})" if d else f"sweep {sweeps + 1}"
-                record = before is None or before < WALK_RECORD_BELOW
-                last = full_sweep(K, values, threads, label, show_progress, policy, g, damp, skip, counted, record)
+                last = full_sweep(K, values, threads, label, show_progress, policy, g, damp, skip, counted,
+                                  records_after(before))
                 before = last
                 t_full = time.perf_counter() - t0
                 sweeps += 1
@@ -208,6 +206,12 @@ def new_skip(K: Engine, values: np.ndarray, copy_file: Path | None, threads: int
     return Skip(values.shape[0], values.dtype, copy_file)
 
 
+def records_after(change: float | None) -> bool:
+    """Whether a full sweep after one whose largest change was ``change`` (None: not known)
+    records the leads (WALK_RECORD_BELOW)."""
+    return change is None or change < WALK_RECORD_BELOW
+
+
 def keep_skip(skip: Skip, policy: np.ndarray, values: np.ndarray) -> tuple[dict[str, Any], np.ndarray, np.ndarray] | None:
     """What a round's checkpoint keeps of the skip (``checkpoint.Pacer``): its record, lead and
     stamp bytes, with the mapped policy's rows flushed to their file first (the skipped states
@@ -232,7 +236,7 @@ def take_up_skip(skip: Skip, root: Path, record: dict[str, Any], values: np.ndar
     state's decision can differ by the order the threads read in, such a row was chosen at values
     within that sweep's movement of these, and the undiscounted stage's last check regenerates
     every state."""
-    got = checkpoint.read_skip_file(root, record, values.shape[0])
+    got = checkpoint.read_skip_file(root, record)
     try:
         if got is None:
             raise ValueError(f"{checkpoint.SKIP_FILE} is missing or belongs to another round")
