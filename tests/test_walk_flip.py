@@ -30,6 +30,7 @@ class ThreeStates:
     - state 2: moves to state 0 keeping the turn (roll 0) or wins (roll 1): 0.5 + v0 / 2.
     """
 
+    stored = False  # (its sweeps compute every outcome again)
     subset_sweeps = False
     hot_sets = False
     rolls = (([-1], [-1]), ([WIN], [WIN]), ([0], [WIN]))  # per state, per roll: the codes offered

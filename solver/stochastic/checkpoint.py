@@ -320,6 +320,9 @@ def round_rows(info: dict[str, Any]) -> list[dict[str, Any]]:
         for row in rows:
             got: dict[str, Any] = {key: kind(row[key]) for key, kind in ROW_FIELDS.items()}
             got["generated"] = None if row.get("generated") is None else float(row["generated"])
+            if "policy_sweeps" in row:  # (rows of builds before the walk's top-up have none)
+                got["policy_sweeps"] = int(row["policy_sweeps"])
+                got["evaluated"] = None if row.get("evaluated") is None else float(row["evaluated"])
             out.append(got)
     except (KeyError, TypeError, ValueError):
         return []

@@ -57,6 +57,17 @@ WALK_SKIP_BLOCKS = False
 # that does not record forgets every lead (Skip.forget), so the next full sweep generates every
 # state, as it would have; the values are the same.
 WALK_RECORD_BELOW = 1e-2
+# walk, discounted stages, where every full sweep regenerates the outcomes on the CPU (the engines
+# that ask for the skip: a full sweep there costs some 30 policy sweeps of every state at four
+# pieces, 95 at seven; a GPU's and Ray's were not measured and get none):
+# the round's policy sweeps go on, plain sweeps of every state, to this many in the round (0: no
+# more than the hot round's own), while a sweep still changes a value by the stage's floor or more
+# (``top_up``). Four pieces regenerating: 44 full sweeps against 55, 0.83x the full-sweep
+# equivalents generated, 0.89x the time; 30 and 50 (tried over a stored graph) took as many full
+# sweeps as 20 for more policy sweeps (docs/design/walk.md, "More policy sweeps where full sweeps
+# are dear"). A count, not a share of the full sweep's time, so that a walk decides alike in every
+# run (the skip and its resume are bit for bit).
+WALK_EVAL_MOST = 20
 _STALL_SWEEPS = 30
 # the round log's outlook reads the fall of a stage's largest change over this many rounds (Outlook)
 OUTLOOK_ROUNDS = 4
@@ -156,27 +167,36 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                 done = bool(d) and (last < end or stalled(last))
                 rate = g ** (1 + between)  # how slowly a change can fall at most since the last round
                 was = cheap
+                evaluated: float | None = None  # the largest change of the round's last policy sweep
                 if damp:
                     pass  # no policy sweeps after a damped sweep: a GPU's own values are not the averaged ones
                 elif not done and d and hot_rounds:
-                    full, swept = hot_round(cast(HotSets, K), policy, values, threads, g, tolerance / 10, mark)
+                    full, swept, evaluated = hot_round(cast(HotSets, K), policy, values, threads, g, tolerance / 10,
+                                                       mark)
                     cheap += full
                     hot += swept
                 elif not done:
                     for _ in range(WALK_POLICY_SWEEPS if d else WALK_POLISH_SWEEPS):
                         cheap += 1
-                        if K.evaluate(policy, values, threads=threads, discount=g) < tolerance / 10:
+                        evaluated = K.evaluate(policy, values, threads=threads, discount=g)
+                        if evaluated < tolerance / 10:
                             break
+                if d and evaluated is not None and can_skip:  # (a regenerating CPU engine)
+                    more, evaluated = top_up(K, policy, values, threads, g, tolerance / 10, evaluated,
+                                             WALK_EVAL_MOST - (cheap - was))
+                    cheap += more
                 between = cheap - was
                 t_round = time.perf_counter() - t0
                 spent += t_round
-                keep_row(rows, round_row(sweeps, stage, last, t_full, t_round, skip, earlier + spent))
+                keep_row(rows, round_row(sweeps, stage, last, t_full, t_round, skip, earlier + spent,
+                                         between, evaluated))
                 pacer.round(walk_info(header, tolerance, sweeps, cheap, hot, stage + done, last, earlier + spent, rows),
                             force=done)
                 if log:  # the split says what a round costs where: the projections' policy share
                     generated = f", {skip.log[-1]['generated']:.1%} generated" if skip is not None else ""
+                    policies = "" if evaluated is None else f" ({between} of every state, the last changing {evaluated:.2g})"
                     log(f"sweep {sweeps} (1 - discount {d:g}){' damped' if damp else ''}: largest change {last:.3g} "
-                        f"(full sweep {t_full:.1f} s{generated}, policy sweeps {t_round - t_full:.1f} s; "
+                        f"(full sweep {t_full:.1f} s{generated}, policy sweeps {t_round - t_full:.1f} s{policies}; "
                         f"{checkpoint.so_far(spent, earlier)})" + ("" if done else outlook(last, t_round)))
                 damp = flip(last, rate, damped=damp)
                 if done:
@@ -414,15 +434,20 @@ def walk_info(header: dict[str, Any], tolerance: float, sweeps: int, cheap: int,
 
 
 def round_row(sweep: int, stage: int, change: float, full: float, seconds: float, skip: Skip | BlockSkip | None,
-              clock: float) -> dict[str, Any]:
+              clock: float, policy_sweeps: int | None = None, evaluated: float | None = None) -> dict[str, Any]:
     """One round of the walk as the checkpoint's history keeps it: its full sweep's number, the
     stage it ran in (0-based), its largest change, its full sweep's and its whole round's seconds,
-    the share of states its full sweep generated (None where the sweep does not skip) and the
-    solve's seconds in all at its end."""
+    the share of states its full sweep generated (None where the sweep does not skip), the
+    solve's seconds in all at its end and, where given, its policy sweeps of every state (the hot
+    sets' not counted) and the largest change of its last one (None: the round had none)."""
     generated = float(skip.log[-1]["generated"]) if skip is not None and skip.log else None
-    return {"sweep": sweep, "stage": stage, "change": float(change), "full_s": round(full, 2),
-            "round_s": round(seconds, 2), "generated": None if generated is None else round(generated, 4),
-            "clock": round(clock, 1)}
+    row = {"sweep": sweep, "stage": stage, "change": float(change), "full_s": round(full, 2),
+           "round_s": round(seconds, 2), "generated": None if generated is None else round(generated, 4),
+           "clock": round(clock, 1)}
+    if policy_sweeps is not None:
+        row["policy_sweeps"] = policy_sweeps
+        row["evaluated"] = None if evaluated is None else float(evaluated)
+    return row
 
 
 def keep_row(rows: list[dict[str, Any]], row: dict[str, Any]) -> None:
@@ -437,9 +462,9 @@ def finds_hot_sets(K: Engine) -> bool:
 
 
 def hot_round(K: HotSets, policy: np.ndarray, values: np.ndarray, threads: int, g: float, floor: float,
-               mark: np.ndarray | None) -> tuple[int, int]:
+               mark: np.ndarray | None) -> tuple[int, int, float]:
     """The walk's policy sweeps in a discounted stage, spent where the error is; returns (sweeps of
-    every state, states swept in the hot set).
+    every state, states swept in the hot set, the largest change of the last sweep of every state).
 
     In a game that mixes slowly the policy sweeps' error soon lives on a few states: on the fort
     rules with four pieces, after 50 policy sweeps of the greedy pair 90% of it (squared) sat on
@@ -461,7 +486,7 @@ def hot_round(K: HotSets, policy: np.ndarray, values: np.ndarray, threads: int, 
         full += 1
         change = K.evaluate(policy, values, threads=threads, discount=g)
         if change < floor:
-            return full, 0
+            return full, 0, change
     full += 1
     above = max(change / WALK_HOT_SHARE, floor / 10)
     n = values.shape[0]
@@ -474,13 +499,14 @@ def hot_round(K: HotSets, policy: np.ndarray, values: np.ndarray, threads: int, 
         change = K.evaluate(policy, values, threads=threads, discount=g, mark=mark, above=above)
         size = int(np.count_nonzero(mark))
     if change < floor:
-        return full, 0
+        return full, 0, change
     if size * WALK_HOT_MOST > n:
         for _ in range(WALK_POLICY_SWEEPS - full):
             full += 1
-            if K.evaluate(policy, values, threads=threads, discount=g) < floor:
+            change = K.evaluate(policy, values, threads=threads, discount=g)
+            if change < floor:
                 break
-        return full, 0
+        return full, 0, change
     if mark is not None:
         hot_set = np.flatnonzero(mark)
     swept = 0
@@ -489,8 +515,24 @@ def hot_round(K: HotSets, policy: np.ndarray, values: np.ndarray, threads: int, 
         if K.evaluate(policy, values, threads=threads, discount=g, subset=hot_set) < floor:
             break
     full += 1
-    K.evaluate(policy, values, threads=threads, discount=g)
-    return full, swept
+    return full, swept, K.evaluate(policy, values, threads=threads, discount=g)
+
+
+def top_up(K: Engine, policy: np.ndarray, values: np.ndarray, threads: int, g: float, floor: float, change: float,
+           most: int) -> tuple[int, float]:
+    """More plain sweeps of the round's policy over every state after the round's own
+    (WALK_EVAL_MOST): at most ``most`` of them, while the last sweep's largest change (``change``
+    before the first) is at least ``floor``. Returns (the sweeps, the last one's largest change).
+
+    Where every full sweep regenerates the outcomes it costs tens of policy sweeps, and a round of
+    five or six policy sweeps leaves the greedy pair's values far from that pair's own: the next
+    full sweep then pays mostly to carry on evaluating. These are Gauss-Seidel sweeps of the same
+    equations as the round's others, so the fixed point is the same."""
+    done = 0
+    while done < most and change >= floor:
+        change = K.evaluate(policy, values, threads=threads, discount=g)
+        done += 1
+    return done, change
 
 
 def progress_sweep(K: Engine, values: np.ndarray, threads: int, label: str, show: bool | None,

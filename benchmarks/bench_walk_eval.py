@@ -1,0 +1,95 @@
+"""How the walk's top-up of policy sweeps (``walk.WALK_EVAL_MOST``, ``top_up``) changes its rounds:
+the fort rules solved from empty folders, regenerating on the CPU engine as seven pieces solve (two
+threads, the skip on), once for each value of WALK_EVAL_MOST given, one after another. A value is
+how many policy sweeps of every state a discounted round makes in all at least (0: none beyond
+the hot round's own five or six: the walk before the top-up).
+
+The work is priced as a seven-piece solve pays it: the full-sweep equivalents the full sweeps
+generated, plus every policy sweep of every state (the hot sets' states and the states the skip
+backed up from their policy rows counted at the same rate) at ``--price`` of a full sweep (1/95
+by default, the seven-piece solve's log: a regenerating full sweep 370-450 s, a policy sweep of
+every state about 4.5 s, two threads).
+
+    python benchmarks/bench_walk_eval.py --pieces 4 --most 0 20
+    python benchmarks/bench_walk_eval.py --pieces 4 --most 0 20 30 50 --json
+
+One line per solve: full sweeps by discounted stage, policy sweeps of every state, the full-sweep
+equivalents generated, the priced work and its ratio to the first value's, seconds and their
+ratio, the start's value and the largest and mean distance to the shipped opening file's proven
+intervals (four and five pieces).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+from bench_walk_skip import proof_distance
+from gamesolver.games.ur.rules import UrOptions
+from gamesolver.games.ur.solve import solve
+from gamesolver.solver.stochastic import walk
+
+_ROUND = re.compile(r"sweep \d+ \(1 - discount ([^)]+)\)")
+
+
+def run(pieces: int, most: int, tolerance: float, threads: int, price: float) -> dict:
+    saved = walk.WALK_EVAL_MOST
+    walk.WALK_EVAL_MOST = most
+    options = UrOptions(pieces=pieces)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            lines: list[str] = []
+            t0 = time.perf_counter()
+            table = solve(options, Path(tmp) / "t", tolerance=tolerance, threads=threads, graph="regenerate",
+                          log=lines.append, show_progress=False)
+            seconds = time.perf_counter() - t0
+            meta = table.header["meta"]
+            values = np.array(table.arrays["value"])
+    finally:
+        walk.WALK_EVAL_MOST = saved
+    stages = Counter(m.group(1) for line in lines for m in [_ROUND.match(line)] if m)
+    full, cheap, hot = int(meta["sweeps"]), int(meta["policy_sweeps"]), int(meta["hot_set_states"])
+    n = values.shape[0]
+    # a full sweep generates only the states the skip does not prove unchanged, and backs the
+    # others up from their policy rows, at a policy sweep's cost
+    generated = meta["full_sweeps_generated"]["generated_states"] / n
+    work = generated + price * (cheap + hot / n + full - generated)
+    far = proof_distance(options, values)
+    return {"most": most, "stages": dict(stages), "full_sweeps": full, "policy_sweeps": cheap,
+            "hot_states": hot, "generated": generated, "work": work, "seconds": seconds, "start": float(values[0]),
+            "proof_largest": None if far is None else far[0], "proof_mean": None if far is None else far[1]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--pieces", type=int, default=4)
+    ap.add_argument("--most", nargs="+", type=int, default=[0, walk.WALK_EVAL_MOST],
+                    help="WALK_EVAL_MOST a solve (0: no top-up)")
+    ap.add_argument("--tolerance", type=float, default=1e-5)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--price", type=float, default=1 / 95, help="a policy sweep of every state, in full sweeps")
+    ap.add_argument("--json", action="store_true", help="one JSON line a solve")
+    a = ap.parse_args()
+    first = None
+    for most in a.most:
+        r = run(a.pieces, most, a.tolerance, a.threads, a.price)
+        first = first or r
+        if a.json:
+            print(json.dumps(r), flush=True)
+            continue
+        stages = ", ".join(f"{n}" for n in r["stages"].values())
+        far = "" if r["proof_largest"] is None else \
+            f"; to the proof {r['proof_largest']:.2g} (mean {r['proof_mean']:.2g})"
+        print(f"most {r['most']}: {r['full_sweeps']} full sweeps ({stages}), {r['policy_sweeps']} policy sweeps, "
+              f"{r['generated']:.1f} generated, priced work {r['work']:.1f} ({r['work'] / first['work']:.2f}x), "
+              f"{r['seconds']:.1f} s ({r['seconds'] / first['seconds']:.2f}x), start {r['start']:+.7f}{far}",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()
