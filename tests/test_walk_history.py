@@ -71,7 +71,9 @@ def test_status_tells_the_rounds_and_the_outlook_and_draws_them(tmp_path, monkey
     rows = info["rounds"]
     assert lines[2] == (f"rounds kept: stage 1: 6 (largest change {rows[0]['change']:.3g} to "
                         f"{rows[-1]['change']:.3g}); the last took {duration(rows[-1]['round_s'])} (full sweep 40.0 s, "
-                        f"{rows[-1]['generated']:.1%} generated)")
+                        f"{rows[-1]['generated']:.1%} generated, {rows[-1]['policy_sweeps']} policy sweeps of every "
+                        "state)")
+    assert rows[-1]["policy_sweeps"] >= walk.WALK_HOT_FULL and rows[-1]["evaluated"] > 0
     # the outlook of the round log, from the kept rounds: the fall over the last four, the rounds to the aim
     aim = schedule.stage_end(0, 1e-6)
     fall = (rows[-1]["change"] / rows[-5]["change"]) ** 0.25

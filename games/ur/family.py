@@ -293,9 +293,10 @@ def rounds_lines(ck: dict[str, Any]) -> list[str]:
              for k, r in stages.items()]
     last = rows[-1]
     generated = f", {last['generated']:.1%} generated" if last["generated"] is not None else ""
+    policies = f", {last['policy_sweeps']} policy sweeps of every state" if last.get("policy_sweeps") else ""
     since = f" since sweep {rows[0]['sweep']}" if rows[0]["sweep"] > 1 else ""
     out = [f"rounds kept{since}: {'; '.join(parts)}; the last took {duration(last['round_s'])} "
-           f"(full sweep {last['full_s']:.1f} s{generated})"]
+           f"(full sweep {last['full_s']:.1f} s{generated}{policies})"]
     stage = ck.get("stage")
     if stage in stages and ck.get("ends_at") is not None:
         outlook = walk.Outlook(float(ck["ends_at"]))
