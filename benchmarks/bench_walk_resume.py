@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -28,21 +29,8 @@ from gamesolver.games.ur.solve import solve
 from gamesolver.solver.errors import Interrupted
 from gamesolver.solver.stochastic import checkpoint, walk
 
-
-class _Cut:
-    """The engine, whose sweep raises KeyboardInterrupt after ``left`` more calls."""
-
-    def __init__(self, K, left: int) -> None:
-        self._K, self._left = K, left
-
-    def __getattr__(self, name: str):
-        return getattr(self._K, name)
-
-    def sweep(self, *args, **kw):
-        if self._left == 0:
-            raise KeyboardInterrupt
-        self._left -= 1
-        return self._K.sweep(*args, **kw)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' engine that stops a sweep
+from tests.test_walk_skip_resume import Cut  # noqa: E402
 
 
 def stop_in_sweep(o: UrOptions, root: Path, at: int, cut: float, threads: int, tolerance: float) -> float:
@@ -52,7 +40,7 @@ def stop_in_sweep(o: UrOptions, root: Path, at: int, cut: float, threads: int, t
 
     def sweep(K, *args, **kw):
         count[0] += 1
-        return real(_Cut(K, chunks) if count[0] == at else K, *args, **kw)
+        return real(Cut(K, chunks) if count[0] == at else K, *args, **kw)
 
     walk.progress_sweep = sweep
     share, checkpoint.CHECKPOINT_SHARE = checkpoint.CHECKPOINT_SHARE, 1e9  # every round checkpointed, as seven pieces' are
