@@ -87,7 +87,8 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     is one full sweep, which also records both players' greedy policy, then up to
     WALK_POLICY_SWEEPS cheap float32 sweeps of that policy (WALK_POLISH_SWEEPS in the last stage;
     in the discounted stages, where the engine can, a few of them and many over the hot set
-    instead: ``hot_round``). The last discounted stage ends when a full sweep changes no value by
+    instead: ``hot_round``; where full sweeps regenerate on the CPU, then up to WALK_EVAL_MOST of
+    every state in all: ``top_up``). The last discounted stage ends when a full sweep changes no value by
     more than ``tolerance / 10``, the ones before it at their WALK_EARLY_AIM (3e-2, then 1e-3: the
     next stage's first sweeps move values by far more) (or 30 rounds have not halved the smallest change: float32
     rounding and near-ties; or five rounds in a row stayed below twice that aim: see ``Stall``), so
