@@ -1,4 +1,4 @@
-"""How the walk's top-up of policy sweeps (``walk.WALK_EVAL_MOST``, ``top_up``) changes its rounds:
+"""How the walk's top-up of policy sweeps (``walk.WALK_EVAL_MOST``, ``evaluate_policy``) changes its rounds:
 the fort rules solved from empty folders, regenerating on the CPU engine as seven pieces solve (two
 threads, the skip on), once for each value of WALK_EVAL_MOST given, one after another. A value is
 how many policy sweeps of every state a discounted round makes in all at least (0: none beyond

@@ -1,4 +1,4 @@
-"""The walk's top-up of policy sweeps (walk.top_up, WALK_EVAL_MOST): where every full sweep regenerates
+"""The walk's top-up of policy sweeps (walk.evaluate_policy, WALK_EVAL_MOST): where every full sweep regenerates
 the outcomes, a discounted round's policy sweeps go on to WALK_EVAL_MOST of every state, and the
 walk still reaches the game's values, deciding alike in every run."""
 from __future__ import annotations
@@ -27,7 +27,7 @@ class Halving:
 
 
 def _top_up(K: Halving, change: float, most: int, floor: float = 1e-9):
-    return walk.top_up(K, np.zeros((1, 1), np.int32), np.zeros(1, np.float32), 1, 0.99, floor, change, most)
+    return walk.evaluate_policy(K, np.zeros((1, 1), np.int32), np.zeros(1, np.float32), 1, 0.99, floor, change, most)
 
 
 def test_top_up_stops_at_most_and_at_the_floor() -> None:

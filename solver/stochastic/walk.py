@@ -62,7 +62,7 @@ WALK_RECORD_BELOW = 1e-2
 # pieces, 95 at seven; a GPU's and Ray's were not measured and get none):
 # the round's policy sweeps go on, plain sweeps of every state, to this many in the round (0: no
 # more than the hot round's own), while a sweep still changes a value by the stage's floor or more
-# (``top_up``). Four pieces regenerating: 44 full sweeps against 55, 0.83x the full-sweep
+# (``evaluate_policy``). Four pieces regenerating: 44 full sweeps against 55, 0.83x the full-sweep
 # equivalents generated, 0.89x the time; 30 and 50 (tried over a stored graph) took as many full
 # sweeps as 20 for more policy sweeps (docs/design/walk.md, "More policy sweeps where full sweeps
 # are dear"). A count, not a share of the full sweep's time, so that a walk decides alike in every
@@ -88,7 +88,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     WALK_POLICY_SWEEPS cheap float32 sweeps of that policy (WALK_POLISH_SWEEPS in the last stage;
     in the discounted stages, where the engine can, a few of them and many over the hot set
     instead: ``hot_round``; where full sweeps regenerate on the CPU, then up to WALK_EVAL_MOST of
-    every state in all: ``top_up``). The last discounted stage ends when a full sweep changes no value by
+    every state in all: ``evaluate_policy``). The last discounted stage ends when a full sweep changes no value by
     more than ``tolerance / 10``, the ones before it at their WALK_EARLY_AIM (3e-2, then 1e-3: the
     next stage's first sweeps move values by far more) (or 30 rounds have not halved the smallest change: float32
     rounding and near-ties; or five rounds in a row stayed below twice that aim: see ``Stall``), so
@@ -177,14 +177,13 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                     cheap += full
                     hot += swept
                 elif not done:
-                    for _ in range(WALK_POLICY_SWEEPS if d else WALK_POLISH_SWEEPS):
-                        cheap += 1
-                        evaluated = K.evaluate(policy, values, threads=threads, discount=g)
-                        if evaluated < tolerance / 10:
-                            break
-                if d and evaluated is not None and can_skip:  # (a regenerating CPU engine)
-                    more, evaluated = top_up(K, policy, values, threads, g, tolerance / 10, evaluated,
-                                             WALK_EVAL_MOST - (cheap - was))
+                    full, change = evaluate_policy(K, policy, values, threads, g, tolerance / 10, math.inf,
+                                                   WALK_POLICY_SWEEPS if d else WALK_POLISH_SWEEPS)
+                    cheap += full
+                    evaluated = change if full else None
+                if d and evaluated is not None and can_skip:  # (a regenerating CPU engine: the top-up)
+                    more, evaluated = evaluate_policy(K, policy, values, threads, g, tolerance / 10, evaluated,
+                                                      WALK_EVAL_MOST - (cheap - was))
                     cheap += more
                 between = cheap - was
                 t_round = time.perf_counter() - t0
@@ -481,13 +480,9 @@ def hot_round(K: HotSets, policy: np.ndarray, values: np.ndarray, threads: int, 
     Gauss-Seidel update of some states of the same equations, so the fixed point is the policy's,
     as with the plain sweeps; none extrapolates. Each stops once a sweep changes nothing by more
     than ``floor``."""
-    change = float("inf")
-    full = 0
-    for _ in range(WALK_HOT_FULL - 1):
-        full += 1
-        change = K.evaluate(policy, values, threads=threads, discount=g)
-        if change < floor:
-            return full, 0, change
+    full, change = evaluate_policy(K, policy, values, threads, g, floor, math.inf, WALK_HOT_FULL - 1)
+    if change < floor:
+        return full, 0, change
     full += 1
     above = max(change / WALK_HOT_SHARE, floor / 10)
     n = values.shape[0]
@@ -502,12 +497,8 @@ def hot_round(K: HotSets, policy: np.ndarray, values: np.ndarray, threads: int, 
     if change < floor:
         return full, 0, change
     if size * WALK_HOT_MOST > n:
-        for _ in range(WALK_POLICY_SWEEPS - full):
-            full += 1
-            change = K.evaluate(policy, values, threads=threads, discount=g)
-            if change < floor:
-                break
-        return full, 0, change
+        more, change = evaluate_policy(K, policy, values, threads, g, floor, change, WALK_POLICY_SWEEPS - full)
+        return full + more, 0, change
     if mark is not None:
         hot_set = np.flatnonzero(mark)
     swept = 0
@@ -519,16 +510,18 @@ def hot_round(K: HotSets, policy: np.ndarray, values: np.ndarray, threads: int, 
     return full, swept, K.evaluate(policy, values, threads=threads, discount=g)
 
 
-def top_up(K: Engine, policy: np.ndarray, values: np.ndarray, threads: int, g: float, floor: float, change: float,
-           most: int) -> tuple[int, float]:
-    """More plain sweeps of the round's policy over every state after the round's own
-    (WALK_EVAL_MOST): at most ``most`` of them, while the last sweep's largest change (``change``
-    before the first) is at least ``floor``. Returns (the sweeps, the last one's largest change).
+def evaluate_policy(K: Engine, policy: np.ndarray, values: np.ndarray, threads: int, g: float, floor: float,
+                    change: float, most: int) -> tuple[int, float]:
+    """Plain sweeps of the round's policy over every state: at most ``most`` of them, while the
+    last sweep's largest change (``change`` before the first; ``math.inf`` to sweep at least once)
+    is at least ``floor``. Returns (the sweeps, the last one's largest change). A plain round's
+    policy sweeps, a hot round's sweeps of every state, and the top-up after either
+    (WALK_EVAL_MOST).
 
-    Where every full sweep regenerates the outcomes it costs tens of policy sweeps, and a round of
-    five or six policy sweeps leaves the greedy pair's values far from that pair's own: the next
-    full sweep then pays mostly to carry on evaluating. These are Gauss-Seidel sweeps of the same
-    equations as the round's others, so the fixed point is the same."""
+    The top-up: where every full sweep regenerates the outcomes it costs tens of policy sweeps,
+    and a round of five or six policy sweeps leaves the greedy pair's values far from that pair's
+    own: the next full sweep then pays mostly to carry on evaluating. These are Gauss-Seidel
+    sweeps of the same equations as the round's others, so the fixed point is the same."""
     done = 0
     while done < most and change >= floor:
         change = K.evaluate(policy, values, threads=threads, discount=g)
