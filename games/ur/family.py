@@ -258,7 +258,8 @@ def status_reply(found: dict[str, Any]) -> Reply:
     elif ck is not None:
         if "stage" in ck:
             stage = schedule.stage_words(ck["discount_gap"], ck.get("ends_at"))
-            where = f"the walk's stage {ck['stage'] + 1} of {ck['stages']} ({stage})"
+            repair = "" if ck.get("early_aims", True) else " of the walk that repairs a false solution"
+            where = f"the walk's stage {ck['stage'] + 1} of {ck['stages']}{repair} ({stage})"
         elif "tier" in ck:
             where = f"{ck['tier']} of {ck['tiers']} tier groups done"
         else:

@@ -222,13 +222,14 @@ def report(root: Path, header: dict[str, Any]) -> dict[str, Any]:
             if not 0 <= stage <= len(discounts):
                 raise ValueError(f"stage {stage} outside the walk's {len(discounts) + 1} stages")
             ck.update({"stage": stage, "stages": len(discounts) + 1, "skip_kept": isinstance(info.get("skip"), dict),
+                       "early_aims": bool(info.get("early_aims", True)),
                        "rounds": round_rows(info), "discounts": discounts,
                        "tolerance": float(info["tolerance"]) if info.get("tolerance") is not None else None,
                        "policy_sweeps": int(info.get("policy_sweeps", 0)),
                        "discount_gap": discounts[stage] if stage < len(discounts) else 0.0})
             if tuple(discounts) == tuple(schedule.WALK_DISCOUNTS) and info.get("tolerance") is not None:
                 # where this build ends the stage (an undiscounted one: the residual it ends below)
-                ck["ends_at"] = schedule.stage_end(stage, float(info["tolerance"]))
+                ck["ends_at"] = schedule.stage_end(stage, float(info["tolerance"]), bool(info.get("early_aims", True)))
         if "tier" in info:
             ck.update({"tier": int(info["tier"]), "tiers": int(info.get("tiers", 0))})
     except (OSError, ValueError, TypeError) as exc:
@@ -304,6 +305,9 @@ class Resumed(NamedTuple):
     skip: dict[str, Any] | None = None
     # the walk's rounds, a row each (``walk.round_row``), where the checkpoint keeps them
     rounds: list[dict[str, Any]] = []
+    # False where the checkpoint is of a repair's walk, whose every discounted stage ends at
+    # tolerance / 10 (``schedule.stage_end``)
+    early: bool = True
 
 
 ROW_FIELDS = {"sweep": int, "stage": int, "change": float, "full_s": float, "round_s": float, "clock": float}
@@ -381,7 +385,7 @@ def resume(root: Path, header: dict[str, Any], n: int, method: str,
                 return Resumed(values, sweeps, stage, int(info.get("policy_sweeps", 0)),
                                int(info.get("tier", 0)), int(info.get("hot_states", 0)),
                                _seconds(info), _skip_record(info, values, log) if same else None,
-                               round_rows(info) if same else [])
+                               round_rows(info) if same else [], bool(info.get("early_aims", True)) or not same)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             why = f"it cannot be read ({type(exc).__name__}: {exc})"
         if log:

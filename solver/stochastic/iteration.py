@@ -10,8 +10,10 @@ values are the same.
 Endless play gives the Bellman equations false solutions, in which a side claims an advantage
 that only a never-ending cycle keeps; sweeps from zero can converge to one. So the default
 ``walk`` solves discounted games whose discount walks up to 1 (each has one solution), every
-solve ends with the endless check (``endless_check``), and values that fail it are repaired by
-``discounted_descent`` before a second check. Runs checkpoint after every sweep and resume.
+solve ends with the endless check (``endless_check``), and values that fail it are repaired
+(``local_repair`` on the flagged states while they are few; then, over every state, the walk
+again with every stage to tolerance / 10, or for plain sweeps ``discounted_descent``) before the
+next check. Runs checkpoint after every sweep and resume.
 """
 from __future__ import annotations
 
@@ -40,6 +42,11 @@ MIN_TOLERANCE_FLOAT64 = 1e-14  # the same for float64 values, with room for summ
 _SMALL_TIER = 1 << 16  # tiers with fewer states are swept on one thread
 CHECK_EPS_FACTOR = 10
 _MAX_REPAIRS = 3  # discounted repairs before the solve gives up and stores what it has, flagged
+# a walk's repair of every state walks the discount up again, every stage to tolerance / 10
+# (``schedule.stage_end``), instead of the plain sweeps of ``discounted_descent``: on the 24 role
+# orders of the test board the 8 that needed it took 57-90 full sweeps instead of 651-888
+# (docs/design/endless.md, "Repairs"); False: the descent, as the sweeps method repairs
+WALK_REWALK = True
 LOCAL_REPAIR_SHARE = 100  # a repair of the flagged states alone while they are at most 1/this of all
 _STAGE_TOLERANCE = 1e-8
 _STAGE_MAX_SWEEPS = 5000
@@ -185,8 +192,10 @@ def solve_values(
         eps = check_eps(tolerance)
         spent = 0.0
         if sweeps and log:
-            log(f"resuming from the checkpoint after sweep {sweeps}" + (where_in_walk(stage, tolerance) if method == "walk" else ""))
+            log(f"resuming from the checkpoint after sweep {sweeps}"
+                + (where_in_walk(stage, tolerance, resumed.early) if method == "walk" else ""))
         repairs = repaired = 0
+        rewalk = not resumed.early  # in a repair's walk (a stopped one resumes in it)
         generated: dict[str, int] = {}  # what the walk's full sweeps generated, where they skip
         rounds: list[dict[str, float]] = []  # ... and a row a full sweep
         stopped = False
@@ -222,7 +231,8 @@ def solve_values(
                     walked: dict[str, Any] = {}
                     residual, sweeps, cheap, hot, spent = walk.run_walk(
                         engine, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, cheap, hot, stage,
-                        spent, show_progress, log, walked, earlier=earlier + built, kept=skip_record, history=history)
+                        spent, show_progress, log, walked, earlier=earlier + built, kept=skip_record, history=history,
+                        early=not rewalk)
                     skip_record = None  # (a walk after a repair starts from other values)
                     history = walked.get("history", history)
                     for key in ("generated_states", "generated_codes"):
@@ -255,6 +265,16 @@ def solve_values(
                             f"solving discounted games (1 - discount = {stages}) on those states alone")
                     repaired += local_repair(cast(SubsetSweeps, engine), values, check.states, threads, log)
                     stage = len(schedule.WALK_DISCOUNTS)  # the walk goes on in its undiscounted stage, its policy kept
+                elif WALK_REWALK and method == "walk" and policy is not None:
+                    # the walk again from its first stage, each discounted game solved to tolerance / 10
+                    # this time (the early aims leave stages short of their value, which a false
+                    # solution may outlive): modified policy iteration where the descent has only sweeps
+                    if log:
+                        log(f"endless check: {check.flagged:,} states claim an advantage that only endless play keeps; "
+                            f"walking the discount up again from here (1 - discount = "
+                            f"{', '.join(f'{d:g}' for d in schedule.WALK_DISCOUNTS)}), every stage to "
+                            f"{tolerance / schedule.WALK_STAGE_FACTOR:g}")
+                    stage, rewalk = 0, True
                 else:
                     policy = None
                     if log:
@@ -331,13 +351,15 @@ def _iterate(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     raise RuntimeError(f"no convergence to {tolerance} within {max_sweeps} sweeps")
 
 
-def where_in_walk(stage: int, tolerance: float) -> str:
-    """Where a resumed walk goes on: its stage, that stage's discount and the change it ends at."""
+def where_in_walk(stage: int, tolerance: float, early: bool = True) -> str:
+    """Where a resumed walk goes on: its stage, that stage's discount and the change it ends at
+    (``early`` False: in a repair's walk, ``schedule.stage_end``)."""
     stages = schedule.WALK_DISCOUNTS + (0.0,)
     if stage >= len(stages):
         return ""
-    what = schedule.stage_words(stages[stage], schedule.stage_end(stage, tolerance))
-    return f", in stage {stage + 1} of {len(stages)} ({what})"
+    what = schedule.stage_words(stages[stage], schedule.stage_end(stage, tolerance, early))
+    repair = "" if early else " of the repair's walk"
+    return f", in stage {stage + 1} of {len(stages)}{repair} ({what})"
 
 
 def check_tiers(tiers: Any, n: int) -> list[tuple[int, int]]:
@@ -443,7 +465,8 @@ def local_repair(K: SubsetSweeps, values: np.ndarray, states: np.ndarray, thread
     The discount makes such a cycle decay; on the flagged states alone that costs almost nothing
     where the full descent costs thousands of sweeps of every state. Sweeps of every state
     follow and the check runs again, which is what makes the result trustworthy: a repair that
-    was too local fails it, and the solve tries again, finally with the full descent."""
+    was too local fails it, and the solve tries again, finally over every state (the walk again,
+    or for plain sweeps the full descent)."""
     subset = np.ascontiguousarray(np.unique(states), dtype=np.int64)
     used = 0
     for d in schedule.DISCOUNTS:

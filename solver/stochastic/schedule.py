@@ -40,12 +40,13 @@ def early_aim(stage: int) -> float:
     return float(aims[min(stage, len(aims) - 1)])
 
 
-def stage_end(stage: int, tolerance: float) -> float:
+def stage_end(stage: int, tolerance: float, early: bool = True) -> float:
     """The largest change at which the walk's stage ``stage`` ends (WALK_DISCOUNTS, then the
     undiscounted stage, which ends at a residual below ``tolerance``): the early stages at their
-    aim, the last discounted one at tolerance / WALK_STAGE_FACTOR."""
+    aim, the last discounted one at tolerance / WALK_STAGE_FACTOR; with ``early`` False (a
+    repair's walk, which must reach each discounted game's value) every discounted stage there."""
     aim = tolerance / WALK_STAGE_FACTOR
-    if stage < len(WALK_DISCOUNTS) - 1:
+    if early and stage < len(WALK_DISCOUNTS) - 1:
         return max(aim, early_aim(stage))
     return aim if stage < len(WALK_DISCOUNTS) else tolerance
 

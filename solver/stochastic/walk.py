@@ -80,7 +80,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
           max_sweeps: int, policy: np.ndarray, sweeps: int, cheap: int, hot: int, stage: int, spent: float,
           show_progress: bool | None, log: Log | None, work: dict[str, Any] | None = None,
           earlier: float = 0.0, kept: dict[str, Any] | None = None,
-          history: list[dict[str, Any]] | None = None) -> tuple[float, int, int, int, float]:
+          history: list[dict[str, Any]] | None = None, early: bool = True) -> tuple[float, int, int, int, float]:
     """The ``walk`` method: modified policy iteration while a discount walks up to 1.
 
     Stage by stage, 1 - discount = WALK_DISCOUNTS (1e-2, 1e-4, 1e-6) and finally 0: each round
@@ -116,6 +116,9 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     ``history``: the rounds' rows (``round_row``) the checkpoint resumed from kept; each round
     adds one, and every checkpoint keeps the last HISTORY_ROWS of them, so that a resumed stage's
     outlook reads its earlier rounds and ``solve --status`` can tell and draw how the solve went.
+
+    ``early`` False: the walk that repairs a false solution (``iteration.WALK_REWALK``), every
+    discounted stage to tolerance / 10 (``schedule.stage_end``); its checkpoints say so.
     """
     stages = schedule.WALK_DISCOUNTS + (0.0,)
     can_skip = getattr(K, "skips", False)
@@ -142,7 +145,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
         while stage < len(stages):
             d = stages[stage]
             g = float(np.float32(1.0 - d))
-            end = schedule.stage_end(stage, tolerance) if d else aim
+            end = schedule.stage_end(stage, tolerance, early) if d else aim
             stalled = Stall(WALK_PROGRESS, WALK_NEAR * end, WALK_NEAR_ROUNDS)
             flip, damp = Flip(), False
             outlook = Outlook(end if d else tolerance)
@@ -162,8 +165,8 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                         t_round = time.perf_counter() - t0
                         spent += t_round
                         keep_row(rows, round_row(sweeps, stage, last, t_full, t_round, skip, earlier + spent))
-                        pacer.round(walk_info(header, tolerance, sweeps, cheap, hot, stage, last, earlier + spent, rows),
-                                    force=True)
+                        pacer.round(walk_info(header, tolerance, sweeps, cheap, hot, stage, last, earlier + spent, rows,
+                                              early), force=True)
                         return residual, sweeps, cheap, hot, spent
                 done = bool(d) and (last < end or stalled(last))
                 rate = g ** (1 + between)  # how slowly a change can fall at most since the last round
@@ -190,8 +193,8 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                 spent += t_round
                 keep_row(rows, round_row(sweeps, stage, last, t_full, t_round, skip, earlier + spent,
                                          between, evaluated))
-                pacer.round(walk_info(header, tolerance, sweeps, cheap, hot, stage + done, last, earlier + spent, rows),
-                            force=done)
+                pacer.round(walk_info(header, tolerance, sweeps, cheap, hot, stage + done, last, earlier + spent, rows,
+                                      early), force=done)
                 if log:  # the split says what a round costs where: the projections' policy share
                     generated = f", {skip.log[-1]['generated']:.1%} generated" if skip is not None else ""
                     policies = "" if evaluated is None else f" ({between} of every state, the last changing {evaluated:.2g})"
@@ -425,12 +428,17 @@ class Flip:
 
 
 def walk_info(header: dict[str, Any], tolerance: float, sweeps: int, cheap: int, hot: int, stage: int,
-               change: float, seconds: float = 0.0, rows: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+               change: float, seconds: float = 0.0, rows: list[dict[str, Any]] | None = None,
+               early: bool = True) -> dict[str, Any]:
     """A walk checkpoint's record; ``seconds``: the solve's, all its runs together; ``rows``: the
-    rounds' history (``round_row``)."""
-    return {"sweeps": sweeps, "policy_sweeps": cheap, "hot_states": hot, "stage": stage,
+    rounds' history (``round_row``); ``early``: False in a repair's walk, whose every discounted
+    stage ends at tolerance / 10 (``schedule.stage_end``), so that a resumed one goes on so."""
+    info = {"sweeps": sweeps, "policy_sweeps": cheap, "hot_states": hot, "stage": stage,
             "discounts": list(schedule.WALK_DISCOUNTS), "change": change, "options": header, "tolerance": tolerance,
             "method": "walk", "seconds": round(seconds, 3), "rounds": list(rows or [])}
+    if not early:
+        info["early_aims"] = False
+    return info
 
 
 def round_row(sweep: int, stage: int, change: float, full: float, seconds: float, skip: Skip | BlockSkip | None,

@@ -1,0 +1,105 @@
+"""The walk's repair of a false solution that the local repairs do not mend: the walk again from its
+first stage, every discounted stage run to tolerance / 10, instead of plain sweeps through the
+discounts. On the swapped test board, one thread (where a walk's course is fixed), the early aims
+(3e-2, then 1e-3) leave the walk on a false solution that two local repairs do not mend."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from gamesolver.games.ur.family import status_reply
+from gamesolver.games.ur.solve import solve
+from gamesolver.solver.errors import Interrupted
+from gamesolver.solver.stochastic import checkpoint, iteration, schedule, walk
+from tests.test_ur_reference import mini_options
+
+TOL = 1e-6
+AIMS = (3e-2, 1e-3)
+
+
+@pytest.fixture
+def swapped(tmp_path, monkeypatch):
+    monkeypatch.setattr(schedule, "WALK_EARLY_AIM", AIMS)
+    return mini_options(tmp_path, 4, swapped=True)
+
+
+def _solve(o, root, **kw):
+    said: list[str] = []
+    table = solve(o, root, tolerance=TOL, threads=1, log=said.append, **kw)
+    return np.asarray(table["value"], dtype=np.float64).copy(), table.meta, said
+
+
+def test_the_repair_walks_again_where_the_local_repairs_fail_and_ends_where_the_descent_does(
+        swapped, tmp_path, monkeypatch) -> None:
+    """Two local repairs, then the walk again: some 60 full sweeps in all where the plain sweeps'
+    descent took some 690, both passing the check on values within 1e-5 of each other and of a
+    walk whose every stage ran to tolerance / 10 (no repair needed there)."""
+    values, meta, said = _solve(swapped, tmp_path / "rewalk")
+    assert meta["endless_repairs"] == 3 and meta["endless_check"]["flagged"] == 0
+    assert sum("on those states alone" in s for s in said) == 2
+    again = [i for i, s in enumerate(said) if "walking the discount up again from here" in s]
+    assert len(again) == 1 and "every stage to 1e-07" in said[again[0]]
+    # the walk after it ran its stages from the first, the first one to tolerance / 10 this time
+    after = [s for s in said[again[0]:] if s.startswith("sweep ")]
+    assert " (1 - discount 0.01): " in after[0]
+    first_stage = [s for s in after if "(1 - discount 0.01)" in s]
+    assert float(first_stage[-1].split("largest change ")[1].split(" ")[0]) < 1e-3  # not at the early aim
+    assert meta["sweeps"] < 150
+    monkeypatch.setattr(iteration, "WALK_REWALK", False)
+    descent, dmeta, dsaid = _solve(swapped, tmp_path / "descent")
+    assert dmeta["endless_repairs"] == 3 and dmeta["endless_check"]["flagged"] == 0
+    assert any(s.startswith("discount 1 - 0.01: ") for s in dsaid)  # the plain sweeps' descent ran
+    assert dmeta["sweeps"] > 4 * meta["sweeps"]
+    monkeypatch.setattr(schedule, "WALK_EARLY_AIM", 0)
+    tight, tmeta, _ = _solve(swapped, tmp_path / "tight")
+    assert tmeta["endless_repairs"] == 0
+    assert np.abs(values - descent).max() < 1e-5 and np.abs(values - tight).max() < 1e-5
+    assert np.abs(tight).max() > 0.1  # a game someone wins
+
+
+def test_a_repair_walk_stopped_resumes_as_one(swapped, tmp_path) -> None:
+    """A stop in the repair's walk keeps a checkpoint that says so; the run resumed from it goes on
+    with every stage to tolerance / 10 (its resume line and ``--status`` say it is the repair's
+    walk) and ends on the values of the run that was not stopped."""
+    whole, meta, said = _solve(swapped, tmp_path / "whole")
+    again = next(i for i, s in enumerate(said) if "walking the discount up again from here" in s)
+    first = next(s for s in said[again:] if s.startswith("sweep "))
+    at = int(first.split()[1]) + 3  # the repair walk's fourth full sweep, in its first stage
+    root = tmp_path / "stopped"
+    real, count = walk.progress_sweep, [0]
+
+    def sweep(K, values, *args, **kw):
+        count[0] += 1
+        if count[0] == at:
+            raise KeyboardInterrupt
+        return real(K, values, *args, **kw)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(walk, "progress_sweep", sweep)
+        mp.setattr(checkpoint, "CHECKPOINT_SHARE", 1e9)  # a checkpoint after every round
+        with pytest.raises(Interrupted):
+            solve(swapped, root, tolerance=TOL, threads=1)
+    info = json.loads((root / checkpoint.CHECKPOINT_INFO).read_text())
+    assert info["early_aims"] is False and info["stage"] == 0 and info["sweeps"] == at - 1
+    status = "\n".join(status_reply(checkpoint.report(root, info["options"])).lines)
+    assert "of the walk that repairs a false solution (1 - discount 0.01, ends at a change below 1e-07)" in status
+    values, rmeta, rsaid = _solve(swapped, root)
+    line = next(s for s in rsaid if s.startswith("resuming from the checkpoint"))
+    assert line.endswith("in stage 1 of 4 of the repair's walk (1 - discount 0.01, ends at a change below 1e-07)")
+    assert rmeta["endless_check"]["flagged"] == 0 and rmeta["sweeps"] == meta["sweeps"]
+    assert np.abs(values - whole).max() < 1e-6
+
+
+def test_a_first_walk_checkpoint_says_nothing_of_a_repair(tmp_path) -> None:
+    """Checkpoints of the first walk carry no ``early_aims`` key (so older builds read them as ever)
+    and resume with the early aims; ``stage_end`` without them ends every discounted stage at
+    tolerance / 10."""
+    info = walk.walk_info({}, 1e-5, 3, 0, 0, 1, 0.5)
+    assert "early_aims" not in info
+    assert walk.walk_info({}, 1e-5, 3, 0, 0, 1, 0.5, early=False)["early_aims"] is False
+    assert schedule.stage_end(0, 1e-5, early=False) == schedule.stage_end(2, 1e-5) == pytest.approx(1e-6)
+    assert schedule.stage_end(3, 1e-5, early=False) == 1e-5
+    assert iteration.where_in_walk(0, 1e-5, early=False) == (
+        ", in stage 1 of 4 of the repair's walk (1 - discount 0.01, ends at a change below 1e-06)")
