@@ -16,6 +16,9 @@ two, a sweep's updates land in the order the threads' timing gives).
     python benchmarks/bench_walk_repairs.py
     python benchmarks/bench_walk_repairs.py --repairs rewalk descent --aims 3e-2,1e-3 1e-3
 
+``--from-stage``: the stages of ``WALK_DISCOUNTS`` the repair's walk starts from, one run each
+(``iteration.WALK_REWALK_FROM``; 0, the first, by default).
+
 ``--aims``: each repair is run under each early aim given (``schedule.WALK_EARLY_AIM``; ``A,B``
 ends the first stage at A and the second at B; 0: every stage to tolerance / 10). One line per
 board and setting (repairs, full sweeps, policy sweeps, seconds, the largest difference from the
@@ -67,6 +70,8 @@ def main() -> None:
     ap.add_argument("--aims", nargs="+", default=None,
                     help="early aims (schedule.WALK_EARLY_AIM) to run each repair under: A or A,B "
                          "(default: the current one)")
+    ap.add_argument("--from-stage", nargs="+", type=int, default=[iteration.WALK_REWALK_FROM],
+                    help="the stage the repair's walk starts from (iteration.WALK_REWALK_FROM), one run each")
     ap.add_argument("--tolerance", type=float, default=1e-6)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--pieces", type=int, default=4)
@@ -75,36 +80,44 @@ def main() -> None:
         aims = [parse_aim(t) for t in a.aims] if a.aims else [schedule.WALK_EARLY_AIM]
     except ValueError as exc:
         ap.error(f"--aims: {exc} is not an aim; expected A or A,B with numbers 0 or more")
-    settings = [(aim, repair) for aim in aims for repair in a.repairs]
-    keep = schedule.WALK_EARLY_AIM, iteration.WALK_REWALK
-    totals = {s: np.zeros(4) for s in range(len(settings))}
+    if not all(0 <= f < len(schedule.WALK_DISCOUNTS) for f in a.from_stage):
+        ap.error(f"--from-stage: each must be 0 to {len(schedule.WALK_DISCOUNTS) - 1}, a stage of WALK_DISCOUNTS")
+    settings = [(aim, repair, f) for aim in aims for repair in a.repairs
+                for f in (a.from_stage if repair == "rewalk" else [0])]
+    keep = schedule.WALK_EARLY_AIM, iteration.WALK_REWALK, iteration.WALK_REWALK_FROM
+    totals = {s: np.zeros(5) for s in range(len(settings))}
     with tempfile.TemporaryDirectory() as d:
         folder = Path(d)
         for order in itertools.permutations(ROLES):
             options = UrOptions(pieces=a.pieces, board_file=str(board_file(folder, order)))
             name = "-".join(order)
-            schedule.WALK_EARLY_AIM, iteration.WALK_REWALK = 0, True
+            schedule.WALK_EARLY_AIM, iteration.WALK_REWALK, iteration.WALK_REWALK_FROM = 0, True, 0
             ref = np.asarray(solve(options, folder / f"{name}-ref", tolerance=3e-7, threads=a.threads,
                                    show_progress=False)["value"], dtype=np.float64)
-            for s, (aim, repair) in enumerate(settings):
+            for s, (aim, repair, f) in enumerate(settings):
                 schedule.WALK_EARLY_AIM, iteration.WALK_REWALK = aim, repair == "rewalk"
+                iteration.WALK_REWALK_FROM = f
                 t0 = time.perf_counter()
                 table = solve(options, folder / f"{name}-{s}", tolerance=a.tolerance, threads=a.threads,
                               show_progress=False)
                 seconds = time.perf_counter() - t0
                 m = table.meta
                 diff = float(np.abs(np.asarray(table["value"], dtype=np.float64) - ref).max())
-                totals[s] += (m["sweeps"], m["policy_sweeps"], seconds, m["endless_repairs"] > 0)
+                totals[s] += (m["sweeps"], m["policy_sweeps"], seconds, m["endless_repairs"] > 0,
+                              m["endless_check"]["flagged"] > 0)
                 aim_text = ",".join(f"{x:g}" for x in aim) if isinstance(aim, tuple) else f"{aim:g}"
-                print(f"{name:28s} aim {aim_text:10s} {repair:7s}: {m['endless_repairs']} repairs, "
+                what = f"{repair} {f}" if repair == "rewalk" else repair
+                print(f"{name:28s} aim {aim_text:10s} {what:9s}: {m['endless_repairs']} repairs, "
                       f"{m['sweeps']:4d} full sweeps, {m['policy_sweeps']:5d} policy sweeps, {seconds:5.2f} s, "
                       f"{m['endless_check']['flagged']} flagged at the end, within {diff:.2g} of the reference",
                       flush=True)
-    schedule.WALK_EARLY_AIM, iteration.WALK_REWALK = keep
+    schedule.WALK_EARLY_AIM, iteration.WALK_REWALK, iteration.WALK_REWALK_FROM = keep
     base = totals[0]
-    for s, (aim, repair) in enumerate(settings):
+    for s, (aim, repair, f) in enumerate(settings):
         t = totals[s]
-        print(f"aim {aim} {repair}: {int(t[3])} of 24 boards repaired; {int(t[0])} full sweeps (x{t[0] / base[0]:.3f}), "
+        what = f"rewalk from stage {f}" if repair == "rewalk" else repair
+        print(f"aim {aim} {what}: {int(t[3])} of 24 boards repaired, {int(t[4])} still flagged; "
+              f"{int(t[0])} full sweeps (x{t[0] / base[0]:.3f}), "
               f"{int(t[1])} policy sweeps (x{t[1] / base[1]:.3f}), {t[2]:.1f} s (x{t[2] / base[2]:.3f})")
 
 
