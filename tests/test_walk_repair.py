@@ -59,11 +59,13 @@ def test_the_repair_walks_again_where_the_local_repairs_fail_and_ends_where_the_
     assert np.abs(tight).max() > 0.1  # a game someone wins
 
 
-def test_a_repair_walk_stopped_resumes_as_one(swapped, tmp_path) -> None:
+@pytest.mark.parametrize("how", [{}, {"graph": "regenerate", "policy_place": "disk"}], ids=["stored", "regenerated"])
+def test_a_repair_walk_stopped_resumes_as_one(swapped, tmp_path, how) -> None:
     """A stop in the repair's walk keeps a checkpoint that says so; the run resumed from it goes on
     with every stage to tolerance / 10 (its resume line and ``--status`` say it is the repair's
-    walk) and ends on the values of the run that was not stopped."""
-    whole, meta, said = _solve(swapped, tmp_path / "whole")
+    walk) and ends on the values of the run that was not stopped. Over a stored graph, and as
+    seven pieces solve: regenerating, the policy mapped from its file, the skip's record kept."""
+    whole, meta, said = _solve(swapped, tmp_path / "whole", **how)
     again = next(i for i, s in enumerate(said) if "walking the discount up again from here" in s)
     first = next(s for s in said[again:] if s.startswith("sweep "))
     at = int(first.split()[1]) + 3  # the repair walk's fourth full sweep, in its first stage
@@ -80,12 +82,14 @@ def test_a_repair_walk_stopped_resumes_as_one(swapped, tmp_path) -> None:
         mp.setattr(walk, "progress_sweep", sweep)
         mp.setattr(checkpoint, "CHECKPOINT_SHARE", 1e9)  # a checkpoint after every round
         with pytest.raises(Interrupted):
-            solve(swapped, root, tolerance=TOL, threads=1)
+            solve(swapped, root, tolerance=TOL, threads=1, **how)
     info = json.loads((root / checkpoint.CHECKPOINT_INFO).read_text())
     assert info["early_aims"] is False and info["stage"] == 0 and info["sweeps"] == at - 1
     status = "\n".join(status_reply(checkpoint.report(root, info["options"])).lines)
     assert "of the walk that repairs a false solution (1 - discount 0.01, ends at a change below 1e-07)" in status
-    values, rmeta, rsaid = _solve(swapped, root)
+    if how:
+        assert isinstance(info.get("skip"), dict)  # the skip's record, which the resumed run takes up
+    values, rmeta, rsaid = _solve(swapped, root, **how)
     line = next(s for s in rsaid if s.startswith("resuming from the checkpoint"))
     assert line.endswith("in stage 1 of 4 of the repair's walk (1 - discount 0.01, ends at a change below 1e-07)")
     assert rmeta["endless_check"]["flagged"] == 0 and rmeta["sweeps"] == meta["sweeps"]
