@@ -4,6 +4,7 @@ discounts. On the swapped test board, one thread (where a walk's course is fixed
 (3e-2, then 1e-3) leave the walk on a false solution that two local repairs do not mend."""
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -94,6 +95,32 @@ def test_a_repair_walk_stopped_resumes_as_one(swapped, tmp_path, how) -> None:
     assert line.endswith("in stage 1 of 4 of the repair's walk (1 - discount 0.01, ends at a change below 1e-07)")
     assert rmeta["endless_check"]["flagged"] == 0 and rmeta["sweeps"] == meta["sweeps"]
     assert np.abs(values - whole).max() < 1e-6
+
+
+def test_where_the_walk_again_fails_the_check_the_descent_follows(tmp_path, monkeypatch) -> None:
+    """The walk's repairs of every state: the walk again, and where the check still fails after it,
+    the plain sweeps' descent as the last (here the check is made to fail until then)."""
+    from gamesolver.games.ur import kernel
+
+    o = mini_options(tmp_path, 4)
+    n = kernel(o).state_count
+    real, verdicts = iteration.endless_check, []
+
+    def failing(K, values, eps, threads=1, show_progress=False):
+        got = real(K, values, eps, threads, show_progress)
+        if len(verdicts) < 2:  # flag every state twice: too many for a local repair
+            got = dataclasses.replace(got, flagged=n, states=np.arange(n, dtype=np.int64))
+        verdicts.append(got.flagged)
+        return got
+
+    monkeypatch.setattr(iteration, "endless_check", failing)
+    values, meta, said = _solve(o, tmp_path / "t")
+    assert verdicts[:2] == [n, n] and verdicts[2] == 0 and meta["endless_repairs"] == 2
+    assert sum("walking the discount up again" in s for s in said) == 1
+    assert any(s.startswith("discount 1 - 0.01: ") for s in said)  # then the descent
+    order = [i for i, s in enumerate(said) if "walking the discount up again" in s or s.startswith("discount 1 - 0.01: ")]
+    assert "walking" in said[order[0]]
+    assert meta["endless_check"]["flagged"] == 0
 
 
 def test_a_first_walk_checkpoint_says_nothing_of_a_repair(tmp_path) -> None:

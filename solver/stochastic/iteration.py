@@ -41,11 +41,15 @@ from gamesolver.solver.stochastic.engine import Engine, Log, SubsetSweeps
 MIN_TOLERANCE_FLOAT64 = 1e-14  # the same for float64 values, with room for summing rounding
 _SMALL_TIER = 1 << 16  # tiers with fewer states are swept on one thread
 CHECK_EPS_FACTOR = 10
-_MAX_REPAIRS = 3  # discounted repairs before the solve gives up and stores what it has, flagged
+# discounted repairs before the solve gives up and stores what it has, flagged: up to two local ones,
+# then one of every state (the walk has one more: the walk again, then the descent)
+_MAX_REPAIRS = 3
 # a walk's repair of every state walks the discount up again, every stage to tolerance / 10
 # (``schedule.stage_end``), instead of the plain sweeps of ``discounted_descent``: on the 24 role
 # orders of the test board the 8 that needed it took 57-90 full sweeps instead of 651-888
-# (docs/design/endless.md, "Repairs"); False: the descent, as the sweeps method repairs
+# (docs/design/endless.md, "Repairs"); should it fail the check too, the descent follows (a board
+# where the check flags a few states whatever the repair: there the descent's values are those two
+# solves agree on). False: the descent alone, as the sweeps method repairs
 WALK_REWALK = True
 # ... from this stage of WALK_DISCOUNTS: on those boards from the second (1e-4) every one passed too,
 # in 0.92x the full sweeps over the 24; from the third (1e-6) 3 still failed the check after it
@@ -199,6 +203,9 @@ def solve_values(
                 + (where_in_walk(stage, tolerance, resumed.early) if method == "walk" else ""))
         repairs = repaired = 0
         rewalk = not resumed.early  # in a repair's walk (a stopped one resumes in it)
+        # a walk's repairs of every state: the walk again, then (should that fail the check too) the descent
+        can_rewalk = WALK_REWALK and method == "walk"
+        most = _MAX_REPAIRS + (1 if can_rewalk else 0)
         generated: dict[str, int] = {}  # what the walk's full sweeps generated, where they skip
         rounds: list[dict[str, float]] = []  # ... and a row a full sweep
         stopped = False
@@ -252,12 +259,13 @@ def solve_values(
                     if log:
                         log(f"endless check at eps {eps:g}: {check.passes} passes, {check.flagged:,} states flagged "
                             f"({time.perf_counter() - t0:.1f} s)")
-                if check.passed or repairs >= _MAX_REPAIRS:
+                if check.passed or repairs >= most:
                     break
                 # A false solution: somewhere a side claims an advantage that only endless play keeps.
                 # Discounting makes the solution unique; walk the discount up to almost 1 (on the flagged
-                # states alone while they are few, the last time on every state), then sweep every state
-                # to the tolerance and check again.
+                # states alone while they are few, then on every state: for the walk the walk again, and
+                # should that fail too the plain sweeps' descent), then sweep every state to the
+                # tolerance and check again.
                 repairs += 1
                 stages = ", ".join(f"{d:g}" for d in schedule.DISCOUNTS)
                 t0 = time.perf_counter()
@@ -268,7 +276,7 @@ def solve_values(
                             f"solving discounted games (1 - discount = {stages}) on those states alone")
                     repaired += local_repair(cast(SubsetSweeps, engine), values, check.states, threads, log)
                     stage = len(schedule.WALK_DISCOUNTS)  # the walk goes on in its undiscounted stage, its policy kept
-                elif WALK_REWALK and method == "walk" and policy is not None:
+                elif can_rewalk and policy is not None and not rewalk:
                     # the walk again from its first stage, each discounted game solved to tolerance / 10
                     # this time (the early aims leave stages short of their value, which a false
                     # solution may outlive): modified policy iteration where the descent has only sweeps
