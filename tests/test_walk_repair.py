@@ -88,6 +88,14 @@ def test_a_repair_walk_stopped_resumes_as_one(swapped, tmp_path, how) -> None:
     assert info["early_aims"] is False and info["stage"] == 0 and info["sweeps"] == at - 1
     status = "\n".join(status_reply(checkpoint.report(root, info["options"])).lines)
     assert "of the walk that repairs a false solution (1 - discount 0.01, ends at a change below 1e-07)" in status
+    # the history keeps the repair's rounds apart from the first walk's rounds of the same stage
+    rows = checkpoint.round_rows(info)
+    assert [r["sweep"] for r in rows if r.get("repair")] == list(range(at - 3, at))
+    assert any(r["stage"] == 0 and not r.get("repair") for r in rows)
+    assert "; stage 1 of the repair: 3 (largest change" in status and "stage 1: " in status
+    from gamesolver.solver.stochastic.rounds_plot import plot_rounds
+
+    assert plot_rounds(rows, list(schedule.WALK_DISCOUNTS), TOL, tmp_path / "rounds.png", "test").stat().st_size > 0
     if how:
         assert isinstance(info.get("skip"), dict)  # the skip's record, which the resumed run takes up
     values, rmeta, rsaid = _solve(swapped, root, **how)

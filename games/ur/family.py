@@ -287,21 +287,21 @@ def rounds_lines(ck: dict[str, Any]) -> list[str]:
     rows = ck.get("rounds") or []
     if not rows:
         return []
-    stages: dict[int, list[dict[str, Any]]] = {}
+    stages: dict[tuple[int, bool], list[dict[str, Any]]] = {}  # (stage, of the repair's walk)
     for row in rows:
-        stages.setdefault(row["stage"], []).append(row)
-    parts = [f"stage {k + 1}: {len(r)} (largest change {r[0]['change']:.3g} to {r[-1]['change']:.3g})"
-             for k, r in stages.items()]
+        stages.setdefault((row["stage"], bool(row.get("repair"))), []).append(row)
+    parts = [f"stage {k + 1}{' of the repair' if repair else ''}: {len(r)} (largest change {r[0]['change']:.3g} "
+             f"to {r[-1]['change']:.3g})" for (k, repair), r in stages.items()]
     last = rows[-1]
     generated = f", {last['generated']:.1%} generated" if last["generated"] is not None else ""
     policies = f", {last['policy_sweeps']} policy sweeps of every state" if last.get("policy_sweeps") else ""
     since = f" since sweep {rows[0]['sweep']}" if rows[0]["sweep"] > 1 else ""
     out = [f"rounds kept{since}: {'; '.join(parts)}; the last took {duration(last['round_s'])} "
            f"(full sweep {last['full_s']:.1f} s{generated}{policies})"]
-    stage = ck.get("stage")
-    if stage in stages and ck.get("ends_at") is not None:
+    now = (ck.get("stage"), not ck.get("early_aims", True))
+    if now in stages and ck.get("ends_at") is not None:
         outlook = walk.Outlook(float(ck["ends_at"]))
-        outlook.seed(stages[stage])
+        outlook.seed(stages[now])
         reading = outlook.reading()
         if reading:
             out.append("outlook:" + reading[1:] + " (a reading of the rounds, not a bound)")

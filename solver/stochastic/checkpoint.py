@@ -327,6 +327,8 @@ def round_rows(info: dict[str, Any]) -> list[dict[str, Any]]:
             if "policy_sweeps" in row:  # (rows of builds before the walk's top-up have none)
                 got["policy_sweeps"] = int(row["policy_sweeps"])
                 got["evaluated"] = None if row.get("evaluated") is None else float(row["evaluated"])
+            if row.get("repair"):  # a round of the walk that repairs a false solution
+                got["repair"] = True
             out.append(got)
     except (KeyError, TypeError, ValueError):
         return []

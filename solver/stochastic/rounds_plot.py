@@ -38,14 +38,16 @@ def plot_rounds(rows: list[dict[str, Any]], discounts: list[float], tolerance: f
     try:
         colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
         unit, per = ("minutes", 60.0) if max(r["round_s"] for r in rows) >= 120 else ("seconds", 1.0)
-        for stage in sorted({r["stage"] for r in rows}):
-            mine = [r for r in rows if r["stage"] == stage]
+        # a repair's walk (rows marked "repair") runs the stages again: drawn apart, hollow
+        for repair, stage in sorted({(bool(r.get("repair")), r["stage"]) for r in rows}):
+            mine = [r for r in rows if r["stage"] == stage and bool(r.get("repair")) == repair]
             x = [r["sweep"] for r in mine]
             colour = colours[stage % len(colours)]
             top.semilogy(x, [max(r["change"], 1e-12) for r in mine], "o-", markersize=3, color=colour,
-                         label=stage_name(stage, discounts))
+                         label=stage_name(stage, discounts) + (" (the repair's walk)" if repair else ""),
+                         markerfacecolor="none" if repair else colour)
             if tolerance is not None and stage <= len(discounts):
-                end = schedule.stage_end(stage, tolerance) if stage < len(discounts) else tolerance
+                end = schedule.stage_end(stage, tolerance, not repair) if stage < len(discounts) else tolerance
                 top.hlines(end, x[0] - 0.5, x[-1] + 0.5, colors=colour, linestyles="--", linewidth=1)
             bottom.bar(x, [r["round_s"] / per for r in mine], color=colour, alpha=0.35, width=0.8)
             bottom.bar(x, [r["full_s"] / per for r in mine], color=colour, width=0.5)

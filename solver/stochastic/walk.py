@@ -149,7 +149,8 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
             stalled = Stall(WALK_PROGRESS, WALK_NEAR * end, WALK_NEAR_ROUNDS)
             flip, damp = Flip(), False
             outlook = Outlook(end if d else tolerance)
-            outlook.seed([r for r in rows if r.get("stage") == stage])  # a resumed stage's earlier rounds
+            # a resumed stage's earlier rounds (of the same walk: a repair's stages are its own)
+            outlook.seed([r for r in rows if r.get("stage") == stage and bool(r.get("repair")) == (not early)])
             between = 0  # sweeps of every state since the last full sweep, besides the next one
             while sweeps < max_sweeps:
                 t0 = time.perf_counter()
@@ -164,7 +165,8 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                     if residual < tolerance:
                         t_round = time.perf_counter() - t0
                         spent += t_round
-                        keep_row(rows, round_row(sweeps, stage, last, t_full, t_round, skip, earlier + spent))
+                        keep_row(rows, round_row(sweeps, stage, last, t_full, t_round, skip, earlier + spent,
+                                                 repair=not early))
                         pacer.round(walk_info(header, tolerance, sweeps, cheap, hot, stage, last, earlier + spent, rows,
                                               early), force=True)
                         return residual, sweeps, cheap, hot, spent
@@ -192,7 +194,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                 t_round = time.perf_counter() - t0
                 spent += t_round
                 keep_row(rows, round_row(sweeps, stage, last, t_full, t_round, skip, earlier + spent,
-                                         between, evaluated))
+                                         between, evaluated, repair=not early))
                 pacer.round(walk_info(header, tolerance, sweeps, cheap, hot, stage + done, last, earlier + spent, rows,
                                       early), force=done)
                 if log:  # the split says what a round costs where: the projections' policy share
@@ -442,12 +444,14 @@ def walk_info(header: dict[str, Any], tolerance: float, sweeps: int, cheap: int,
 
 
 def round_row(sweep: int, stage: int, change: float, full: float, seconds: float, skip: Skip | BlockSkip | None,
-              clock: float, policy_sweeps: int | None = None, evaluated: float | None = None) -> dict[str, Any]:
+              clock: float, policy_sweeps: int | None = None, evaluated: float | None = None,
+              repair: bool = False) -> dict[str, Any]:
     """One round of the walk as the checkpoint's history keeps it: its full sweep's number, the
     stage it ran in (0-based), its largest change, its full sweep's and its whole round's seconds,
     the share of states its full sweep generated (None where the sweep does not skip), the
     solve's seconds in all at its end and, where given, its policy sweeps of every state (the hot
-    sets' not counted) and the largest change of its last one (None: the round had none)."""
+    sets' not counted) and the largest change of its last one (None: the round had none);
+    ``repair``: a round of the walk that repairs a false solution (its stages are counted apart)."""
     generated = float(skip.log[-1]["generated"]) if skip is not None and skip.log else None
     row = {"sweep": sweep, "stage": stage, "change": float(change), "full_s": round(full, 2),
            "round_s": round(seconds, 2), "generated": None if generated is None else round(generated, 4),
@@ -455,6 +459,8 @@ def round_row(sweep: int, stage: int, change: float, full: float, seconds: float
     if policy_sweeps is not None:
         row["policy_sweeps"] = policy_sweeps
         row["evaluated"] = None if evaluated is None else float(evaluated)
+    if repair:
+        row["repair"] = True
     return row
 
 
