@@ -142,3 +142,15 @@ def test_a_first_walk_checkpoint_says_nothing_of_a_repair(tmp_path) -> None:
     assert schedule.stage_end(3, 1e-5, early=False) == 1e-5
     assert iteration.where_in_walk(0, 1e-5, early=False) == (
         ", in stage 1 of 4 of the repair's walk (1 - discount 0.01, ends at a change below 1e-06)")
+
+
+def test_the_solve_command_says_how_many_repairs_it_took(swapped, tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from gamesolver.solver.cli import cli
+
+    out = CliRunner().invoke(cli, ["ur", "solve", "--pieces", "4", "--board", swapped.board_file, "--out",
+                                   str(tmp_path / "t"), "--threads", "1", "--no-proof"])
+    assert out.exit_code == 0, out.output
+    assert "endless check (eps 1e-05): passed after 3 discounted repairs" in out.output
+    assert "walking the discount up again from here" in out.output

@@ -195,7 +195,8 @@ class FortFamily(Family):
                   "stop_residual": m.get("tolerance"), **{k: m[k] for k in keys if k in m}}
         products = f" and {m['policy_sweeps']:,} policy sweeps" if m.get("policy_sweeps") else ""
         check = m["endless_check"]
-        repaired = f" after {m['endless_repairs']} discounted repair" if m.get("endless_repairs") else ""
+        n_repairs = m.get("endless_repairs") or 0
+        repaired = f" after {n_repairs} discounted repair{'s' if n_repairs > 1 else ''}" if n_repairs else ""
         lines = [f"solved pieces={self.pieces}: {table.state_count:,} states, {m['sweeps']} sweeps{products} "
                  f"({m['method']}), stopped at residual {m['residual']:.2g} (below {m['tolerance']:g})"
                  + (f"; {took}" if (took := solving_time(m)) else ""),
