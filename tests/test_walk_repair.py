@@ -105,6 +105,37 @@ def test_a_repair_walk_stopped_resumes_as_one(swapped, tmp_path, how) -> None:
     assert np.abs(values - whole).max() < 1e-6
 
 
+def test_a_solve_stopped_between_repairs_counts_on_from_its_checkpoint(swapped, tmp_path) -> None:
+    """The checkpoints after a repair keep the count, so a solve stopped between its second local
+    repair and the walk again resumes with two made: its next repair is the walk again, as without
+    the stop, and it ends on the same values and count."""
+    whole, meta, said = _solve(swapped, tmp_path / "whole")
+    second = [i for i, s in enumerate(said) if "on those states alone" in s][1]
+    sweeps = [int(s.split()[1]) for s in said[second:] if s.startswith("sweep ")]
+    at = sweeps[1] + 1  # stopped in the full sweep after the second round that followed the repair
+    root = tmp_path / "stopped"
+    real, count = walk.progress_sweep, [0]
+
+    def sweep(K, values, *args, **kw):
+        count[0] += 1
+        if count[0] == at:
+            raise KeyboardInterrupt
+        return real(K, values, *args, **kw)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(walk, "progress_sweep", sweep)
+        mp.setattr(checkpoint, "CHECKPOINT_SHARE", 1e9)
+        with pytest.raises(Interrupted):
+            solve(swapped, root, tolerance=TOL, threads=1)
+    info = json.loads((root / checkpoint.CHECKPOINT_INFO).read_text())
+    assert info["repairs"] == 2 and "early_aims" not in info
+    values, rmeta, rsaid = _solve(swapped, root)
+    assert not any("on those states alone" in s for s in rsaid)  # no third local repair
+    assert sum("walking the discount up again" in s for s in rsaid) == 1
+    assert rmeta["endless_repairs"] == meta["endless_repairs"] == 3
+    assert np.array_equal(values, whole)
+
+
 def test_where_the_walk_again_fails_the_check_the_descent_follows(tmp_path, monkeypatch) -> None:
     """The walk's repairs of every state: the walk again, and where the check still fails after it,
     the plain sweeps' descent as the last (here the check is made to fail until then)."""

@@ -308,6 +308,8 @@ class Resumed(NamedTuple):
     # False where the checkpoint is of a repair's walk, whose every discounted stage ends at
     # tolerance / 10 (``schedule.stage_end``)
     early: bool = True
+    # the endless-check repairs the solve had made (a walk's checkpoint keeps them where any were)
+    repairs: int = 0
 
 
 ROW_FIELDS = {"sweep": int, "stage": int, "change": float, "full_s": float, "round_s": float, "clock": float}
@@ -387,7 +389,8 @@ def resume(root: Path, header: dict[str, Any], n: int, method: str,
                 return Resumed(values, sweeps, stage, int(info.get("policy_sweeps", 0)),
                                int(info.get("tier", 0)), int(info.get("hot_states", 0)),
                                _seconds(info), _skip_record(info, values, log) if same else None,
-                               round_rows(info) if same else [], bool(info.get("early_aims", True)) or not same)
+                               round_rows(info) if same else [], bool(info.get("early_aims", True)) or not same,
+                               int(info.get("repairs", 0)) if same else 0)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             why = f"it cannot be read ({type(exc).__name__}: {exc})"
         if log:

@@ -201,7 +201,7 @@ def solve_values(
         if sweeps and log:
             log(f"resuming from the checkpoint after sweep {sweeps}"
                 + (where_in_walk(stage, tolerance, resumed.early) if method == "walk" else ""))
-        repairs = repaired = 0
+        repairs, repaired = resumed.repairs, 0  # (a resumed solve counts on from its checkpoint's repairs)
         rewalk = not resumed.early  # in a repair's walk (a stopped one resumes in it)
         # a walk's repairs of every state: the walk again, then (should that fail the check too) the descent
         can_rewalk = WALK_REWALK and method == "walk"
@@ -242,7 +242,7 @@ def solve_values(
                     residual, sweeps, cheap, hot, spent = walk.run_walk(
                         engine, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, cheap, hot, stage,
                         spent, show_progress, log, walked, earlier=earlier + built, kept=skip_record, history=history,
-                        early=not rewalk)
+                        early=not rewalk, repairs=repairs)
                     skip_record = None  # (a walk after a repair starts from other values)
                     history = walked.get("history", history)
                     for key in ("generated_states", "generated_codes"):

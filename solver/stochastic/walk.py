@@ -80,7 +80,8 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
           max_sweeps: int, policy: np.ndarray, sweeps: int, cheap: int, hot: int, stage: int, spent: float,
           show_progress: bool | None, log: Log | None, work: dict[str, Any] | None = None,
           earlier: float = 0.0, kept: dict[str, Any] | None = None,
-          history: list[dict[str, Any]] | None = None, early: bool = True) -> tuple[float, int, int, int, float]:
+          history: list[dict[str, Any]] | None = None, early: bool = True,
+          repairs: int = 0) -> tuple[float, int, int, int, float]:
     """The ``walk`` method: modified policy iteration while a discount walks up to 1.
 
     Stage by stage, 1 - discount = WALK_DISCOUNTS (1e-2, 1e-4, 1e-6) and finally 0: each round
@@ -119,6 +120,8 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
 
     ``early`` False: the walk that repairs a false solution (``iteration.WALK_REWALK``), every
     discounted stage to tolerance / 10 (``schedule.stage_end``); its checkpoints say so.
+    ``repairs``: the endless-check repairs the solve has made, which its checkpoints keep so that a
+    resumed solve counts on from them.
     """
     stages = schedule.WALK_DISCOUNTS + (0.0,)
     can_skip = getattr(K, "skips", False)
@@ -168,7 +171,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                         keep_row(rows, round_row(sweeps, stage, last, t_full, t_round, skip, earlier + spent,
                                                  repair=not early))
                         pacer.round(walk_info(header, tolerance, sweeps, cheap, hot, stage, last, earlier + spent, rows,
-                                              early), force=True)
+                                              early, repairs), force=True)
                         return residual, sweeps, cheap, hot, spent
                 done = bool(d) and (last < end or stalled(last))
                 rate = g ** (1 + between)  # how slowly a change can fall at most since the last round
@@ -196,7 +199,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                 keep_row(rows, round_row(sweeps, stage, last, t_full, t_round, skip, earlier + spent,
                                          between, evaluated, repair=not early))
                 pacer.round(walk_info(header, tolerance, sweeps, cheap, hot, stage + done, last, earlier + spent, rows,
-                                      early), force=done)
+                                      early, repairs), force=done)
                 if log:  # the split says what a round costs where: the projections' policy share
                     generated = f", {skip.log[-1]['generated']:.1%} generated" if skip is not None else ""
                     policies = "" if evaluated is None else f" ({between} of every state, the last changing {evaluated:.2g})"
@@ -431,15 +434,18 @@ class Flip:
 
 def walk_info(header: dict[str, Any], tolerance: float, sweeps: int, cheap: int, hot: int, stage: int,
                change: float, seconds: float = 0.0, rows: list[dict[str, Any]] | None = None,
-               early: bool = True) -> dict[str, Any]:
+               early: bool = True, repairs: int = 0) -> dict[str, Any]:
     """A walk checkpoint's record; ``seconds``: the solve's, all its runs together; ``rows``: the
     rounds' history (``round_row``); ``early``: False in a repair's walk, whose every discounted
-    stage ends at tolerance / 10 (``schedule.stage_end``), so that a resumed one goes on so."""
+    stage ends at tolerance / 10 (``schedule.stage_end``), so that a resumed one goes on so;
+    ``repairs``: the endless-check repairs made so far (kept where any were made)."""
     info = {"sweeps": sweeps, "policy_sweeps": cheap, "hot_states": hot, "stage": stage,
             "discounts": list(schedule.WALK_DISCOUNTS), "change": change, "options": header, "tolerance": tolerance,
             "method": "walk", "seconds": round(seconds, 3), "rounds": list(rows or [])}
     if not early:
         info["early_aims"] = False
+    if repairs:
+        info["repairs"] = repairs
     return info
 
 
