@@ -32,6 +32,25 @@ def _solve(o, root, **kw):
     return np.asarray(table["value"], dtype=np.float64).copy(), table.meta, said
 
 
+def _stopped(o, root, at: int, **kw) -> dict:
+    """Run the solve into a stop in its full sweep number ``at`` (counted over this run), a
+    checkpoint after every round; the checkpoint's record."""
+    real, count = walk.progress_sweep, [0]
+
+    def sweep(K, values, *args, **kws):
+        count[0] += 1
+        if count[0] == at:
+            raise KeyboardInterrupt
+        return real(K, values, *args, **kws)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(walk, "progress_sweep", sweep)
+        mp.setattr(checkpoint, "CHECKPOINT_SHARE", 1e9)  # a checkpoint after every round
+        with pytest.raises(Interrupted):
+            solve(o, root, tolerance=TOL, threads=1, **kw)
+    return json.loads((root / checkpoint.CHECKPOINT_INFO).read_text())
+
+
 def test_the_repair_walks_again_where_the_local_repairs_fail_and_ends_where_the_descent_does(
         swapped, tmp_path, monkeypatch) -> None:
     """Two local repairs, then the walk again: some 60 full sweeps in all where the plain sweeps'
@@ -71,20 +90,7 @@ def test_a_repair_walk_stopped_resumes_as_one(swapped, tmp_path, how) -> None:
     first = next(s for s in said[again:] if s.startswith("sweep "))
     at = int(first.split()[1]) + 3  # the repair walk's fourth full sweep, in its first stage
     root = tmp_path / "stopped"
-    real, count = walk.progress_sweep, [0]
-
-    def sweep(K, values, *args, **kw):
-        count[0] += 1
-        if count[0] == at:
-            raise KeyboardInterrupt
-        return real(K, values, *args, **kw)
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(walk, "progress_sweep", sweep)
-        mp.setattr(checkpoint, "CHECKPOINT_SHARE", 1e9)  # a checkpoint after every round
-        with pytest.raises(Interrupted):
-            solve(swapped, root, tolerance=TOL, threads=1, **how)
-    info = json.loads((root / checkpoint.CHECKPOINT_INFO).read_text())
+    info = _stopped(swapped, root, at, **how)
     assert info["early_aims"] is False and info["stage"] == 0 and info["sweeps"] == at - 1
     status = "\n".join(status_reply(checkpoint.report(root, info["options"])).lines)
     assert "of the walk that repairs a false solution (1 - discount 0.01, ends at a change below 1e-07)" in status
@@ -114,20 +120,7 @@ def test_a_solve_stopped_between_repairs_counts_on_from_its_checkpoint(swapped, 
     sweeps = [int(s.split()[1]) for s in said[second:] if s.startswith("sweep ")]
     at = sweeps[1] + 1  # stopped in the full sweep after the second round that followed the repair
     root = tmp_path / "stopped"
-    real, count = walk.progress_sweep, [0]
-
-    def sweep(K, values, *args, **kw):
-        count[0] += 1
-        if count[0] == at:
-            raise KeyboardInterrupt
-        return real(K, values, *args, **kw)
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(walk, "progress_sweep", sweep)
-        mp.setattr(checkpoint, "CHECKPOINT_SHARE", 1e9)
-        with pytest.raises(Interrupted):
-            solve(swapped, root, tolerance=TOL, threads=1)
-    info = json.loads((root / checkpoint.CHECKPOINT_INFO).read_text())
+    info = _stopped(swapped, root, at)
     assert info["repairs"] == 2 and "early_aims" not in info
     values, rmeta, rsaid = _solve(swapped, root)
     assert not any("on those states alone" in s for s in rsaid)  # no third local repair
