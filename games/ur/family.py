@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from gamesolver.solver.limits import duration
-from gamesolver.solver.stochastic.checkpoint import report
+from gamesolver.solver.stochastic import checkpoint
 from gamesolver.solver.stochastic import schedule, walk
 from gamesolver.solver.stochastic.rounds_plot import plot_rounds
 from gamesolver.solver.stochastic.engine import Log
@@ -176,7 +176,7 @@ class Family(ABC):
         disturbing a solve running there (``solver.stochastic.checkpoint.report``); ``plot``: a
         PNG to draw the walk's rounds to (``rounds_plot``)."""
         root, header = self.solve_folder(out, cache)
-        reply = status_reply(report(root, header))
+        reply = status_reply(checkpoint.report(root, header))
         if plot is not None:
             ck = reply.fields["checkpoint"]
             if ck is None or "unreadable" in ck or "stage" not in ck:
@@ -289,7 +289,7 @@ def rounds_lines(ck: dict[str, Any]) -> list[str]:
         return []
     stages: dict[tuple[int, bool], list[dict[str, Any]]] = {}  # (stage, of the repair's walk)
     for row in rows:
-        stages.setdefault((row["stage"], bool(row.get("repair"))), []).append(row)
+        stages.setdefault(checkpoint.row_walk(row), []).append(row)
     parts = [f"stage {k + 1}{' of the repair' if repair else ''}: {len(r)} (largest change {r[0]['change']:.3g} "
              f"to {r[-1]['change']:.3g})" for (k, repair), r in stages.items()]
     last = rows[-1]

@@ -229,7 +229,7 @@ def report(root: Path, header: dict[str, Any]) -> dict[str, Any]:
                        "discount_gap": discounts[stage] if stage < len(discounts) else 0.0})
             if tuple(discounts) == tuple(schedule.WALK_DISCOUNTS) and info.get("tolerance") is not None:
                 # where this build ends the stage (an undiscounted one: the residual it ends below)
-                ck["ends_at"] = schedule.stage_end(stage, float(info["tolerance"]), bool(info.get("early_aims", True)))
+                ck["ends_at"] = schedule.stage_end(stage, float(info["tolerance"]), ck["early_aims"])
         if "tier" in info:
             ck.update({"tier": int(info["tier"]), "tiers": int(info.get("tiers", 0))})
     except (OSError, ValueError, TypeError) as exc:
@@ -313,6 +313,13 @@ class Resumed(NamedTuple):
 
 
 ROW_FIELDS = {"sweep": int, "stage": int, "change": float, "full_s": float, "round_s": float, "clock": float}
+
+
+def row_walk(row: dict[str, Any]) -> tuple[int, bool]:
+    """A round row's stage, and whether it is a round of the walk that repairs a false solution:
+    the rounds of one stage of one walk, which the outlook, ``solve --status`` and the plot take
+    together."""
+    return int(row["stage"]), bool(row.get("repair"))
 
 
 def round_rows(info: dict[str, Any]) -> list[dict[str, Any]]:

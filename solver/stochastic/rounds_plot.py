@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from gamesolver.solver.errors import InputError
-from gamesolver.solver.stochastic import schedule
+from gamesolver.solver.stochastic import checkpoint, schedule
 from gamesolver.solver.tables.atomic import atomic_path
 
 
@@ -39,8 +39,8 @@ def plot_rounds(rows: list[dict[str, Any]], discounts: list[float], tolerance: f
         colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
         unit, per = ("minutes", 60.0) if max(r["round_s"] for r in rows) >= 120 else ("seconds", 1.0)
         # a repair's walk (rows marked "repair") runs the stages again: drawn apart, hollow
-        for repair, stage in sorted({(bool(r.get("repair")), r["stage"]) for r in rows}):
-            mine = [r for r in rows if r["stage"] == stage and bool(r.get("repair")) == repair]
+        for repair, stage in sorted({(repair, stage) for stage, repair in map(checkpoint.row_walk, rows)}):
+            mine = [r for r in rows if checkpoint.row_walk(r) == (stage, repair)]
             x = [r["sweep"] for r in mine]
             colour = colours[stage % len(colours)]
             top.semilogy(x, [max(r["change"], 1e-12) for r in mine], "o-", markersize=3, color=colour,

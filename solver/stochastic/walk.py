@@ -153,7 +153,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
             flip, damp = Flip(), False
             outlook = Outlook(end if d else tolerance)
             # a resumed stage's earlier rounds (of the same walk: a repair's stages are its own)
-            outlook.seed([r for r in rows if r.get("stage") == stage and bool(r.get("repair")) == (not early)])
+            outlook.seed([r for r in rows if checkpoint.row_walk(r) == (stage, not early)])
             between = 0  # sweeps of every state since the last full sweep, besides the next one
             while sweeps < max_sweeps:
                 t0 = time.perf_counter()
