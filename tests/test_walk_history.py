@@ -112,3 +112,45 @@ def test_a_plot_without_status_or_without_rounds_is_refused(tmp_path, monkeypatc
     # rows that cannot be read count as none
     assert checkpoint.round_rows({"rounds": [{"sweep": 1}]}) == []
     assert checkpoint.round_rows({"rounds": "x"}) == []
+
+
+def _row(full_s: float, generated: float | None) -> dict:
+    return {"full_s": full_s, "generated": generated}
+
+
+def test_after_reading_prices_the_walks_tail_from_its_rounds() -> None:
+    rows = [_row(900.0, 1.0), _row(10.0, 0.1), _row(100.0, 0.5), _row(300.0, 1.0), _row(250.0, None)]
+    # before the last discounted stage: the later stages' rounds are not known
+    assert walk.after_reading(0, 4, rows) == "" and walk.after_reading(1, 4, rows) == ""
+    # a sweep of every state: the median of the last rows that generated at least half the states,
+    # scaled to all of them (900, 200, 300, 250: 10 s at 10% is left out), here with the last three
+    walk.TAIL_RATE_ROUNDS = 3
+    try:
+        last_discounted = walk.after_reading(2, 4, rows)
+        undiscounted = walk.after_reading(3, 4, rows)
+    finally:
+        walk.TAIL_RATE_ROUNDS = 8
+    each = 250.0  # median of 200, 300, 250
+    assert last_discounted.startswith("the undiscounted stage (at the least a full sweep and a residual sweep")
+    assert f"some {duration(5 * each)} at this run's {duration(each)} a sweep of every state" in last_discounted
+    assert undiscounted.startswith("the endless check (about 3 sweeps")
+    assert f"some {duration(3 * each)} at this run's {duration(each)}" in undiscounted
+    # all eight: 900 counts too (median of 900, 200, 300, 250)
+    assert f"at this run's {duration(275.0)} a sweep" in walk.after_reading(3, 4, rows)
+    # no round that generated enough to price a sweep
+    assert walk.after_reading(3, 4, [_row(10.0, 0.1)]) == "" and walk.after_reading(3, 4, []) == ""
+
+
+def test_status_in_the_last_stages_tells_what_is_left_after_it(tmp_path, monkeypatch) -> None:
+    o, root, info = _stopped(tmp_path, monkeypatch, 7)
+    # the first stage: nothing said of the tail
+    assert not [line for line in _status(o, root).output.splitlines() if line.startswith("after ")]
+    for stage in (2, 3):
+        info["stage"] = stage
+        (root / checkpoint.CHECKPOINT_INFO).write_text(json.dumps(info))
+        lines = _status(o, root).output.splitlines()
+        after = [line for line in lines if line.startswith("after ")]
+        assert len(after) == 1, lines
+        tail = walk.after_reading(stage, 4, info["rounds"])
+        assert tail and after[0].endswith(f": {tail} (an estimate, not a bound)")
+        assert ("undiscounted stage" in tail) == (stage == 2)

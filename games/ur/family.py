@@ -305,6 +305,10 @@ def rounds_lines(ck: dict[str, Any]) -> list[str]:
         reading = outlook.reading()
         if reading:
             out.append("outlook:" + reading[1:] + " (a reading of the rounds, not a bound)")
+    if ck.get("stage") is not None:
+        after = walk.after_reading(int(ck["stage"]), int(ck["stages"]), rows)
+        if after:
+            out.append(f"after {'it' if len(out) > 1 else 'this stage'}: {after} (an estimate, not a bound)")
     return out
 
 

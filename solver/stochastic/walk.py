@@ -9,6 +9,7 @@ sweep with a progress bar that the walk, the plain sweeps and the repairs all us
 from __future__ import annotations
 
 import math
+import statistics
 import time
 from pathlib import Path
 from typing import Any, cast
@@ -74,6 +75,17 @@ OUTLOOK_ROUNDS = 4
 # the checkpoint keeps the last this many rounds' rows (``round_row``: the solve's history, which a
 # resumed stage's outlook and ``solve --status`` read)
 HISTORY_ROWS = 1000
+# What the walk does after its last discounted stage, in sweeps of every state's worth of
+# generation (``after_reading``): the undiscounted stage at the least, a full sweep and the residual
+# sweep of every state that ends it; then the endless check, whose passes look only at the states
+# not yet marked (four pieces, two threads, a table solved to 1e-5: 13 passes, 3.0 sweeps' worth;
+# docs/design/endless.md)
+TAIL_STAGE_SWEEPS = 2.0
+TAIL_CHECK_SWEEPS = 3.0
+# a round's full sweep that generated at least this share of the states prices a sweep of every state
+TAIL_RATE_SHARE = 0.5
+# ... and the last this many of those rounds (the machine as it is now)
+TAIL_RATE_ROUNDS = 8
 
 
 def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], tolerance: float, threads: int,
@@ -354,6 +366,31 @@ class Outlook:
         each = sum(self.seconds[-n:]) / n
         return (f"; at the last {n} rounds' fall ({fall:.3g} a round) this stage's aim {self.aim:.3g} "
                 f"lies some {left} round{'s' if left != 1 else ''} ({duration(left * each)}) away")
+
+
+def after_reading(stage: int, stages: int, rows: list[dict[str, Any]]) -> str:
+    """What is left of a walk after the stage ``stage`` (of ``stages``, the last undiscounted),
+    priced from its rounds' rows (``round_row``): from the last discounted stage on, the undiscounted
+    stage at the least and the endless check, in sweeps of every state (TAIL_STAGE_SWEEPS,
+    TAIL_CHECK_SWEEPS), each at the median time that the rows' full sweeps would have taken had they
+    generated every state (the last TAIL_RATE_ROUNDS of those that generated at least TAIL_RATE_SHARE
+    of them). "" before the last discounted stage (the later stages' rounds are not known) or
+    without such rows. An estimate, not a bound: a check that flags states adds a repair and
+    another check."""
+    if stage < stages - 2:
+        return ""
+    per = [r["full_s"] / (1.0 if r.get("generated") is None else r["generated"]) for r in rows
+           if r.get("generated") is None or r["generated"] >= TAIL_RATE_SHARE][-TAIL_RATE_ROUNDS:]
+    if not per:
+        return ""
+    each = statistics.median(per)
+    last = stage == stages - 1
+    sweeps = TAIL_CHECK_SWEEPS + (0.0 if last else TAIL_STAGE_SWEEPS)
+    what = "the endless check" if last else \
+        "the undiscounted stage (at the least a full sweep and a residual sweep of every state) and the endless check"
+    return (f"{what} (about {TAIL_CHECK_SWEEPS:g} sweeps of every state, as at four pieces): some "
+            f"{duration(sweeps * each)} at this run's {duration(each)} a sweep of every state, more where the check "
+            "flags states to repair")
 
 
 class Stall:
