@@ -138,8 +138,8 @@ def test_where_the_walk_again_fails_the_check_the_descent_follows(tmp_path, monk
     n = kernel(o).state_count
     real, verdicts = iteration.endless_check, []
 
-    def failing(K, values, eps, threads=1, show_progress=False):
-        got = real(K, values, eps, threads, show_progress)
+    def failing(K, values, eps, threads=1, show_progress=False, **kw):
+        got = real(K, values, eps, threads, show_progress, **kw)
         if len(verdicts) < 2:  # flag every state twice: too many for a local repair
             got = dataclasses.replace(got, flagged=n, states=np.arange(n, dtype=np.int64))
         verdicts.append(got.flagged)

@@ -268,6 +268,10 @@ def status_reply(found: dict[str, Any]) -> Reply:
         took = (f"; {duration(ck['seconds'])} of solving in the rounds it keeps" if ck["seconds"]
                 else "" if not ck["sweeps"] else "; its time is not recorded (a checkpoint of an older build)")
         lines.append(f"checkpoint after sweep {ck['sweeps']}: {where}{change}{took}")
+        if ck.get("walked") is not None:
+            passes = ck.get("check_passes")
+            kept = f", from the marks it kept after pass {passes}" if passes else ""
+            lines.append(f"the walk has ended there (residual {ck['walked']:.3g}): the endless check comes next{kept}")
         lines += rounds_lines(ck)
         if not ck["same_options"]:
             lines.append("the checkpoint belongs to other options: this command would ignore it and start over")

@@ -35,6 +35,11 @@ COPY_FILE = "walk-copy.npy"  # ... and beside it the skipping walk's copy of the
 # (``write_skip_file``), which a resumed walk takes up with the policy file so that its first full
 # sweep skips what cannot have changed (the checkpoint's "skip" record)
 SKIP_FILE = "walk-skip.npz"
+# ... and, once a solve's sweeps have ended, the endless check's marks after its last pass
+# (``write_marks``), tied to the values they were made from (their CRC-32) and to the check's eps, so
+# that a solve stopped in its check goes on from that pass (the walk's last checkpoint says the walk
+# had ended: its "walked" residual)
+MARKS_FILE = "check-marks.npz"
 T = TypeVar("T")
 CHECKPOINT_SHARE = 0.05  # the walk checkpoints every round unless that takes more than this share of the run
 
@@ -141,6 +146,45 @@ def read_skip_file(root: Path, record: dict[str, Any]) -> tuple[np.ndarray, np.n
         return None
 
 
+def write_marks(root: Path, good: np.ndarray, passes: int, eps: float, crc: int) -> None:
+    """The endless check's marks after ``passes`` passes over values whose CRC-32 is ``crc``, at
+    ``eps``: written under a temporary name and renamed into place."""
+    tmp = root / (MARKS_FILE + ".tmp")
+    try:
+        with open(tmp, "wb") as f:
+            np.savez(f, good=good, passes=np.int64(passes), eps=np.float64(eps), crc=np.int64(crc))
+        os.replace(tmp, root / MARKS_FILE)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise TableWriteError(f"cannot write the endless check's marks in {root}: {exc.strerror or exc}") from None
+
+
+def read_marks(root: Path, n: int, eps: float, crc: int) -> tuple[np.ndarray, int] | None:
+    """The endless check's kept marks and their passes where MARKS_FILE holds n of them made at
+    ``eps`` from the values whose CRC-32 is ``crc``; else (missing, unreadable, or of other values:
+    a repair's) None."""
+    try:
+        with np.load(root / MARKS_FILE, allow_pickle=False) as f:
+            if int(f["crc"]) != int(crc) or float(f["eps"]) != float(eps):
+                return None
+            good, passes = f["good"], int(f["passes"])
+    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile):
+        return None
+    if good.shape != (n,) or good.dtype != np.uint8 or passes < 1:
+        return None
+    return np.ascontiguousarray(good), passes
+
+
+def marks_passes(root: Path, crc: int) -> int | None:
+    """The passes of the endless check whose marks MARKS_FILE keeps (read without the marks) where
+    they were made from the values whose CRC-32 is ``crc``, else None."""
+    try:
+        with np.load(root / MARKS_FILE, allow_pickle=False) as f:
+            return int(f["passes"]) if int(f["crc"]) == int(crc) else None
+    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile):
+        return None
+
+
 def keeps_skip(root: Path) -> bool:
     """Whether the checkpoint in ``root`` keeps the skip's record (so its policy file is kept)."""
     try:
@@ -227,6 +271,10 @@ def report(root: Path, header: dict[str, Any]) -> dict[str, Any]:
                        "tolerance": float(info["tolerance"]) if info.get("tolerance") is not None else None,
                        "policy_sweeps": int(info.get("policy_sweeps", 0)),
                        "discount_gap": discounts[stage] if stage < len(discounts) else 0.0})
+            if info.get("walked") is not None:  # the walk's last checkpoint: the endless check next
+                ck["walked"] = float(info["walked"])
+                crc = info.get("walked_crc")
+                ck["check_passes"] = marks_passes(root, int(crc)) if crc is not None else None
             if tuple(discounts) == tuple(schedule.WALK_DISCOUNTS) and info.get("tolerance") is not None:
                 # where this build ends the stage (an undiscounted one: the residual it ends below)
                 ck["ends_at"] = schedule.stage_end(stage, float(info["tolerance"]), ck["early_aims"])
@@ -310,6 +358,9 @@ class Resumed(NamedTuple):
     early: bool = True
     # the endless-check repairs the solve had made (a walk's checkpoint keeps them where any were)
     repairs: int = 0
+    # the residual at which the walk had ended, where the checkpoint is its last (the endless check
+    # comes next), else None
+    walked: float | None = None
 
 
 ROW_FIELDS = {"sweep": int, "stage": int, "change": float, "full_s": float, "round_s": float, "clock": float}
@@ -397,7 +448,8 @@ def resume(root: Path, header: dict[str, Any], n: int, method: str,
                                int(info.get("tier", 0)), int(info.get("hot_states", 0)),
                                _seconds(info), _skip_record(info, values, log) if same else None,
                                round_rows(info) if same else [], bool(info.get("early_aims", True)) or not same,
-                               int(info.get("repairs", 0)) if same else 0)
+                               int(info.get("repairs", 0)) if same else 0,
+                               float(info["walked"]) if same and info.get("walked") is not None else None)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             why = f"it cannot be read ({type(exc).__name__}: {exc})"
         if log:

@@ -202,6 +202,7 @@ def solve_values(
             log(f"resuming from the checkpoint after sweep {sweeps}"
                 + (where_in_walk(stage, tolerance, resumed.early) if method == "walk" else ""))
         repairs, repaired = resumed.repairs, 0  # (a resumed solve counts on from its checkpoint's repairs)
+        walked = resumed.walked if method == "walk" else None  # the walk had ended: its endless check next
         rewalk = not resumed.early  # in a repair's walk (a stopped one resumes in it)
         # a walk's repairs of every state: the walk again, then (should that fail the check too) the descent
         can_rewalk = WALK_REWALK and method == "walk"
@@ -237,24 +238,29 @@ def solve_values(
                         0 if repairs else tier, sweeps, spent, eps, show_progress, log, earlier=earlier + built)
                     built += tier_built
                     graph_bytes = max(graph_bytes, tier_bytes)
+                elif walked is not None and policy is not None:
+                    residual, walked = walked, None
+                    skip_record = None  # (a walk after a repair starts from other values)
+                    if log:
+                        log(f"the walk had ended there (residual {residual:.3g}): going on with its endless check")
                 elif method == "walk" and policy is not None:
-                    walked: dict[str, Any] = {}
+                    walked_now: dict[str, Any] = {}
                     residual, sweeps, cheap, hot, spent = walk.run_walk(
                         engine, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, cheap, hot, stage,
-                        spent, show_progress, log, walked, earlier=earlier + built, kept=skip_record, history=history,
+                        spent, show_progress, log, walked_now, earlier=earlier + built, kept=skip_record, history=history,
                         early=not rewalk, repairs=repairs)
                     skip_record = None  # (a walk after a repair starts from other values)
-                    history = walked.get("history", history)
+                    history = walked_now.get("history", history)
                     for key in ("generated_states", "generated_codes"):
-                        generated[key] = generated.get(key, 0) + walked.get(key, 0)
-                    rounds += walked.get("rounds", [])
+                        generated[key] = generated.get(key, 0) + walked_now.get(key, 0)
+                    rounds += walked_now.get("rounds", [])
                 else:
                     residual, sweeps, spent = _iterate(
                         engine, root, values, header, tolerance, threads, max_sweeps, sweeps, spent,
                         show_progress, log, earlier=earlier + built)
                 if tiers is None:
                     t0 = time.perf_counter()
-                    check = endless_check(engine, values, eps, threads, show_progress)
+                    check = endless_check(engine, values, eps, threads, show_progress, keep=root, log=log)
                     spent += time.perf_counter() - t0
                     if log:
                         log(f"endless check at eps {eps:g}: {check.passes} passes, {check.flagged:,} states flagged "
@@ -555,7 +561,7 @@ class EndlessCheck:
 
 
 def endless_check(K: Engine, values: np.ndarray, eps: float, threads: int = 1,
-                  show_progress: bool | None = False) -> EndlessCheck:
+                  show_progress: bool | None = False, keep: Path | None = None, log: Log | None = None) -> EndlessCheck:
     """Check that ``values`` can be the game's value where endless play is possible.
 
     A small Bellman residual is not enough: with endless play counted 0, the equations have
@@ -566,17 +572,40 @@ def endless_check(K: Engine, values: np.ndarray, eps: float, threads: int = 1,
     unmarked while a side is ahead by more than ``eps`` is wrong: that side's best play lets the
     game run for ever, which is worth 0, not the advantage it claims. Values that pass, and
     solve the Bellman equations, are the game's values (docs/design/walk.md explains why).
+
+    ``keep``: a solve's folder, where the marks are kept after the passes (``checkpoint.write_marks``,
+    spaced as the walk's checkpoints are: at most CHECKPOINT_SHARE of the check's time) and from
+    whose kept marks of the same values and eps the check goes on. The marks only grow and their
+    end is the least set closed under a pass, so going on from any pass's marks ends at the same
+    marks. The first pass of a check that goes on marks the finished and even states again, which
+    they already are, and (on a device) takes the values up as every check's first pass does.
     """
     n = values.shape[0]
     good = np.zeros(n, dtype=np.uint8)
-    passes = 0
+    passes = calls = 0
+    crc = checkpoint.values_crc(values) if keep is not None else 0
+    kept = checkpoint.read_marks(keep, n, eps, crc) if keep is not None else None
+    if kept is not None:
+        good, passes = kept
+        if log:
+            log(f"endless check: going on from the marks kept after pass {passes} "
+                f"({int(np.count_nonzero(good)):,} states marked)")
+    cost, last = 0.0, time.perf_counter()
     with progress(n, "endless check", enabled=show_progress) as bar:
+        if passes:
+            bar.update(int(np.count_nonzero(good)))
         added = 1
         while added:
-            added = K.endless_pass(values, good, eps, threads=threads, first=passes == 0)
+            added = K.endless_pass(values, good, eps, threads=threads, first=calls == 0)
             passes += 1
+            calls += 1
             bar.update(added)
             bar.note(f"endless check, pass {passes}")
+            if keep is not None and added and time.perf_counter() - last >= cost / checkpoint.CHECKPOINT_SHARE:
+                t0 = time.perf_counter()
+                checkpoint.write_marks(keep, good, passes, eps, crc)
+                last = time.perf_counter()
+                cost = last - t0
     bad = np.flatnonzero((good == 0) & (np.abs(values) > eps))
     worst = bad[np.argsort(-np.abs(values[bad]), kind="stable")[:10]]
     return EndlessCheck(eps, passes, int(bad.size), tuple(int(r) for r in worst), bad)

@@ -203,7 +203,10 @@ def check_disk(root: Path, value_bytes: int, policy_bytes: int = 0, skip_bytes: 
     the finished table beside the last checkpoint), where the walk maps it, its policy, and where
     its checkpoints keep the skip (``skip_bytes``: the lead and stamp bytes), that file twice too.
     Files a stopped run left there count as free; a disk whose free space cannot be read is not
-    checked. (A stored graph is not counted: where the disk cannot take it, it is kept in memory.)"""
+    checked. (A stored graph is not counted: where the disk cannot take it, it is kept in memory.
+    Nor are the endless check's kept marks, a byte a state, a quarter of a float32 checkpoint:
+    where the walk maps its policy, that file, many times larger, is removed before the table is
+    written.)"""
     probe = existing_ancestor(Path(root))
     try:
         free = shutil.disk_usage(probe).free

@@ -182,8 +182,11 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                         spent += t_round
                         keep_row(rows, round_row(sweeps, stage, last, t_full, t_round, skip, earlier + spent,
                                                  repair=not early))
-                        pacer.round(walk_info(header, tolerance, sweeps, cheap, hot, stage, last, earlier + spent, rows,
-                                              early, repairs), force=True)
+                        # the walk's last checkpoint, which says so: a run stopped in the endless
+                        # check that follows goes on with the check, not with another round
+                        pacer.round({**walk_info(header, tolerance, sweeps, cheap, hot, stage, last, earlier + spent,
+                                                 rows, early, repairs), "walked": float(residual),
+                                     "walked_crc": checkpoint.values_crc(values)}, force=True)
                         return residual, sweeps, cheap, hot, spent
                 done = bool(d) and (last < end or stalled(last))
                 rate = g ** (1 + between)  # how slowly a change can fall at most since the last round
