@@ -17,23 +17,9 @@ from gamesolver.games.ur.solve import solve
 from gamesolver.solver.errors import Interrupted
 from gamesolver.solver.stochastic import checkpoint, schedule
 from gamesolver.solver.stochastic.iteration import endless_check
-from tests.test_ur_reference import mini_options
+from tests.test_walk_repair import TOL, _solve, swapped  # noqa: F401  (swapped: the fixture)
 
-TOL = 1e-6
-AIMS = (3e-2, 1e-3)
 PASSES = 8  # each check of the swapped board's solve: 8 passes, the last adding nothing (7 writes)
-
-
-@pytest.fixture
-def swapped(tmp_path, monkeypatch):
-    monkeypatch.setattr(schedule, "WALK_EARLY_AIM", AIMS)
-    return mini_options(tmp_path, 4, swapped=True)
-
-
-def _solve(o, root, **kw):
-    said: list[str] = []
-    table = solve(o, root, tolerance=TOL, threads=1, log=said.append, **kw)
-    return np.asarray(table["value"], dtype=np.float64).copy(), table.meta, said
 
 
 def _stopped_in_check(o, root, call: int, before: bool, **kw) -> dict:
