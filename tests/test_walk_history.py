@@ -154,3 +154,25 @@ def test_status_in_the_last_stages_tells_what_is_left_after_it(tmp_path, monkeyp
         tail = walk.after_reading(stage, 4, info["rounds"])
         assert tail and after[0].endswith(f": {tail} (an estimate, not a bound)")
         assert ("undiscounted stage" in tail) == (stage == 2)
+
+
+def test_a_resumed_stage_counts_its_earlier_rounds_toward_the_stall_rule(tmp_path, monkeypatch) -> None:
+    """The stall rule (``walk.Stall``) counts a stage's rounds from its start: a stage resumed from
+    a checkpoint counts those before the stop too (its checkpoint's rows), so it ends where the
+    run that was not stopped ends it, with the same values. Here every discounted stage stalls at
+    its fourth round (a window of three rounds that must halve nothing)."""
+    import numpy as np
+
+    monkeypatch.setattr(walk, "_STALL_SWEEPS", 3)
+    monkeypatch.setattr(walk, "WALK_PROGRESS", 0.0)
+    o = mini_options(tmp_path, 4)
+    said: list[str] = []
+    whole = solve(o, tmp_path / "whole", tolerance=1e-6, threads=1, graph="regenerate", log=said.append)
+    walked = said[:next(i for i, s in enumerate(said) if s.startswith("endless check"))]
+    first_stage = [s for s in walked if s.startswith("sweep ") and "(1 - discount 0.01)" in s]
+    assert len(first_stage) == 4  # (the first stage's aim, 3e-2, lies further off)
+    o, root, info = _stopped(tmp_path, monkeypatch, 3)  # in the first stage's third round
+    assert [r["stage"] for r in info["rounds"]] == [0, 0]
+    resumed = solve(o, root, tolerance=1e-6, threads=1, graph="regenerate")
+    assert resumed.meta["sweeps"] == whole.meta["sweeps"]
+    assert np.array_equal(np.asarray(resumed["value"]), np.asarray(whole["value"]))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import re
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from gamesolver.games.ur.solve import solve
@@ -85,3 +86,40 @@ def test_a_walk_logs_its_outlook(tmp_path) -> None:
         if m and i >= walk.OUTLOOK_ROUNDS:
             fall = (changes[i] / changes[i - walk.OUTLOOK_ROUNDS]) ** (1 / walk.OUTLOOK_ROUNDS)
             assert abs(float(m.group(1)) - fall) < 0.01 * fall + 2e-3
+
+
+def test_hand_worked_stall_horizon(monkeypatch) -> None:
+    monkeypatch.setattr(walk, "_STALL_SWEEPS", 30)
+    o = Outlook(1e-6, stall=True)
+    for c in [0.5, 0.6, 0.7, 0.5, 0.6]:
+        o(c, 10.0)
+    # the first smallest change, 0.5, is round 1: the stall rule ends the stage by round 31, 26 rounds
+    # after the fifth, unless a change below WALK_PROGRESS * 0.5 comes first
+    assert o.stall_horizon() == (26, walk.WALK_PROGRESS * 0.5)
+    assert o.reading() == (
+        f"; its change did not fall over the last 4 rounds (aim 1e-06); the stall rule ends it within 26 more rounds "
+        f"unless a change falls below {walk.WALK_PROGRESS * 0.5:.3g} first")
+    # the undiscounted stage has no stall rule; a stage whose extrapolation ends it sooner says only that
+    assert Outlook(1e-6).stall_horizon() is None
+    assert "stall" not in feed(1e-3, [1, 0.5, 0.25, 0.125, 0.0625])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(1e-6, 10.0), min_size=1, max_size=40), st.floats(1.0, 100.0), st.integers(2, 8))
+def test_the_stall_horizon_bounds_when_the_stall_rule_ends_a_stage(changes: list[float], above: float,
+                                                                   window: int) -> None:
+    """Held to ``Stall`` itself: for a stage whose rounds so far have not stalled, every later run of
+    changes at or above the threshold stalls it within the horizon's rounds."""
+    import pytest
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(walk, "_STALL_SWEEPS", window)
+        stall, o = walk.Stall(walk.WALK_PROGRESS), Outlook(1e-7, stall=True)
+        for c in changes:
+            if stall(c):
+                return  # the stage would have ended here: no outlook for it
+            o(c, 1.0)
+        left, below = o.stall_horizon()
+        assert left >= 1
+        more = next(k for k in range(1, left + 1) if stall(below * above))  # (StopIteration: past the horizon)
+        assert more <= left

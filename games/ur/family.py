@@ -304,11 +304,11 @@ def rounds_lines(ck: dict[str, Any]) -> list[str]:
            f"(full sweep {last['full_s']:.1f} s{generated}{policies})"]
     now = (ck.get("stage"), not ck.get("early_aims", True))
     if now in stages and ck.get("ends_at") is not None:
-        outlook = walk.Outlook(float(ck["ends_at"]))
+        outlook = walk.Outlook(float(ck["ends_at"]), stall=bool(ck.get("discount_gap")))
         outlook.seed(stages[now])
-        reading = outlook.reading()
+        reading = outlook.reading(note=" (a reading of the rounds, not a bound)")
         if reading:
-            out.append("outlook:" + reading[1:] + " (a reading of the rounds, not a bound)")
+            out.append("outlook:" + reading[1:])
     if ck.get("stage") is not None:
         after = walk.after_reading(int(ck["stage"]), int(ck["stages"]), rows)
         if after:

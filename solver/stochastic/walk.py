@@ -163,9 +163,12 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
             end = schedule.stage_end(stage, tolerance, early) if d else aim
             stalled = Stall(WALK_PROGRESS, WALK_NEAR * end, WALK_NEAR_ROUNDS)
             flip, damp = Flip(), False
-            outlook = Outlook(end if d else tolerance)
-            # a resumed stage's earlier rounds (of the same walk: a repair's stages are its own)
-            outlook.seed([r for r in rows if checkpoint.row_walk(r) == (stage, not early)])
+            outlook = Outlook(end if d else tolerance, stall=bool(d))
+            # a resumed stage's earlier rounds (of the same walk: a repair's stages are its own):
+            # its outlook reads them, and its stall rule counts them, as without the stop
+            earlier_rows = [r for r in rows if checkpoint.row_walk(r) == (stage, not early)]
+            outlook.seed(earlier_rows)
+            stalled.seed([float(r["change"]) for r in earlier_rows])
             between = 0  # sweeps of every state since the last full sweep, besides the next one
             while sweeps < max_sweeps:
                 t0 = time.perf_counter()
@@ -335,9 +338,10 @@ class Outlook:
     and ``Stall`` or the near rule may end it sooner), so it is a reading of the log, not a bound.
     One per stage; a resumed stage's earlier rounds come from the checkpoint's history (``seed``)."""
 
-    def __init__(self, aim: float, rounds: int = OUTLOOK_ROUNDS) -> None:
+    def __init__(self, aim: float, rounds: int = OUTLOOK_ROUNDS, stall: bool = False) -> None:
         self.aim = aim
         self.rounds = rounds
+        self.stall = stall  # a discounted stage, which the stall rule (Stall, WALK_PROGRESS) may end
         self.changes: list[float] = []
         self.seconds: list[float] = []
 
@@ -353,9 +357,11 @@ class Outlook:
         self.seconds.append(seconds)
         return self.reading()
 
-    def reading(self) -> str:
+    def reading(self, note: str = "") -> str:
         """The clause for the rounds recorded so far, or "" until the stage has OUTLOOK_ROUNDS + 1
-        rounds of history with changes above 0, and once its last change is at its aim."""
+        rounds of history with changes above 0, and once its last change is at its aim; ``note``
+        follows the extrapolation, before what the stall rule bounds (``stall_horizon``: said in a
+        discounted stage where it ends the stage sooner than the extrapolation does)."""
         n = self.rounds
         if len(self.changes) <= n or self.changes[-1] <= self.aim:
             return ""
@@ -363,12 +369,38 @@ class Outlook:
         if first <= 0:  # (the change itself lies above the aim, which is above 0)
             return ""
         fall = (change / first) ** (1 / n)
+        stall = self.stall_horizon()
         if fall >= 1:
-            return f"; its change did not fall over the last {n} rounds (aim {self.aim:.3g})"
+            return (f"; its change did not fall over the last {n} rounds (aim {self.aim:.3g})" + note
+                    + self.stall_clause(stall))
         left = math.ceil(math.log(self.aim / change) / math.log(fall))
         each = sum(self.seconds[-n:]) / n
         return (f"; at the last {n} rounds' fall ({fall:.3g} a round) this stage's aim {self.aim:.3g} "
-                f"lies some {left} round{'s' if left != 1 else ''} ({duration(left * each)}) away")
+                f"lies some {left} round{'s' if left != 1 else ''} ({duration(left * each)}) away" + note
+                + (self.stall_clause(stall) if stall is not None and stall[0] < left else ""))
+
+    def stall_horizon(self) -> tuple[int, float] | None:
+        """For a discounted stage, the most rounds after this one by which the stall rule ends it
+        unless a round's change falls below a threshold first: (rounds, threshold). Stall ends a
+        stage at its round j (past _STALL_SWEEPS) once the last _STALL_SWEEPS changes all lie at or
+        above WALK_PROGRESS times the smallest before them. Let round i hold the first smallest
+        change m so far: at round i + _STALL_SWEEPS the changes before the window are the first i,
+        whose smallest is m, and those in it are the rest, the ones so far all at least m; so
+        unless a change below WALK_PROGRESS * m comes first, the stage ends by then (or sooner).
+        A bound, not a reading. None for the undiscounted stage or without a change yet."""
+        if not self.stall or not self.changes:
+            return None
+        least = min(self.changes)
+        last = self.changes.index(least) + 1 + _STALL_SWEEPS
+        return max(0, last - len(self.changes)), WALK_PROGRESS * least
+
+    @staticmethod
+    def stall_clause(stall: tuple[int, float] | None) -> str:
+        if stall is None:
+            return ""
+        left, below = stall
+        return (f"; the stall rule ends it within {left} more round{'s' if left != 1 else ''} unless a change "
+                f"falls below {below:.3g} first")
 
 
 def after_reading(stage: int, stages: int, rows: list[dict[str, Any]]) -> str:
@@ -415,6 +447,10 @@ class Stall:
         self.near = near
         self.rounds = rounds
         self.changes: list[float] = []
+
+    def seed(self, changes: list[float]) -> None:
+        """The stage's changes before this run (a resumed stage's, from its checkpoint's rows)."""
+        self.changes = list(changes) + self.changes
 
     def __call__(self, change: float) -> bool:
         self.changes.append(change)
