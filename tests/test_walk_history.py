@@ -176,3 +176,28 @@ def test_a_resumed_stage_counts_its_earlier_rounds_toward_the_stall_rule(tmp_pat
     resumed = solve(o, root, tolerance=1e-6, threads=1, graph="regenerate")
     assert resumed.meta["sweeps"] == whole.meta["sweeps"]
     assert np.array_equal(np.asarray(resumed["value"]), np.asarray(whole["value"]))
+
+
+@pytest.mark.parametrize("at", [4, 6, 11], ids=["before-a-damped-sweep", "after-one", "next-stage"])
+def test_a_resumed_stage_damps_where_the_unstopped_run_does(tmp_path, monkeypatch, at) -> None:
+    """``Flip`` decides from a stage's last rounds whether the next full sweep is damped: a resumed
+    stage replays its rounds before the stop (``Flip.replay``, from the rows' ``damped`` flags and
+    policy sweeps), so it damps where the run that was not stopped does, and ends on its values bit
+    for bit. Here every run of three rounds counts as a flip (a spread no change leaves), so the
+    walk damps its 4th, 8th, 13th and 18th full sweeps."""
+    import numpy as np
+
+    monkeypatch.setattr(walk, "WALK_FLIP_SPREAD", 1e9)
+    o = mini_options(tmp_path, 4)
+    said: list[str] = []
+    whole = solve(o, tmp_path / "whole", tolerance=1e-6, threads=1, graph="regenerate", log=said.append)
+    damped = [int(s.split()[1]) for s in said if s.startswith("sweep ") and " damped: " in s]
+    assert damped[:4] == [4, 8, 13, 18]
+    o, root, info = _stopped(tmp_path, monkeypatch, at)
+    assert [r["sweep"] for r in info["rounds"] if r.get("damped")] == [s for s in damped if s < at]
+    rsaid: list[str] = []
+    resumed = solve(o, root, tolerance=1e-6, threads=1, graph="regenerate", log=rsaid.append)
+    assert [int(s.split()[1]) for s in rsaid if s.startswith("sweep ") and " damped: " in s] == \
+        [s for s in damped if s >= at]
+    assert resumed.meta["sweeps"] == whole.meta["sweeps"]
+    assert np.array_equal(np.asarray(resumed["value"]), np.asarray(whole["value"]))

@@ -389,6 +389,10 @@ def round_rows(info: dict[str, Any]) -> list[dict[str, Any]]:
                 got["evaluated"] = None if row.get("evaluated") is None else float(row["evaluated"])
             if row.get("repair"):  # a round of the walk that repairs a false solution
                 got["repair"] = True
+            if row.get("damped"):  # its full sweep was damped
+                got["damped"] = True
+            if row.get("repairs"):  # after that many endless-check repairs
+                got["repairs"] = int(row["repairs"])
             out.append(got)
     except (KeyError, TypeError, ValueError):
         return []

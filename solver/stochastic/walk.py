@@ -164,12 +164,15 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
             stalled = Stall(WALK_PROGRESS, WALK_NEAR * end, WALK_NEAR_ROUNDS)
             flip, damp = Flip(), False
             outlook = Outlook(end if d else tolerance, stall=bool(d))
-            # a resumed stage's earlier rounds (of the same walk: a repair's stages are its own):
-            # its outlook reads them, and its stall rule counts them, as without the stop
-            earlier_rows = [r for r in rows if checkpoint.row_walk(r) == (stage, not early)]
+            # a resumed stage's earlier rounds (of the same walk since the same repair: a repair's
+            # stages are its own): its outlook reads them, and its stall rule counts them, as without the stop
+            earlier_rows = [r for r in rows if checkpoint.row_walk(r) == (stage, not early)
+                            and int(r.get("repairs", 0)) == repairs]
             outlook.seed(earlier_rows)
             stalled.seed([float(r["change"]) for r in earlier_rows])
-            between = 0  # sweeps of every state since the last full sweep, besides the next one
+            # sweeps of every state since the last full sweep, besides the next one; and whether the
+            # next full sweep is damped (both as the stage's rounds before a stop left them)
+            damp, between = flip.replay(earlier_rows, g)
             while sweeps < max_sweeps:
                 t0 = time.perf_counter()
                 label = f"sweep {sweeps + 1} (1 - discount {d:g})" if d else f"sweep {sweeps + 1}"
@@ -184,7 +187,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                         t_round = time.perf_counter() - t0
                         spent += t_round
                         keep_row(rows, round_row(sweeps, stage, last, t_full, t_round, skip, earlier + spent,
-                                                 repair=not early))
+                                                 repair=not early, damped=damp, repairs=repairs))
                         # the walk's last checkpoint, which says so: a run stopped in the endless
                         # check that follows goes on with the check, not with another round
                         pacer.round({**walk_info(header, tolerance, sweeps, cheap, hot, stage, last, earlier + spent,
@@ -215,7 +218,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                 t_round = time.perf_counter() - t0
                 spent += t_round
                 keep_row(rows, round_row(sweeps, stage, last, t_full, t_round, skip, earlier + spent,
-                                         between, evaluated, repair=not early))
+                                         between, evaluated, repair=not early, damped=damp, repairs=repairs))
                 pacer.round(walk_info(header, tolerance, sweeps, cheap, hot, stage + done, last, earlier + spent, rows,
                                       early, repairs), force=done)
                 if log:  # the split says what a round costs where: the projections' policy share
@@ -490,6 +493,18 @@ class Flip:
         self.changes: list[tuple[float, float]] = []
         self.probe = 0.0  # the change of the damped sweep, while the next one is awaited
 
+    def replay(self, rows: list[dict[str, Any]], g: float) -> tuple[bool, int]:
+        """Go through a resumed stage's earlier rounds (its checkpoint's rows, ``round_row``) as
+        the walk went through them, so that the resumed stage damps where the run that was not
+        stopped does; returns (whether the next full sweep is damped, the last round's policy
+        sweeps of every state). A round's rate is the discount to the power of one plus the round
+        before's policy sweeps, as ``run_walk`` reckons it."""
+        damp, between = False, 0
+        for row in rows:
+            damp = self(float(row["change"]), g ** (1 + between), damped=bool(row.get("damped")))
+            between = int(row.get("policy_sweeps") or 0)
+        return damp, between
+
     def __call__(self, change: float, rate: float = 1.0, damped: bool = False) -> bool:
         if damped:
             self.changes = []
@@ -527,13 +542,15 @@ def walk_info(header: dict[str, Any], tolerance: float, sweeps: int, cheap: int,
 
 def round_row(sweep: int, stage: int, change: float, full: float, seconds: float, skip: Skip | BlockSkip | None,
               clock: float, policy_sweeps: int | None = None, evaluated: float | None = None,
-              repair: bool = False) -> dict[str, Any]:
+              repair: bool = False, damped: bool = False, repairs: int = 0) -> dict[str, Any]:
     """One round of the walk as the checkpoint's history keeps it: its full sweep's number, the
     stage it ran in (0-based), its largest change, its full sweep's and its whole round's seconds,
     the share of states its full sweep generated (None where the sweep does not skip), the
     solve's seconds in all at its end and, where given, its policy sweeps of every state (the hot
     sets' not counted) and the largest change of its last one (None: the round had none);
-    ``repair``: a round of the walk that repairs a false solution (its stages are counted apart)."""
+    ``repair``: a round of the walk that repairs a false solution (its stages are counted apart);
+    ``damped``: its full sweep was damped (``Flip``); ``repairs``: the endless-check repairs made
+    before it (a resumed stage reads only the rounds since the same repair)."""
     generated = float(skip.log[-1]["generated"]) if skip is not None and skip.log else None
     row = {"sweep": sweep, "stage": stage, "change": float(change), "full_s": round(full, 2),
            "round_s": round(seconds, 2), "generated": None if generated is None else round(generated, 4),
@@ -543,6 +560,10 @@ def round_row(sweep: int, stage: int, change: float, full: float, seconds: float
         row["evaluated"] = None if evaluated is None else float(evaluated)
     if repair:
         row["repair"] = True
+    if damped:  # (its full sweep was damped: ``Flip.replay`` reads it)
+        row["damped"] = True
+    if repairs:  # (a round after that many endless-check repairs: a resumed stage reads only its own)
+        row["repairs"] = repairs
     return row
 
 
