@@ -17,7 +17,7 @@ the state's successors moved from BEFORE to AFTER, bounded three ways:
 A state whose every lead exceeds twice its bound keeps its best actions, so a skipping full sweep
 would back it up from its policy row instead of generating it. The running sweep's own changes,
 which the walk adds, are left out for all three alike, so the shares are what each bound allows
-at best. ``--adjacency`` also times ``skip.block_pairs`` (what ``BlockSkip`` generates every state
+at best. ``--adjacency`` also times ``skip.add_pairs`` (what ``BlockSkip`` generates every state
 for before its first sweep) on four ranges of 2,000,000 ranks.
 """
 from __future__ import annotations
@@ -29,7 +29,7 @@ import numpy as np
 
 from gamesolver.games.ur.generator import kernel
 from gamesolver.games.ur.rules import UrOptions
-from gamesolver.solver.stochastic import _engine as E
+from gamesolver.solver.stochastic import _engine as E, skip
 
 CHUNK = 1 << 24
 
@@ -104,14 +104,7 @@ def main() -> None:
         table = np.full(1 << 22, E.PAIR_EMPTY, dtype=np.uint64)
         held, done, t0 = 0, 0, time.perf_counter()
         for start in (0, n // 3, 2 * n // 3, n - 2_000_000):
-            while True:
-                new = E.block_pairs(K, table, table.size // 2 - held, threads=2, start=start, stop=start + 2_000_000)
-                if new >= 0:
-                    held += new
-                    break
-                words = table[table != E.PAIR_EMPTY]
-                table = np.full(4 * table.size, E.PAIR_EMPTY, dtype=np.uint64)
-                held = E.pair_rehash(table, words)
+            table, held = skip.add_pairs(K, table, held, start, start + 2_000_000, threads=2)
             done += 2_000_000
         each = (time.perf_counter() - t0) / done
         print(f"block adjacency (two threads): {each * 1e6:.2f} us a state, about {each * n / 60:.0f} minutes "

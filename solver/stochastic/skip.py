@@ -265,6 +265,18 @@ def block_runs(K) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(starts).astype(np.int64), np.concatenate(keys).astype(np.int64)
 
 
+def add_pairs(K, table: np.ndarray, held: int, start: int, stop: int, threads: int = 1) -> tuple[np.ndarray, int]:
+    """The (key, block) pairs of ranks start..stop added to ``table`` (``_engine.block_pairs``),
+    which grows fourfold whenever it fills; returns the table and how many words it holds."""
+    while True:
+        new = kernels.block_pairs(K, table, table.size // 2 - held, threads=threads, start=start, stop=stop)
+        if new >= 0:
+            return table, held + new
+        words = table[table != kernels.PAIR_EMPTY]
+        table = np.full(4 * table.size, kernels.PAIR_EMPTY, dtype=np.uint64)
+        held = kernels.pair_rehash(table, words)
+
+
 def block_adjacency(K, threads: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Which blocks each key's states reach: (keep_ptr, keep, pass_ptr, passing), two lists in
     CSR form over the ``K.block_count`` keys: own block k's states keep the turn only into the
@@ -277,14 +289,7 @@ def block_adjacency(K, threads: int = 1) -> tuple[np.ndarray, np.ndarray, np.nda
     with progress(n, "skip: the blocks each key reaches", enabled=None) as bar:
         for a in range(0, n, _CHUNK):
             b = min(n, a + _CHUNK)
-            while True:
-                new = kernels.block_pairs(K, table, table.size // 2 - held, threads=threads, start=a, stop=b)
-                if new >= 0:
-                    held += new
-                    break
-                words = table[table != kernels.PAIR_EMPTY]
-                table = np.full(4 * table.size, kernels.PAIR_EMPTY, dtype=np.uint64)
-                held = kernels.pair_rehash(table, words)
+            table, held = add_pairs(K, table, held, a, b, threads)
             bar.update(b - a)
     words = np.sort(table[table != kernels.PAIR_EMPTY])
     kind = words >> np.uint64(62)
