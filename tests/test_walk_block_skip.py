@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gamesolver.games.ur import kernel
 from gamesolver.games.ur.solve import solve
 from gamesolver.solver.stochastic import _engine as E
 from gamesolver.solver.stochastic import skip
@@ -261,3 +262,46 @@ def test_two_threads_read_each_states_own_keys(real4) -> None:
         fresh = (word & E.CARRY_FRESH) != 0
         assert np.all(fresh[must & choice])  # generated: its lead measured afresh
         assert np.count_nonzero(~fresh[~must & choice]) > 0.5 * np.count_nonzero(~must & choice)  # the others skip
+
+
+def test_a_resumed_walk_reads_its_blocks_instead_of_finding_them_again(tmp_path, monkeypatch) -> None:
+    """Where the walk maps its policy from a file (a large game), the blocks a bound per block needs
+    are kept beside the checkpoint (``checkpoint.BLOCKS_FILE``): a resumed walk reads them instead
+    of generating every state again (seven pieces: some 40 minutes), and ends on the values of the
+    walk that was not stopped, bit for bit on one thread; the table then replaces the file."""
+    import json
+
+    from gamesolver.solver.stochastic import checkpoint
+    from tests.test_walk_repair import _solve, _stopped
+
+    monkeypatch.setattr(walk, "WALK_SKIP_BLOCKS", True)
+    o = mini_options(tmp_path, 4)
+    how = {"graph": "regenerate", "policy_place": "disk"}
+    whole, meta, said = _solve(o, tmp_path / "whole", **how)
+    assert any(s.startswith("the skip's blocks were found and kept in ") for s in said)
+    assert not (tmp_path / "whole" / checkpoint.BLOCKS_FILE).exists()
+    root = tmp_path / "stopped"
+    info = _stopped(o, root, 5, **how)
+    kept = root / checkpoint.BLOCKS_FILE
+    game_id = json.dumps(info["options"], sort_keys=True)
+    K = kernel(o)
+    arrays = skip.read_blocks(kept, K.state_count, K.block_count, game_id)
+    assert arrays is not None and np.array_equal(arrays[0], skip.block_runs(K)[0])
+
+    def boom(*args, **kw):
+        raise AssertionError("a resumed walk found its blocks again")
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(skip, "block_adjacency", boom)
+        values, rmeta, rsaid = _solve(o, root, **how)
+    assert any(s.startswith("the skip's blocks were read from ") for s in rsaid)
+    assert np.array_equal(values, whole) and rmeta["sweeps"] == meta["sweeps"]
+    assert not kept.exists()
+    # blocks of another game, other counts or a broken file are not taken up
+    skip.write_blocks(kept, K.state_count, K.block_count, game_id, arrays)
+    assert skip.read_blocks(kept, K.state_count, K.block_count, game_id) is not None
+    assert skip.read_blocks(kept, K.state_count, K.block_count, game_id + " ") is None
+    assert skip.read_blocks(kept, K.state_count + 1, K.block_count, game_id) is None
+    assert skip.read_blocks(kept, K.state_count, K.block_count + 1, game_id) is None
+    kept.write_bytes(b"not a zip")
+    assert skip.read_blocks(kept, K.state_count, K.block_count, game_id) is None

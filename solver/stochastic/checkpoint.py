@@ -31,6 +31,7 @@ CHECKPOINT_INFO = "checkpoint.json"
 # memory (see place_policy); removed when the solve ends, rewritten by a resumed run
 POLICY_FILE = "walk-policy.npy"
 COPY_FILE = "walk-copy.npy"  # ... and beside it the skipping walk's copy of the values (solver.stochastic.skip)
+BLOCKS_FILE = "walk-blocks.npz"  # ... and, skipping by blocks, the blocks each key reaches (skip.write_blocks)
 # ... and, where the walk maps its policy, the skip's lead and stamp bytes at the checkpoint's round
 # (``write_skip_file``), which a resumed walk takes up with the policy file so that its first full
 # sweep skips what cannot have changed (the checkpoint's "skip" record)

@@ -45,6 +45,7 @@ measured).
 """
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -209,13 +210,21 @@ class BlockSkip(_Copied):
     Memory: two bytes a state, the copy of the values (as ``Skip``), and the adjacency (a few
     int32 a block)."""
 
-    def __init__(self, K, dtype: np.dtype, path: Path | None = None, threads: int = 1) -> None:
+    def __init__(self, K, dtype: np.dtype, path: Path | None = None, threads: int = 1,
+                 blocks_file: Path | None = None, game_id: str = "") -> None:
         n = K.state_count
         super().__init__(n, dtype, path)
         self.nb = K.block_count
         self.carry = np.full(n, CARRY_NEVER, dtype=np.uint16)
-        self.starts, self.keys = block_runs(K)
-        self.adjacency = block_adjacency(K, threads)
+        kept = read_blocks(blocks_file, n, self.nb, game_id) if blocks_file is not None else None
+        self.loaded = kept is not None  # the blocks were read from ``blocks_file``, not found again
+        if kept is not None:
+            (self.starts, self.keys), self.adjacency = kept[:2], kept[2:]
+        else:
+            self.starts, self.keys = block_runs(K)
+            self.adjacency = block_adjacency(K, threads)
+            if blocks_file is not None:
+                write_blocks(blocks_file, n, self.nb, game_id, (self.starts, self.keys, *self.adjacency))
         self.kb = np.zeros((4, self.nb))
         self.full_blocks = np.zeros(self.nb)  # the last full sweep's movement of each block
         self.g: float | None = None
@@ -249,6 +258,38 @@ class BlockSkip(_Copied):
         if damped:
             self.full_blocks *= 2.0
         self.logged(values, change, generated)
+
+
+BLOCK_ARRAYS = ("starts", "keys", "keep_ptr", "keep", "pass_ptr", "passing")
+
+
+def write_blocks(file: Path, n: int, nb: int, game_id: str, arrays: tuple[np.ndarray, ...]) -> None:
+    """``BlockSkip``'s runs and adjacency, kept beside a solve's checkpoint so that a resumed walk
+    reads them instead of generating every state again (seven pieces: some 40 minutes on two
+    threads), with the state and block counts and ``game_id`` (the solve's options) they belong
+    to; written under a temporary name and renamed into place. A file that cannot be written is
+    left out: the next run finds the blocks again."""
+    tmp = file.with_name(file.name + ".tmp")
+    try:
+        with open(tmp, "wb") as f:
+            starts, keys, keep_ptr, keep, pass_ptr, passing = arrays  # (BLOCK_ARRAYS)
+            np.savez(f, n=np.int64(n), nb=np.int64(nb), game=np.array(game_id), starts=starts, keys=keys,
+                     keep_ptr=keep_ptr, keep=keep, pass_ptr=pass_ptr, passing=passing)
+        tmp.replace(file)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+
+
+def read_blocks(file: Path, n: int, nb: int, game_id: str) -> tuple[np.ndarray, ...] | None:
+    """The arrays ``write_blocks`` kept (``BLOCK_ARRAYS``' order) where the file holds them for
+    these counts and this game; else (missing, unreadable, another game's) None."""
+    try:
+        with np.load(file, allow_pickle=False) as f:
+            if int(f["n"]) != n or int(f["nb"]) != nb or str(f["game"]) != game_id:
+                return None
+            return tuple(np.asarray(f[name]) for name in BLOCK_ARRAYS)
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+        return None
 
 
 def block_runs(K) -> tuple[np.ndarray, np.ndarray]:

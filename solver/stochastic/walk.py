@@ -8,6 +8,7 @@ sweep with a progress bar that the walk, the plain sweeps and the repairs all us
 """
 from __future__ import annotations
 
+import json
 import math
 import statistics
 import time
@@ -139,7 +140,8 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     can_skip = getattr(K, "skips", False)
     # the copy of the values goes beside a policy mapped from a file, so that it pages as the policy does
     copy_file = root / checkpoint.COPY_FILE if isinstance(policy, np.memmap) else None
-    skip = new_skip(K, values, copy_file, threads) if WALK_SKIP and can_skip else None
+    skip = new_skip(K, values, copy_file, threads, json.dumps(header, sort_keys=True), log) \
+        if WALK_SKIP and can_skip else None
     keeps = isinstance(skip, Skip) and copy_file is not None  # (a policy in memory ends with the run)
     rows = list(history or [])[-HISTORY_ROWS:]
     before = rows[-1]["change"] if rows else None  # the last full sweep's largest change, where known
@@ -246,12 +248,19 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
             skip.close()
 
 
-def new_skip(K: Engine, values: np.ndarray, copy_file: Path | None, threads: int) -> Skip | BlockSkip:
+def new_skip(K: Engine, values: np.ndarray, copy_file: Path | None, threads: int, game_id: str = "",
+             log: Log | None = None) -> Skip | BlockSkip:
     """The walk's skip: a bound per block where WALK_SKIP_BLOCKS asks and the game names blocks
-    (``BlockSkip``), else one bound for the game (``Skip``)."""
+    (``BlockSkip``), else one bound for the game (``Skip``). Where the copy of the values goes beside
+    the mapped policy (``copy_file``: a large game), the blocks are kept beside it too
+    (``checkpoint.BLOCKS_FILE``, for the game ``game_id``), so a resumed walk reads them."""
     game = getattr(K, "game", None)
     if WALK_SKIP_BLOCKS and game is not None and game.block_count > 1:
-        return BlockSkip(game, values.dtype, copy_file, threads=threads)
+        blocks_file = copy_file.with_name(checkpoint.BLOCKS_FILE) if copy_file is not None else None
+        found = BlockSkip(game, values.dtype, copy_file, threads=threads, blocks_file=blocks_file, game_id=game_id)
+        if log and blocks_file is not None:
+            log(f"the skip's blocks were {'read from' if found.loaded else 'found and kept in'} {blocks_file}")
+        return found
     return Skip(values.shape[0], values.dtype, copy_file)
 
 
