@@ -7,7 +7,7 @@ import math
 import re
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 from gamesolver.games.ur.solve import solve
 from gamesolver.solver.stochastic import walk
@@ -68,6 +68,8 @@ def test_rounds_match_stepping_round_by_round(changes: list[float], aim: float, 
     else:
         m = ROUNDS.search(said)
         assert m, said
+        # (a fall within 1e-6 of 1 would take the stepping reference millions of steps and more)
+        assume(fall < 1 - 1e-6)
         want = rounds_by_stepping(changes, aim, n)
         got = int(m.group(3))
         # the closed form and the stepping agree but where the aim falls within rounding of a round's end
