@@ -164,13 +164,10 @@ def read_marks(root: Path, n: int, eps: float, crc: int) -> tuple[np.ndarray, in
     """The endless check's kept marks and their passes where MARKS_FILE holds n of them made at
     ``eps`` from the values whose CRC-32 is ``crc``; else (missing, unreadable, or of other values:
     a repair's) None."""
-    try:
-        with np.load(root / MARKS_FILE, allow_pickle=False) as f:
-            if int(f["crc"]) != int(crc) or float(f["eps"]) != float(eps):
-                return None
-            good, passes = f["good"], int(f["passes"])
-    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile):
+    found = _kept_marks(root, crc, lambda f: (f["good"], int(f["passes"])) if float(f["eps"]) == float(eps) else None)
+    if found is None:
         return None
+    good, passes = found
     if good.shape != (n,) or good.dtype != np.uint8 or passes < 1:
         return None
     return np.ascontiguousarray(good), passes
@@ -179,9 +176,15 @@ def read_marks(root: Path, n: int, eps: float, crc: int) -> tuple[np.ndarray, in
 def marks_passes(root: Path, crc: int) -> int | None:
     """The passes of the endless check whose marks MARKS_FILE keeps (read without the marks) where
     they were made from the values whose CRC-32 is ``crc``, else None."""
+    return _kept_marks(root, crc, lambda f: int(f["passes"]))
+
+
+def _kept_marks(root: Path, crc: int, read: Callable[[Any], Any]) -> Any:
+    """``read`` of the open MARKS_FILE where its marks were made from the values whose CRC-32 is
+    ``crc``; None where they were not, or the file is missing or unreadable."""
     try:
         with np.load(root / MARKS_FILE, allow_pickle=False) as f:
-            return int(f["passes"]) if int(f["crc"]) == int(crc) else None
+            return read(f) if int(f["crc"]) == int(crc) else None
     except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile):
         return None
 
