@@ -202,6 +202,20 @@ def test_ur_fort_answers_equal_the_cli(client):
 
 
 @web
+def test_a_won_ur_game_is_answered_at_once_and_has_no_best_move(client):
+    # seven pieces, no table anywhere: a finished game's value comes from the rules, as in the CLI
+    position = "X:A1,C1,A7,C7 O:B1 O"
+    r = client.get(url("/api/ur/analyze", position=position, pieces=7))
+    assert r.status_code == 200, r.text
+    got = r.json()
+    assert got["view"]["game_over"] is True and got["winner"] == "X" and got["value"] == -1.0
+    assert_mirrors(got, cli_json("ur", "analyze", position, "--pieces", "7"), position)
+    refused = client.get(url("/api/ur/best-move", position=position, pieces=7, roll="gold+gold"))
+    code, message = cli_error("ur", "best-move", position, "--roll", "gold+gold", "--pieces", "7")
+    assert refused.status_code == 400 and code == 2 and refused.json()["error"] == message
+
+
+@web
 def test_ur_royal_answers_equal_the_cli_and_the_positions_after(client):
     wait_built(client, url("/api/ur/analyze", position="start", rules="finkel", pieces=2))
     rng = random.Random(11)

@@ -108,3 +108,14 @@ def test_royalur_rule_sets_answer_through_the_same_api(tmp_path) -> None:
         ur.open_table(tmp_path / "none", rules="finkel", pieces=3)
     with pytest.raises(InputError, match="rules="):
         ur.open_table(tmp_path / "f2", rules="finkel", options=ur.UrOptions(pieces=2))
+
+
+def test_a_won_game_has_its_value_by_the_rules_and_no_action_to_choose():
+    book = ur.open_opening(pieces=6)  # beyond its opening, yet the rules answer a finished game
+    won = "X:A1,C1,A7,C7,B2 O:B1,B4 O"
+    assert book.value(won) == -1.0 and book.evaluate(won).value == -1.0
+    with pytest.raises(InputError) as err:
+        book.best_action(won, "gold+gold")
+    assert "the game is over (X holds all four forts and has won)" in str(err.value) and "--" not in str(err.value)
+    with pytest.raises(PositionNotCoveredError):  # a game still on, beyond the opening: not answered
+        book.best_action("X:A1,C1,A7,B2 O:B1,B4 O", "gold+gold")

@@ -101,3 +101,31 @@ def test_broken_board_files_are_one_line_errors(tmp_path) -> None:
     bad.write_text("{not json")
     assert_one_line_error(run("show", "start", "--board", str(bad)))
     assert_one_line_error(run("show", "start", "--board", str(tmp_path / "missing.json")))
+
+
+@pytest.mark.parametrize("position, to_move_value", [("X:A1,C1,A7,C7 O:B1 O", -1.0), ("X:B1 O:A1,C1,A7,C7 O", 1.0),
+                                                      ("X:A1,C1,A7,C7,B4 O:B1,A3 X", 1.0)])
+def test_a_won_game_is_answered_by_the_rules_without_a_table(position: str, to_move_value: float, tmp_path) -> None:
+    # seven pieces: no table in this empty cache, and these positions lie beyond the shipped
+    # opening file, so any answer must come from the rules (a finished game needs no solve)
+    r = run("analyze", position, "--pieces", "7", "--cache", str(tmp_path), "--json")
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output)
+    assert doc["game_over"] is True and doc["value"] == doc["lower"] == doc["upper"] == to_move_value
+    assert doc["proven"] is True and doc["rolls"] == [] and doc["source"] == {"kind": "rules"}
+    winner = doc["to_move"] if to_move_value > 0 else {"X": "O", "O": "X"}[doc["to_move"]]
+    assert doc["winner"] == winner and f"{winner} holds all four forts" in doc["why"]
+    text = run("analyze", position, "--pieces", "7", "--cache", str(tmp_path))
+    assert text.exit_code == 0 and text.output.count("\n") == 1
+    assert f"value for {doc['to_move']} {to_move_value:+g}, exact: the game is over" in text.output
+    # no action to choose in a won game: a one-line error, no table opened
+    best = run("best-move", position, "--roll", "gold+gold", "--pieces", "7", "--cache", str(tmp_path))
+    assert_one_line_error(best)
+    assert "the game is over" in best.output and "no action to choose" in best.output
+    assert not any(tmp_path.iterdir())
+
+
+def test_a_game_still_on_is_not_called_over(tmp_path) -> None:
+    # three forts and the entry: not over, so the query still needs the table (refused here)
+    r = run("analyze", "X:A1,C1,A7,B1 O:C7 X", "--pieces", "7", "--cache", str(tmp_path), "--json")
+    assert r.exit_code == 1 and "game_over" not in r.output

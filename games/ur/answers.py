@@ -8,6 +8,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+from gamesolver.games.ur.engine import terminal_value
 from gamesolver.games.ur.generator import kernel
 from gamesolver.games.ur.notation import Position, format_position
 from gamesolver.games.ur.provenance import of_table
@@ -27,6 +28,7 @@ from gamesolver.solver.stochastic.planning import (
 )
 from gamesolver.games.ur import opening
 from gamesolver.games.ur.opening import OpeningFile
+from gamesolver.solver.errors import InputError
 from gamesolver.solver.limits import duration
 from gamesolver.solver.tables.table import Table
 from gamesolver.solver.stochastic.outcomes import auto_stores, estimate_bytes
@@ -264,6 +266,28 @@ def nobody_wins(options: UrOptions) -> str | None:
     return (f"nobody can win with {options.pieces} piece{'s' if options.pieces > 1 else ''} a side: a win needs "
             f"all {forts} forts held at once, so every game is a draw under any play (value 0) and no action "
             "is better than another")
+
+
+def game_over_answer(options: UrOptions, pos: Position) -> dict[str, Any] | None:
+    """``analyze --json`` for a finished game (one side holds every fort): its value by the rules
+    alone, exact, with no table read and no roll to play; None while the game goes on."""
+    mine, theirs = pos.mover_relative()
+    value = terminal_value(options.board, mine, theirs)
+    if value is None:
+        return None
+    winner = pos.to_move if value > 0 else ("O" if pos.to_move == "X" else "X")
+    why = f"the game is over ({winner} holds all four forts and has won)"
+    return {"position": format_position(pos, options.board), "to_move": pos.to_move, "value": value,
+            "proven": True, "lower": value, "upper": value, "why": why, "game_over": True, "winner": winner,
+            "rolls": [], "source": {"kind": "rules"}}
+
+
+def game_over_refusal(options: UrOptions, pos: Position) -> None:
+    """Refuse to choose an action in a finished game (a one-line InputError), else nothing."""
+    over = game_over_answer(options, pos)
+    if over is not None:
+        raise InputError(f"{over['position']}: {over['why']}, so there is no action to choose (its value for "
+                         f"{over['to_move']} is {over['value']:+g}, exact)")
 
 
 def show_answer(options: UrOptions, pos: Position) -> dict[str, Any]:

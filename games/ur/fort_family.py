@@ -17,8 +17,8 @@ import numpy as np
 
 from gamesolver.games.ur import opening
 from gamesolver.games.ur.answers import (
-    analyze_answer, answer_source, best_move_answer, missing_table_message, nobody_wins,
-    outside_opening_message, proven_text, shipped_fallback, show_answer, solving_time, source_line,
+    analyze_answer, answer_source, best_move_answer, game_over_answer, game_over_refusal, missing_table_message,
+    nobody_wins, outside_opening_message, proven_text, shipped_fallback, show_answer, solving_time, source_line,
 )
 from gamesolver.games.ur.export import write_csv, write_npy
 from gamesolver.games.ur.family import (
@@ -109,6 +109,7 @@ class FortFamily(Family):
         options = self.options
         pos = parse(position, options)
         r = options.dice.index(roll)
+        game_over_refusal(options, pos)  # no table is opened (nor solved) for a game already won
         table, book = self.source(where)
         try:
             ranked = choices(options, table, pos, r)
@@ -128,6 +129,9 @@ class FortFamily(Family):
 
     def analyze(self, position: str, where: Where) -> Reply:
         pos = parse(position, self.options)
+        over = game_over_answer(self.options, pos)
+        if over is not None:  # the rules give its value: no table is opened (nor solved) for it
+            return Reply(over, [f"{over['position']}: value for {pos.to_move} {over['value']:+g}, exact: {over['why']}"])
         table, book = self.source(where)
         try:
             answer = analyze_answer(self.options, table, pos)
@@ -367,6 +371,11 @@ class FortFamily(Family):
         if what == "show":
             return {**show_answer(options, pos), "view": view}
         r = options.dice.index(roll or "") if what == "best-move" else None  # all input checked before any table
+        over = game_over_answer(options, pos)
+        if over is not None:  # a won game: its value by the rules, and no action to choose
+            if r is not None:
+                game_over_refusal(options, pos)
+            return {**over, "view": view}
         book = None if table_open else shipped_fallback(options, cache)
         table = book if book is not None else read()
         try:

@@ -13,6 +13,7 @@ from abc import ABC, abstractmethod
 from typing import Any, Callable, TypeVar
 
 from gamesolver.games.ur import royal, royal_answers
+from gamesolver.games.ur.answers import game_over_refusal
 from gamesolver.games.ur.notation import Position
 from gamesolver.games.ur.notation import parse as _parse
 from gamesolver.games.ur.provenance import Provenance, of_table
@@ -137,9 +138,13 @@ class UrTable(_Probes):
                        fields.get("residual", fields.get("residual_below")))
 
     def actions(self, position: str | Position, roll: str) -> list[UrAction]:
-        """Every legal action for ``roll`` (e.g. 'gold+gold'), best first."""
+        """Every legal action for ``roll`` (e.g. 'gold+gold'), best first. A won game (one side
+        holds every fort) has none to choose: an ``InputError`` says so."""
         names = self.options.board.names
-        ranked = choices(self.options, self.table, self.position(position), self.options.dice.index(roll))
+        pos = self.position(position)
+        r = self.options.dice.index(roll)
+        game_over_refusal(self.options, pos)
+        ranked = choices(self.options, self.table, pos, r)
         return [
             UrAction(
                 text=c.action.describe(self.options.board),

@@ -79,10 +79,11 @@ const Ur = {
       const analysis = await Api.get("ur/analyze", this.params({ position }));
       document.getElementById("ur-position").value = analysis.position;
       let best = null;
-      if (this.roll !== null) best = await Api.get("ur/best-move", this.params({ position, roll: this.roll }));
+      // a won game has no action to choose: the server refuses best-move there
+      if (this.roll !== null && !analysis.view.game_over) best = await Api.get("ur/best-move", this.params({ position, roll: this.roll }));
       if (gen !== this.gen) return;  // the answer to an older question: a newer one is on its way
       Status.clear();
-      if (analysis.view.game_over) Status.show(`the game is over: ${analysis.value > 0 ? analysis.to_move : "the other side"} holds all four forts`, "busy");
+      if (analysis.view.game_over) Status.show(`the game is over: ${analysis.winner} holds all four forts and has won`, "busy");
       this.drawBoard(analysis.view);
       this.drawGauge(analysis);
       this.drawRolls(analysis);
