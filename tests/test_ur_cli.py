@@ -42,6 +42,13 @@ def test_show_places_pieces() -> None:
     row1 = next(line for line in r.output.splitlines() if line.startswith(" 1"))
     row7 = next(line for line in r.output.splitlines() if line.startswith(" 7"))
     assert "[X]" in row1 and "[O]" in row7 and "O to move" in r.output
+    assert "game is over" not in r.output and json.loads(run("show", "start", "--json").output)["game_over"] is False
+
+
+def test_show_says_when_the_game_is_over() -> None:
+    r = run("show", "X:A1,C1,A7,C7 O:B1 O")
+    assert r.exit_code == 0 and r.output.splitlines()[-1] == "the game is over (X holds all four forts and has won)"
+    assert json.loads(run("show", "X:A1,C1,A7,C7 O:B1 O", "--json").output)["game_over"] is True
 
 
 def test_solve_then_best_move_and_analyze(tmp_path) -> None:

@@ -103,7 +103,9 @@ class FortFamily(Family):
     # the verbs
     def show(self, position: str) -> Reply:
         pos = parse(position, self.options)
-        return Reply(show_answer(self.options, pos), [diagram(pos, self.options)])
+        over = game_over_answer(self.options, pos)
+        answer = {**show_answer(self.options, pos), "game_over": over is not None}
+        return Reply(answer, [diagram(pos, self.options)] + ([over["why"]] if over is not None else []))
 
     def best_move(self, position: str, roll: str, where: Where) -> Reply:
         options = self.options
@@ -369,7 +371,7 @@ class FortFamily(Family):
                 "off_board": {"X": {"pool": options.pieces - len(pos.x)}, "O": {"pool": options.pieces - len(pos.o)}},
                 "game_over": terminal_value(board, mine, theirs) is not None}
         if what == "show":
-            return {**show_answer(options, pos), "view": view}
+            return {**show_answer(options, pos), "game_over": view["game_over"], "view": view}
         r = options.dice.index(roll or "") if what == "best-move" else None  # all input checked before any table
         over = game_over_answer(options, pos)
         if over is not None:  # a won game: its value by the rules, and no action to choose
