@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from gamesolver.games.ur import kernel
 from gamesolver.games.ur.engine import actions
 from gamesolver.games.ur.rules import UrOptions
+from gamesolver.solver.errors import InputError
 from tests.test_ur_reference import mini_options, ref_outcomes
 
 ROLLS = ["blank+blank", "blank+gold", "blank+silver", "gold+silver", "gold+gold", "silver+silver"]
@@ -205,6 +206,13 @@ def test_rolls_parse_either_way_round(roll: str) -> None:
     o = opts(1)
     a, b = roll.split("+")
     assert o.dice.index(f"{b}+{a}") == o.dice.index(roll)
+    # in any case and with spaces round the plus, as people type them
+    assert o.dice.index(f" {a.upper()} + {b.title()} ") == o.dice.index(roll)
+
+
+def test_a_roll_that_is_not_one_is_a_one_line_error() -> None:
+    with pytest.raises(InputError, match="unknown roll 'gold gold'; rolls are blank\\+blank"):
+        opts(1).dice.index("gold gold")
 
 
 # ---- the kernel's outcome list, in its order ----------------------------------------------

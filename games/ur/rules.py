@@ -120,7 +120,7 @@ class Dice:
         return [r.name for r in self.rolls]
 
     def index(self, name: str) -> int:
-        wanted = name.strip().lower()
+        wanted = "+".join(part.strip() for part in name.strip().lower().split("+"))  # 'Gold + Silver' too
         for i, r in enumerate(self.rolls):
             if r.name == wanted or "+".join(reversed(r.name.split("+"))) == wanted:
                 return i
