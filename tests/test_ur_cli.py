@@ -51,6 +51,23 @@ def test_show_says_when_the_game_is_over() -> None:
     assert json.loads(run("show", "X:A1,C1,A7,C7 O:B1 O", "--json").output)["game_over"] is True
 
 
+@pytest.mark.parametrize("written", ["X:A1, b4 O:C7 O", "X: A1,B4 O: C7 O", "x : a1 , b4  o:c7 o", "O:C7 X:A1,B4 O"])
+def test_positions_are_read_with_the_spaces_people_type(written: str) -> None:
+    r = run("show", written, "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["position"] == "X:A1,B4 O:C7 O"
+
+
+@pytest.mark.parametrize("written, read", [("X: O:C7 X", "X:- O:C7 X"), ("X:A1 O: X", "X:A1 O:- X"),
+                                           ("X:A1 O: O", "X:A1 O:- O")])
+def test_a_side_with_no_tiles_may_be_left_blank(written: str, read: str) -> None:
+    # a space after a colon with no tile following leaves that side empty: the X or O after it is
+    # the side to move, not a tile
+    r = run("show", written, "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["position"] == read
+
+
 def test_solve_then_best_move_and_analyze(tmp_path) -> None:
     board = tmp_path / "mini.json"
     board.write_text(json.dumps(MINI_BOARD))
@@ -86,6 +103,8 @@ def test_queries_build_a_missing_table() -> None:
         ("show", "X:A1,A2,A3 O:- X", "--pieces", "2"),
         ("show", "X:A1 O:B2"),
         ("show", "hello"),
+        ("show", "X:A1;B4 O:- X"),
+        ("show", "X:A1 O:C7 X : B4"),
         ("best-move", "start", "--roll", "gold+copper", "--pieces", "1"),
         ("analyze", "start", "--pieces", "0"),
     ],

@@ -33,12 +33,17 @@ class Position:
 
 
 _TOKEN = re.compile(r"^([XO]):(.*)$", re.IGNORECASE)
+_ROUND_COMMA = re.compile(r"\s*,\s*")
+_AFTER_COLON = re.compile(r":\s+(?=[^\s:]*\d)")
+_BEFORE_COLON = re.compile(r"\b([XO])\s+:", re.IGNORECASE)
 
 
 def parse(text: str, options: UrOptions) -> Position:
     """Read a position; raise InputError with a one-line reason when it is not valid."""
     board = options.board
-    words = text.split()
+    # spaces people put in lists: round a comma, before a side's colon, and after it where a tile
+    # follows ('X : A1, B4 O: C7 X'); a tile name has a digit, a side to move none
+    words = _AFTER_COLON.sub(":", _BEFORE_COLON.sub(r"\1:", _ROUND_COMMA.sub(",", text))).split()
     if len(words) == 1 and words[0].lower() == "start":
         return Position(frozenset(), frozenset(), "X")
     usage = "write e.g. 'X:A1,B4 O:C7 X' (tiles of X, tiles of O, side to move) or 'start'"
