@@ -101,6 +101,17 @@ def test_hand_worked_stall_horizon(monkeypatch) -> None:
     assert o.reading() == (
         f"; its change did not fall over the last 4 rounds (aim 1e-06); the stall rule ends it within 26 more rounds "
         f"unless a change falls below {walk.WALK_PROGRESS * 0.5:.3g} first")
+    # a new smallest change (0.3, round 6) that is not below half the one before leaves round 1's bound
+    # standing: the nearer of the two (as in the seven-piece solve's last discounted stage)
+    o(0.3, 10.0)
+    assert o.stall_horizon() == (25, walk.WALK_PROGRESS * 0.5)
+    # one below half of round 1's (0.2, round 7) ends that bound; round 6's stands (0.2 is not below
+    # half of 0.3): 29 rounds from here
+    o(0.2, 10.0)
+    assert o.stall_horizon() == (29, walk.WALK_PROGRESS * 0.3)
+    # and one below half of every smallest change before it: the newest bounds it, 30 rounds on
+    o(0.05, 10.0)
+    assert o.stall_horizon() == (30, walk.WALK_PROGRESS * 0.05)
     # the undiscounted stage has no stall rule; a stage whose extrapolation ends it sooner says only that
     assert Outlook(1e-6).stall_horizon() is None
     assert "stall" not in feed(1e-3, [1, 0.5, 0.25, 0.125, 0.0625])

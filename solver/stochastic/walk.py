@@ -399,12 +399,19 @@ class Outlook:
         change m so far: at round i + _STALL_SWEEPS the changes before the window are the first i,
         whose smallest is m, and those in it are the rest, the ones so far all at least m; so
         unless a change below WALK_PROGRESS * m comes first, the stage ends by then (or sooner).
+        That holds for every round that set a new smallest change, while no change since has
+        fallen below WALK_PROGRESS times it; the earliest such round gives the nearest bound (a new
+        smallest change that is not below half the one before leaves that one's bound standing).
         A bound, not a reading. None for the undiscounted stage or without a change yet."""
         if not self.stall or not self.changes:
             return None
-        least = min(self.changes)
-        last = self.changes.index(least) + 1 + _STALL_SWEEPS
-        return max(0, last - len(self.changes)), WALK_PROGRESS * least
+        n, least = len(self.changes), math.inf
+        for i, c in enumerate(self.changes):
+            if c < least:
+                least = c
+                if all(x >= WALK_PROGRESS * c for x in self.changes[i + 1:]):
+                    return max(0, i + 1 + _STALL_SWEEPS - n), WALK_PROGRESS * c
+        raise AssertionError("unreachable: the last smallest change has nothing below it since")
 
     @staticmethod
     def stall_clause(stall: tuple[int, float] | None) -> str:
