@@ -225,6 +225,15 @@ def test_cli_check_never_solves_a_missing_table(tmp_path) -> None:
     result = CliRunner().invoke(cli, ["ur", "check", "--pieces", "2", "--table", str(tmp_path / "none")])
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert not (tmp_path / "none").exists()
+    # it says what solving the table would take, and the command that makes it there
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: no solved table for pieces=2")
+    assert f"'solver ur solve --pieces 2 --out {tmp_path / 'none'}'" in lines[0] and "--solve" not in lines[0]
+    as_json = CliRunner().invoke(cli, ["ur", "check", "--pieces", "2", "--cache", str(tmp_path / "c"), "--json"])
+    assert as_json.exit_code == 1
+    refused = json.loads(as_json.stdout)
+    assert refused["error"].startswith("no solved table") and refused["commands"][0] == "solver ur solve --pieces 2"
+    assert not (tmp_path / "c").exists()
 
 
 def test_queries_never_start_a_large_solve_for_a_missing_table(tmp_path) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import click
 
 from gamesolver.games.ur.cli_common import (
-    BACKENDS, cache_option, emit, log_line, options_decorator, pick, rules_option, ur,
+    BACKENDS, ask, cache_option, emit, log_line, options_decorator, pick, rules_option, ur,
 )
 from gamesolver.games.ur.family import CheckAsk, SolveAsk
 from gamesolver.games.ur.solve import DEFAULT_TOLERANCE, DEFAULT_WIDTH
@@ -185,5 +185,5 @@ def check_cmd(pieces: int, board_file: str | None, dice_file: str | None, table_
     if threads is not None and threads < 1:
         raise InputError("--threads must be at least 1")
     fam = pick(rules_name, pieces, board_file, dice_file)
-    emit(fam.check(CheckAsk(table_dir, cache, eps, threads, graph, with_bounds, bounds_sweeps, refine, width, record,
-                            as_json, log_line)), as_json)
+    emit(ask(lambda: fam.check(CheckAsk(table_dir, cache, eps, threads, graph, with_bounds, bounds_sweeps, refine,
+                                        width, record, as_json, log_line)), as_json), as_json)

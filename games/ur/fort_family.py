@@ -232,7 +232,11 @@ class FortFamily(Family):
         if ask.width is not None and not 0 < ask.width < 1:
             raise InputError(f"--width must be between 0 and 1; got {ask.width:g}")
         where = ask.table if ask.table is not None else default_table_dir(options, ask.cache)
-        # checking never solves (a missing table is an error), and it recomputes every checksum
+        # checking never solves (a missing table is refused, with what solving it would take and the
+        # command), and it recomputes every checksum
+        if not (Path(where) / "header.json").is_file() and not Path(where).is_file():
+            text, fields = missing_table_message(options, Path(where), ask.table is not None)
+            raise QueryRefused(text, fields)
         table = load_table(options, where, build=False, verify=True, cache=ask.cache)
         K = kernel(options)
         if ask.bounds:  # refused before the work starts
