@@ -17,6 +17,14 @@ flips sign every sweep"). An aim ``A,B`` ends the first stage at A and the secon
 no damped sweeps; see ``Flip`` in solver/stochastic/walk.py and docs/design/walk.md, "A value that flips sign
 every sweep").
 
+``--last-factor F ...`` and ``--tail T ...``: each solve is run again for every value of
+``schedule.WALK_STAGE_FACTOR`` (the last discounted stage ends at a change of tolerance / F; 0.1
+ends it at ten times the tolerance, as a stall rule that cuts the stage short leaves it) and of
+``walk.WALK_TAIL_FULL_ABOVE`` (0: the undiscounted stage's rounds polish; T: they evaluate as the
+discounted stages' do while their change is above T times the tolerance).
+
+    python benchmarks/bench_walk_stages.py --pieces 4 --graph regenerate --aims 3e-2,1e-3 --last-factor 10 0.1 --tail 0 10
+
 On the GPU an aim may name where the walk's hot sets are found: ``/device`` (``GpuEngine.hot_set``,
 the default) or ``/host`` (the marks copied to the host and scanned there, as before it).
 
@@ -49,11 +57,14 @@ from gamesolver.solver.stochastic.iteration import solve_values
 
 
 def run(pieces: int, aim: float | tuple[float, ...], hot: str, tolerance: float, threads: int, backend: str,
-        target: str = "cuda", flip: int = walk.WALK_FLIP_ROUNDS, graph: str = "store") -> tuple[dict, np.ndarray]:
+        target: str = "cuda", flip: int = walk.WALK_FLIP_ROUNDS, graph: str = "store",
+        factor: float = schedule.WALK_STAGE_FACTOR, tail: float = walk.WALK_TAIL_FULL_ABOVE) -> tuple[dict, np.ndarray]:
     options = UrOptions(pieces=pieces)
     game = kernel(options)
     schedule.WALK_EARLY_AIM = aim
+    schedule.WALK_STAGE_FACTOR = factor
     walk.WALK_FLIP_ROUNDS = flip
+    walk.WALK_TAIL_FULL_ABOVE = tail
     gpu.GpuEngine.device_hot_sets = hot == "device"
     lines: list[str] = []
     engine = gpu_engine(options, target=target) if backend == "gpu" else None
@@ -70,6 +81,7 @@ def run(pieces: int, aim: float | tuple[float, ...], hot: str, tolerance: float,
     generated = res.meta.get("full_sweeps_generated", {}).get("generated_states") if graph == "regenerate" else None
     return ({"pieces": pieces, "backend": backend, "graph": graph, "early_aim": aim, "hot_sets": hot if backend == "gpu" else "host",
              "flip_rounds": flip, "damped_sweeps": sum(" damped:" in line for line in lines),
+             "last_factor": factor, "tail": tail, "endless_repairs": res.meta.get("endless_repairs", 0),
              "subset_pieces": gpu.SUBSET_PIECES, "seconds": round(seconds, 1),
              "full_sweeps": res.meta["sweeps"], "stages": stages,
              "generated": None if generated is None else round(generated / game.total, 1), "policy_sweeps": res.meta["policy_sweeps"],
@@ -115,6 +127,10 @@ def main() -> None:
     ap.add_argument("--flip-rounds", nargs="+", type=int, default=[walk.WALK_FLIP_ROUNDS],
                     help="walk.WALK_FLIP_ROUNDS for each aim in turn (0: no damped sweeps; "
                          f"default {walk.WALK_FLIP_ROUNDS})")
+    ap.add_argument("--last-factor", nargs="+", type=float, default=[schedule.WALK_STAGE_FACTOR],
+                    help="values of schedule.WALK_STAGE_FACTOR to solve with (default: the walk's)")
+    ap.add_argument("--tail", nargs="+", type=float, default=[walk.WALK_TAIL_FULL_ABOVE],
+                    help="values of walk.WALK_TAIL_FULL_ABOVE to solve with (default: the walk's)")
     ap.add_argument("--keep", type=Path, help="a folder to keep each solve's values in (AIM-HOT-FLIP.npy)")
     ap.add_argument("--json", action="store_true", help="one JSON line a solve")
     a = ap.parse_args()
@@ -131,18 +147,21 @@ def main() -> None:
         value: float | tuple[float, ...] = each[0] if len(each) == 1 else each
         if min(each) < 0 or hot not in ("", "host", "device"):
             ap.error(f"--aims: {text!r}; expected AIM >= 0, optionally /host or /device")
-        runs.extend((value, hot or "device", flip) for flip in a.flip_rounds)
+        runs.extend((value, hot or "device", flip, factor, tail) for flip in a.flip_rounds
+                    for factor in a.last_factor for tail in a.tail)
     if min(a.flip_rounds) < 0:
         ap.error("--flip-rounds must be 0 or more")
+    if min(a.last_factor) <= 0 or min(a.tail) < 0:
+        ap.error("--last-factor must be above 0 and --tail 0 or more")
     if a.backend == "gpu":
         warm_up(a.pieces, a.target)
     first: tuple[dict, np.ndarray] | None = None
-    for aim, hot, flip in runs:
-        row, values = run(a.pieces, aim, hot, a.tolerance, a.threads, a.backend, a.target, flip, a.graph)
+    for aim, hot, flip, factor, tail in runs:
+        row, values = run(a.pieces, aim, hot, a.tolerance, a.threads, a.backend, a.target, flip, a.graph, factor, tail)
         name = aim_text(aim)
         if a.keep is not None:
             a.keep.mkdir(parents=True, exist_ok=True)
-            np.save(a.keep / f"{name}-{row['hot_sets']}-{flip}.npy", values.astype(np.float32))
+            np.save(a.keep / f"{name}-{row['hot_sets']}-{flip}-{factor:g}-{tail:g}.npy", values.astype(np.float32))
         if first is None:
             first = (row, values)
         base = first[0]
@@ -153,7 +172,8 @@ def main() -> None:
             print(json.dumps(row), flush=True)
         else:
             print(f"K={a.pieces} {a.backend} ({a.graph}) early aim {name} ({row['hot_sets']} hot sets, flip rounds {flip}, "
-                  f"{row['damped_sweeps']} damped): "
+                  f"{row['damped_sweeps']} damped; last stage to tolerance / {factor:g}, tail {tail:g}, "
+                  f"{row['endless_repairs']} repairs): "
                   f"{row['full_sweeps']} full sweeps {row['stages']}"
                   + ("" if row["generated"] is None else f" ({row['generated']} generated)")
                   + f", {row['policy_sweeps']} policy sweeps, {row['hot_set_states']:,} hot-set states, {row['seconds']} s, "

@@ -2,8 +2,9 @@
 the walk's last checkpoint says it ended (its residual, and the CRC-32 of its values), and the check
 keeps its marks after its passes (``checkpoint.write_marks``), from which a resumed run goes on.
 On the swapped test board, one thread (where a solve's course is fixed), the walk fails the check
-three times before it passes (two local repairs, then the walk again), so a stop can fall in any of
-four checks."""
+three times before it passes (two local repairs, then the walk again; its undiscounted stage
+polishing, as ``tests/test_walk_repair.py``'s fixture has it), so a stop can fall in any of four
+checks."""
 from __future__ import annotations
 
 import json

@@ -1,7 +1,10 @@
 """The walk's repair of a false solution that the local repairs do not mend: the walk again from its
 first stage, every discounted stage run to tolerance / 10, instead of plain sweeps through the
 discounts. On the swapped test board, one thread (where a walk's course is fixed), the early aims
-(3e-2, then 1e-3) leave the walk on a false solution that two local repairs do not mend."""
+(3e-2, then 1e-3) leave the walk on a false solution that two local repairs do not mend, where the
+undiscounted stage only polishes (``walk.WALK_TAIL_FULL_ABOVE`` 0: with its rounds sweeping their
+policy fully while far from their aim, the default, two local repairs do mend it, so these tests of
+the walk again keep the polishing stage)."""
 from __future__ import annotations
 
 import dataclasses
@@ -23,6 +26,7 @@ AIMS = (3e-2, 1e-3)
 @pytest.fixture
 def swapped(tmp_path, monkeypatch):
     monkeypatch.setattr(schedule, "WALK_EARLY_AIM", AIMS)
+    monkeypatch.setattr(walk, "WALK_TAIL_FULL_ABOVE", 0.0)
     return mini_options(tmp_path, 4, swapped=True)
 
 

@@ -20,7 +20,8 @@ WALK_STAGE_FACTOR = 10  # a discounted stage of the walk ends at a change of tol
 # 34.7 full-sweep equivalents generated against 36.6 ending the first at 1e-2 (three runs against
 # seven) and 42.6 ending both at 1e-4, the tables as near the proof; ending the first at 1e-1
 # generated 33.2 but left the test board's values 4.5 times farther from a tight solve (9.7e-5
-# against 2.1e-5); docs/design/walk.md, "Coarser early stages". Seven pieces' first stage falls by
+# against 2.1e-5, with an undiscounted stage that only polished: 6.0e-6 since it evaluates while
+# far from its aim, walk.WALK_TAIL_FULL_ABOVE); docs/design/walk.md, "Coarser early stages". Seven pieces' first stage falls by
 # about 0.9 a dear round, so its aim's every factor of three is some ten of them. (Once tried only
 # on engines that find their own hot sets, a GPU's: a CPU solve to 3e-7 with an early aim had hung
 # in its undiscounted stage, on a value flipping sign, damped since: Flip.)
