@@ -30,6 +30,7 @@ import numpy as np
 from gamesolver.games.ur.generator import kernel
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.solver.stochastic import _engine as E, skip
+from round_movers import outcome_value
 
 CHUNK = 1 << 24
 
@@ -42,18 +43,6 @@ def successors(codes) -> list[int]:
         elif c not in (E.WIN, E.LOSS, E.NOCODE):
             out.append(int(-c - 1))
     return out
-
-
-def value(c: int, V: np.ndarray) -> float:
-    if c >= 0:
-        return float(V[c])
-    if c == E.WIN:
-        return 1.0
-    if c == E.LOSS:
-        return -1.0
-    if c == E.NOCODE:
-        return 0.0
-    return -float(V[-c - 1])
 
 
 def main() -> None:
@@ -84,7 +73,7 @@ def main() -> None:
         for roll in range(K.roll_count):
             codes = K.roll_outcomes(r, roll)
             if len(codes) > 1:
-                vs = sorted({value(c, a) for c in codes}, reverse=True)
+                vs = sorted({outcome_value(c, a) for c in codes}, reverse=True)
                 leads[i] = min(leads[i], vs[0] - vs[1] if len(vs) > 1 else 0.0)
             for t in successors(codes):
                 own[i] = max(own[i], abs(float(b[t]) - float(a[t])))
