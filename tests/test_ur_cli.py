@@ -30,6 +30,17 @@ def test_graph_json_counts() -> None:
     assert sum(t["states"] for t in doc["tiers"]) == doc["states"]
 
 
+def test_graph_counts_the_stored_states_as_the_generator_does() -> None:
+    # the command counts them from the board's mirror (no mirror index built); the generator, which
+    # numbers them, must agree
+    from gamesolver.games.ur.generator import kernel
+    from gamesolver.games.ur.rules import UrOptions
+
+    for k in (2, 4):
+        doc = json.loads(run("graph", "--pieces", str(k), "--json").output)
+        assert doc["stored_states"] == kernel(UrOptions(pieces=k)).state_count < doc["states"]
+
+
 def test_show_start_draws_the_board() -> None:
     r = run("show", "start")
     assert r.exit_code == 0

@@ -32,7 +32,7 @@ from gamesolver.games.ur.provenance import check_lines, of_table
 from gamesolver.games.ur.rules import AUTO_BUILD_MAX_PIECES, MAX_PIECES, SOLVE_HINT, UrOptions
 from gamesolver.games.ur.solve import (
     DEFAULT_TOLERANCE, DEFAULT_WIDTH, choices, default_table_dir, gpu_engine, load_table, ray_engine, solve,
-    state_interval, state_value, stored_index_matches, tier_counts,
+    state_interval, state_value, stored_index_matches, stored_state_count, tier_counts,
 )
 from gamesolver.games.ur.tables import UrTable
 from gamesolver.solver.tables.table import Table
@@ -153,7 +153,9 @@ class FortFamily(Family):
         options, pieces = self.options, self.pieces
         tiers = tier_counts(options)
         K = kernel(options)
-        total, stored = K.full_state_count, K.state_count
+        # the stored count from the board's mirror alone: the generator's would build its mirror
+        # index first (25 s for seven pieces) to print a number
+        total, stored = K.full_state_count, stored_state_count(options)
         fields = {"pieces": pieces, "tiles": options.board.size, "states": total, "stored_states": stored,
                   "mirror": options.uses_mirror,
                   "tiers": [{"mine": a, "theirs": b, "states": c} for (a, b), c in tiers.items()]}
