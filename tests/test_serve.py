@@ -532,3 +532,26 @@ def test_ur_page_in_a_browser(browser_env, tmp_path):
     assert float(page.get_attribute("#ur-gauge-label", "data-p")) == pytest.approx(look(after.state()), abs=1e-12)
     page.screenshot(path=str(tmp_path / "ur.png"), full_page=True)
     assert (tmp_path / "ur.png").stat().st_size > 10_000
+
+
+@web
+def test_a_won_ur_game_on_the_page_says_so_and_chooses_nothing(browser_env):
+    from tests.browser import shown
+
+    address, page, _ = browser_env
+    page.goto(address + "#ur")
+    page.click("#tab-ur")
+    shown(page, "ur", rules="fort")
+    # seven pieces: no table here (the start is refused), yet the rules answer a finished game; the
+    # refusal is awaited, so that the new board's start cannot land after the position set below
+    page.select_option("#ur-pieces", "7")
+    page.wait_for_function("() => document.getElementById('status').textContent.includes('no solved table for pieces=7')")
+    page.fill("#ur-position", "X:A1,C1,A7,C7 O:B1 O")
+    page.click("#ur-form button")
+    over = "the game is over: X holds all four forts and has won"
+    page.wait_for_function("t => document.getElementById('status').textContent.includes(t)", arg=over)
+    page.click("#ur-rolls button[data-roll='gold+gold']")  # a roll chosen: still no action, and no error
+    page.wait_for_function("() => document.getElementById('ur-board').dataset.roll === 'gold+gold'")
+    assert over in page.text_content("#status")
+    assert page.eval_on_selector_all("#ur-actions tbody tr", "rs => rs.length") == 0
+    assert page.get_attribute("#ur-gauge-label", "data-value") == "-1"
