@@ -177,6 +177,37 @@ def test_slow_checkpoints_are_spaced_out_and_a_stopped_walk_keeps_its_last_round
     assert np.abs(np.asarray(table["value"]) - np.asarray(fresh["value"])).max() < 1e-5
 
 
+def test_a_checkpoint_is_written_at_least_every_checkpoint_most_seconds(tmp_path, monkeypatch) -> None:
+    # writes so dear that CHECKPOINT_SHARE alone would space them past the run's end: one is
+    # still written once CHECKPOINT_MOST seconds have passed since the last
+    o = mini_options(tmp_path, 4)
+    sweeps = StoppedSweeps(monkeypatch, (12,), each=1.0)  # a second a full sweep; the twelfth stopped
+    real = checkpoint.write_checkpoint
+    written: list[int] = []
+
+    def dear(root, values, info):  # each write costs 100 s of the fake clock
+        sweeps.clock[0] += 100.0
+        written.append(info["sweeps"])
+        real(root, values, info)
+
+    monkeypatch.setattr(checkpoint, "write_checkpoint", dear)
+    monkeypatch.setattr(checkpoint, "CHECKPOINT_SHARE", 0.05)  # alone: 2,000 s after each write
+    monkeypatch.setattr(checkpoint, "CHECKPOINT_MOST", 3.0)
+    with pytest.raises(KeyboardInterrupt):
+        solve(o, tmp_path / "t", tolerance=1e-6, threads=1, graph="regenerate")
+    # the first round is written; then at most three rounds (3 s) after each write (sooner where a
+    # stage ends, which is always written), where the share alone would have waited past the run's
+    # end; the stop writes the last (11)
+    assert written[0] == 1 and written[-1] == 11 and len(written) >= 5
+    assert all(b - a <= 3 for a, b in zip(written, written[1:]))
+    written.clear()
+    monkeypatch.setattr(checkpoint, "CHECKPOINT_MOST", float("inf"))  # the share alone: fewer writes
+    sweeps.count = 0
+    with pytest.raises(KeyboardInterrupt):
+        solve(o, tmp_path / "u", tolerance=1e-6, threads=1, graph="regenerate")
+    assert written[0] == 1 and written[-1] == 11 and any(b - a > 3 for a, b in zip(written, written[1:]))
+
+
 def test_a_stopped_solve_says_where_its_files_are_and_how_to_resume(tmp_path, monkeypatch) -> None:
     """Ctrl-C (or SIGTERM) ends a solve as ``Interrupted``: the folder, what it keeps there, and
     that the same command resumes it; before any checkpoint, that nothing is kept to resume. The

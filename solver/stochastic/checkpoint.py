@@ -43,6 +43,10 @@ SKIP_FILE = "walk-skip.npz"
 MARKS_FILE = "check-marks.npz"
 T = TypeVar("T")
 CHECKPOINT_SHARE = 0.05  # the walk checkpoints every round unless that takes more than this share of the run
+# ... and after the first round that ends this many seconds after the last checkpoint, whatever
+# one costs: a write slowed by other work (seven pieces' 3.8 GB beside a busy machine) had spaced
+# them an hour apart, all of it lost to a kill (at seven pieces' 30-60 s a write, under 3.5% of a run)
+CHECKPOINT_MOST = 1800.0
 
 
 def resumable(solve: Callable[..., T]) -> Callable[..., T]:
@@ -64,8 +68,8 @@ def resumable(solve: Callable[..., T]) -> Callable[..., T]:
 class Pacer:
     """The walk's checkpoints: after every round, unless writing one takes more than
     CHECKPOINT_SHARE of the run (six pieces on a GPU: a round of about a second, a checkpoint of
-    1 GB), then once that share of the time has passed since the last; and when the walk ends
-    or is stopped (``stop``).
+    1 GB), then once that share of the time has passed since the last, or CHECKPOINT_MOST seconds
+    if that comes first; and when the walk ends or is stopped (``stop``).
 
     ``keeper``, where given, is called at a round's checkpoint for the skip's state: (its record,
     lead bytes, stamp bytes), or None. The bytes go to SKIP_FILE and the record into the
@@ -85,7 +89,7 @@ class Pacer:
     def round(self, info: dict[str, Any], force: bool = False) -> None:
         self.info = info
         self.written = False
-        if force or time.perf_counter() - self.last >= self.cost / CHECKPOINT_SHARE:
+        if force or time.perf_counter() - self.last >= min(self.cost / CHECKPOINT_SHARE, CHECKPOINT_MOST):
             self.write(round_end=True)
 
     def write(self, round_end: bool = False) -> None:
