@@ -23,6 +23,11 @@ two, a sweep's updates land in the order the threads' timing gives).
 ends the first stage at A and the second at B; 0: every stage to tolerance / 10). One line per
 board and setting (repairs, full sweeps, policy sweeps, seconds, the largest difference from the
 reference), then each setting's totals and their ratio to the first setting's.
+
+``--last-factor``: each setting is also run for each value of ``schedule.WALK_STAGE_FACTOR`` given
+(the last discounted stage ends at a change of tolerance / F; 1: at the tolerance itself).
+
+    python benchmarks/bench_walk_repairs.py --repairs rewalk --last-factor 10 1
 """
 from __future__ import annotations
 
@@ -75,6 +80,8 @@ def main() -> None:
     ap.add_argument("--tolerance", type=float, default=1e-6)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--pieces", type=int, default=4)
+    ap.add_argument("--last-factor", nargs="+", type=float, default=[schedule.WALK_STAGE_FACTOR],
+                    help="values of schedule.WALK_STAGE_FACTOR to run each setting with (default: the walk's)")
     a = ap.parse_args()
     try:
         aims = [parse_aim(t) for t in a.aims] if a.aims else [schedule.WALK_EARLY_AIM]
@@ -82,9 +89,11 @@ def main() -> None:
         ap.error(f"--aims: {exc} is not an aim; expected A or A,B with numbers 0 or more")
     if not all(0 <= f < len(schedule.WALK_DISCOUNTS) for f in a.from_stage):
         ap.error(f"--from-stage: each must be 0 to {len(schedule.WALK_DISCOUNTS) - 1}, a stage of WALK_DISCOUNTS")
-    settings = [(aim, repair, f) for aim in aims for repair in a.repairs
-                for f in (a.from_stage if repair == "rewalk" else [0])]
-    keep = schedule.WALK_EARLY_AIM, iteration.WALK_REWALK, iteration.WALK_REWALK_FROM
+    if min(a.last_factor) <= 0:
+        ap.error("--last-factor: each must be above 0")
+    settings = [(aim, repair, f, factor) for aim in aims for repair in a.repairs
+                for f in (a.from_stage if repair == "rewalk" else [0]) for factor in a.last_factor]
+    keep = schedule.WALK_EARLY_AIM, iteration.WALK_REWALK, iteration.WALK_REWALK_FROM, schedule.WALK_STAGE_FACTOR
     totals = {s: np.zeros(5) for s in range(len(settings))}
     with tempfile.TemporaryDirectory() as d:
         folder = Path(d)
@@ -92,11 +101,12 @@ def main() -> None:
             options = UrOptions(pieces=a.pieces, board_file=str(board_file(folder, order)))
             name = "-".join(order)
             schedule.WALK_EARLY_AIM, iteration.WALK_REWALK, iteration.WALK_REWALK_FROM = 0, True, 0
+            schedule.WALK_STAGE_FACTOR = keep[3]
             ref = np.asarray(solve(options, folder / f"{name}-ref", tolerance=3e-7, threads=a.threads,
                                    show_progress=False)["value"], dtype=np.float64)
-            for s, (aim, repair, f) in enumerate(settings):
+            for s, (aim, repair, f, factor) in enumerate(settings):
                 schedule.WALK_EARLY_AIM, iteration.WALK_REWALK = aim, repair == "rewalk"
-                iteration.WALK_REWALK_FROM = f
+                iteration.WALK_REWALK_FROM, schedule.WALK_STAGE_FACTOR = f, factor
                 t0 = time.perf_counter()
                 table = solve(options, folder / f"{name}-{s}", tolerance=a.tolerance, threads=a.threads,
                               show_progress=False)
@@ -106,16 +116,16 @@ def main() -> None:
                 totals[s] += (m["sweeps"], m["policy_sweeps"], seconds, m["endless_repairs"] > 0,
                               m["endless_check"]["flagged"] > 0)
                 aim_text = ",".join(f"{x:g}" for x in aim) if isinstance(aim, tuple) else f"{aim:g}"
-                what = f"{repair} {f}" if repair == "rewalk" else repair
-                print(f"{name:28s} aim {aim_text:10s} {what:9s}: {m['endless_repairs']} repairs, "
+                what = (f"{repair} {f}" if repair == "rewalk" else repair) + f" /{factor:g}"
+                print(f"{name:28s} aim {aim_text:10s} {what:12s}: {m['endless_repairs']} repairs, "
                       f"{m['sweeps']:4d} full sweeps, {m['policy_sweeps']:5d} policy sweeps, {seconds:5.2f} s, "
                       f"{m['endless_check']['flagged']} flagged at the end, within {diff:.2g} of the reference",
                       flush=True)
-    schedule.WALK_EARLY_AIM, iteration.WALK_REWALK, iteration.WALK_REWALK_FROM = keep
+    schedule.WALK_EARLY_AIM, iteration.WALK_REWALK, iteration.WALK_REWALK_FROM, schedule.WALK_STAGE_FACTOR = keep
     base = totals[0]
-    for s, (aim, repair, f) in enumerate(settings):
+    for s, (aim, repair, f, factor) in enumerate(settings):
         t = totals[s]
-        what = f"rewalk from stage {f}" if repair == "rewalk" else repair
+        what = (f"rewalk from stage {f}" if repair == "rewalk" else repair) + f", last stage to tolerance / {factor:g}"
         print(f"aim {aim} {what}: {int(t[3])} of 24 boards repaired, {int(t[4])} still flagged; "
               f"{int(t[0])} full sweeps (x{t[0] / base[0]:.3f}), "
               f"{int(t[1])} policy sweeps (x{t[1] / base[1]:.3f}), {t[2]:.1f} s (x{t[2] / base[2]:.3f})")
