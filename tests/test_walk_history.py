@@ -139,6 +139,16 @@ def test_after_reading_prices_the_walks_tail_from_its_rounds() -> None:
     assert f"at this run's {duration(275.0)} a sweep" in walk.after_reading(3, 4, rows)
     # no round that generated enough to price a sweep
     assert walk.after_reading(3, 4, [_row(10.0, 0.1)]) == "" and walk.after_reading(3, 4, []) == ""
+    # a last discounted stage whose last round changed more than the tolerance: the undiscounted
+    # stage has rounds to make (and says so); below it, or without the tolerance, as before
+    far = [*rows[:-1], {**rows[-1], "change": 4e-5}]
+    said = walk.after_reading(2, 4, far, 1e-5)
+    assert said.startswith("the undiscounted stage (its rounds sweep as this stage's do until a full sweep changes "
+                           "no value by more than 1e-05, which the last round's 4e-05 does not meet")
+    assert f"at this run's {duration(275.0)} a sweep" in said
+    near = [*rows[:-1], {**rows[-1], "change": 4e-6}]
+    assert walk.after_reading(2, 4, near, 1e-5) == walk.after_reading(2, 4, far) == walk.after_reading(2, 4, rows)
+    assert walk.after_reading(3, 4, far, 1e-5) == walk.after_reading(3, 4, rows)  # (the check alone is left)
 
 
 def test_status_in_the_last_stages_tells_what_is_left_after_it(tmp_path, monkeypatch) -> None:
@@ -151,7 +161,7 @@ def test_status_in_the_last_stages_tells_what_is_left_after_it(tmp_path, monkeyp
         lines = _status(o, root).output.splitlines()
         after = [line for line in lines if line.startswith("after ")]
         assert len(after) == 1, lines
-        tail = walk.after_reading(stage, 4, info["rounds"])
+        tail = walk.after_reading(stage, 4, info["rounds"], info["tolerance"])
         assert tail and after[0].endswith(f": {tail} (an estimate, not a bound)")
         assert ("undiscounted stage" in tail) == (stage == 2)
 

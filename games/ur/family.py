@@ -310,7 +310,7 @@ def rounds_lines(ck: dict[str, Any]) -> list[str]:
         if reading:
             out.append("outlook:" + reading[1:])
     if ck.get("stage") is not None:
-        after = walk.after_reading(int(ck["stage"]), int(ck["stages"]), rows)
+        after = walk.after_reading(int(ck["stage"]), int(ck["stages"]), rows, ck.get("tolerance"))
         if after:
             out.append(f"after {'it' if len(out) > 1 else 'this stage'}: {after} (an estimate, not a bound)")
     return out

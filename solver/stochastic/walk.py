@@ -434,7 +434,7 @@ class Outlook:
                 f"falls below {below:.3g} first")
 
 
-def after_reading(stage: int, stages: int, rows: list[dict[str, Any]]) -> str:
+def after_reading(stage: int, stages: int, rows: list[dict[str, Any]], tolerance: float | None = None) -> str:
     """What is left of a walk after the stage ``stage`` (of ``stages``, the last undiscounted),
     priced from its rounds' rows (``round_row``): from the last discounted stage on, the undiscounted
     stage at the least and the endless check, in sweeps of every state (TAIL_STAGE_SWEEPS,
@@ -442,7 +442,8 @@ def after_reading(stage: int, stages: int, rows: list[dict[str, Any]]) -> str:
     generated every state (the last TAIL_RATE_ROUNDS of those that generated at least TAIL_RATE_SHARE
     of them). "" before the last discounted stage (the later stages' rounds are not known) or
     without such rows. An estimate, not a bound: a check that flags states adds a repair and
-    another check."""
+    another check. With the ``tolerance``, a last discounted stage whose last round changed a value
+    by more than it is said to leave the undiscounted stage rounds to make (WALK_TAIL_FULL_ABOVE)."""
     if stage < stages - 2:
         return ""
     per = [r["full_s"] / (1.0 if r.get("generated") is None else r["generated"]) for r in rows
@@ -452,8 +453,15 @@ def after_reading(stage: int, stages: int, rows: list[dict[str, Any]]) -> str:
     each = statistics.median(per)
     last = stage == stages - 1
     sweeps = TAIL_CHECK_SWEEPS + (0.0 if last else TAIL_STAGE_SWEEPS)
-    what = "the endless check" if last else \
-        "the undiscounted stage (at the least a full sweep and a residual sweep of every state) and the endless check"
+    change = rows[-1].get("change") if rows else None
+    if last:
+        what = "the endless check"
+    elif tolerance is not None and change is not None and change > WALK_TAIL_FULL_ABOVE * tolerance > 0:
+        what = (f"the undiscounted stage (its rounds sweep as this stage's do until a full sweep changes no value by "
+                f"more than {WALK_TAIL_FULL_ABOVE * tolerance:g}, which the last round's {change:.3g} does not meet; "
+                "then a residual sweep of every state) and the endless check")
+    else:
+        what = "the undiscounted stage (at the least a full sweep and a residual sweep of every state) and the endless check"
     return (f"{what} (about {TAIL_CHECK_SWEEPS:g} sweeps of every state, as at four pieces): some "
             f"{duration(sweeps * each)} at this run's {duration(each)} a sweep of every state, more where the check "
             "flags states to repair")
