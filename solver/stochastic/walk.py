@@ -71,13 +71,14 @@ WALK_RECORD_BELOW = 1e-2
 # run (the skip and its resume are bit for bit).
 WALK_EVAL_MOST = 20
 # the undiscounted stage's rounds, while its last full sweep changed a value by more than this times
-# the tolerance (the last discounted stage ended by its stall rule far from its aim, as at seven
-# pieces; 0: never): the discounted stages' policy sweeps (the hot round and the top-up) instead of
-# WALK_POLISH_SWEEPS, which only polish values the last discounted stage left near their limit. Four
-# pieces, regenerating, the last discounted stage ended at ten times the tolerance: 7 undiscounted
-# rounds against 148, the solve 0.50x the time and nearer the proof (docs/design/walk.md, "The
-# undiscounted stage after a stage cut short"); a walk whose last discounted stage reached its aim
-# starts the undiscounted stage below the tolerance and polishes as before
+# the tolerance (a last discounted stage that its stall rule cut short, or the rounds after an
+# endless-check repair, whose first full sweep changed 0.05 at seven pieces; 0: never): the
+# discounted stages' policy sweeps (the hot round and the top-up) instead of WALK_POLISH_SWEEPS,
+# which only polish values already near their limit. Four pieces, regenerating, the last discounted
+# stage ended at ten times the tolerance: 7 undiscounted rounds against 148, the solve 0.50x the
+# time and nearer the proof (docs/design/walk.md, "The undiscounted stage far from its aim"); a walk
+# whose last discounted stage reached its aim starts the undiscounted stage below the tolerance and
+# polishes (``far_from_aim``)
 WALK_TAIL_FULL_ABOVE = 1.0
 _STALL_SWEEPS = 30
 # the round log's outlook reads the fall of a stage's largest change over this many rounds (Outlook)
@@ -210,8 +211,8 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                 was = cheap
                 evaluated: float | None = None  # the largest change of the round's last policy sweep
                 # a round that evaluates as the discounted stages' do: theirs, and the undiscounted
-                # stage's while it is still far from its aim (WALK_TAIL_FULL_ABOVE)
-                evaluates = bool(d) or 0 < WALK_TAIL_FULL_ABOVE * tolerance < last
+                # stage's while it is still far from its aim
+                evaluates = bool(d) or far_from_aim(last, tolerance)
                 if damp:
                     pass  # no policy sweeps after a damped sweep: a GPU's own values are not the averaged ones
                 elif not done and evaluates and hot_rounds:
@@ -434,6 +435,12 @@ class Outlook:
                 f"falls below {below:.3g} first")
 
 
+def far_from_aim(change: float, tolerance: float) -> bool:
+    """Whether an undiscounted round whose full sweep changed a value by ``change`` sweeps its policy
+    as the discounted stages' rounds do, rather than polishing (WALK_TAIL_FULL_ABOVE)."""
+    return 0 < WALK_TAIL_FULL_ABOVE * tolerance < change
+
+
 def after_reading(stage: int, stages: int, rows: list[dict[str, Any]], tolerance: float | None = None) -> str:
     """What is left of a walk after the stage ``stage`` (of ``stages``, the last undiscounted),
     priced from its rounds' rows (``round_row``): from the last discounted stage on, the undiscounted
@@ -456,7 +463,7 @@ def after_reading(stage: int, stages: int, rows: list[dict[str, Any]], tolerance
     change = rows[-1].get("change") if rows else None
     if last:
         what = "the endless check"
-    elif tolerance is not None and change is not None and change > WALK_TAIL_FULL_ABOVE * tolerance > 0:
+    elif tolerance is not None and change is not None and far_from_aim(change, tolerance):
         what = (f"the undiscounted stage (its rounds sweep as this stage's do until a full sweep changes no value by "
                 f"more than {WALK_TAIL_FULL_ABOVE * tolerance:g}, which the last round's {change:.3g} does not meet; "
                 "then a residual sweep of every state) and the endless check")
