@@ -25,7 +25,6 @@ from gamesolver.games.ur.family import (
     Cached, CheckAsk, ExportAsk, Family, Log, PathArg, QueryRefused, Reply, SolveAsk, Where, built_reply,
     table_key,
 )
-from gamesolver.games.ur.engine import terminal_value
 from gamesolver.games.ur.generator import kernel
 from gamesolver.games.ur.notation import Position, diagram, format_position, parse
 from gamesolver.games.ur.provenance import check_lines, of_table
@@ -372,14 +371,13 @@ class FortFamily(Family):
         options = self.options
         board = options.board
         pos = parse(position, options)
-        mine, theirs = pos.mover_relative()
+        over = game_over_answer(options, pos)
         view = {"pieces": {**{board.names[t]: "X" for t in pos.x}, **{board.names[t]: "O" for t in pos.o}},
                 "off_board": {"X": {"pool": options.pieces - len(pos.x)}, "O": {"pool": options.pieces - len(pos.o)}},
-                "game_over": terminal_value(board, mine, theirs) is not None}
+                "game_over": over is not None}
         if what == "show":
-            return {**show_answer(options, pos), "game_over": view["game_over"], "view": view}
+            return {**show_answer(options, pos), "game_over": over is not None, "view": view}
         r = options.dice.index(roll or "") if what == "best-move" else None  # all input checked before any table
-        over = game_over_answer(options, pos)
         if over is not None:  # a won game: its value by the rules, and no action to choose
             if r is not None:
                 game_over_refusal(options, pos)
