@@ -211,3 +211,35 @@ def test_a_resumed_stage_damps_where_the_unstopped_run_does(tmp_path, monkeypatc
         [s for s in damped if s >= at]
     assert resumed.meta["sweeps"] == whole.meta["sweeps"]
     assert np.array_equal(np.asarray(resumed["value"]), np.asarray(whole["value"]))
+
+
+def _round(sweep: int, change: float, repairs: int = 0) -> dict:
+    row = {"sweep": sweep, "stage": 3, "change": change, "full_s": 400.0, "round_s": 480.0, "clock": 0.0,
+           "generated": 1.0}
+    return {**row, "repairs": repairs} if repairs else row
+
+
+def test_status_reads_a_stage_after_a_local_repair_from_its_own_rounds(tmp_path) -> None:
+    """After the endless check's local repair the undiscounted stage starts again from the repaired
+    values: ``--status`` tells its rounds apart from the stage's rounds before the repair and reads
+    the outlook from its own rounds only, as the walk does (seven pieces: the walk's last round
+    changed 4.47e-6, the first after the repair 0.0509, which read together said the change "did not
+    fall")."""
+    from gamesolver.games.ur.family import rounds_lines
+    from gamesolver.solver.stochastic.rounds_plot import plot_rounds
+
+    rows = [_round(70, 4.47e-6)] + [_round(71 + i, c, 1) for i, c in enumerate([0.0509, 0.0212, 0.00367, 0.00123])]
+    ck = {"stage": 3, "stages": 4, "ends_at": 1e-5, "discount_gap": 0.0, "repairs": 1, "tolerance": 1e-5,
+          "rounds": rows}
+    lines = rounds_lines(ck)
+    assert ": stage 4: 1 (largest change 4.47e-06); stage 4 after 1 local repair: 4 (largest change 0.0509 to " \
+           "0.00123);" in lines[0]
+    assert not any(line.startswith("outlook") for line in lines)  # four rounds since the repair: too few to read
+    rows.append(_round(75, 0.000149, 1))
+    outlook = [line for line in rounds_lines(ck) if line.startswith("outlook")]
+    fall = (0.000149 / 0.0509) ** 0.25
+    assert len(outlook) == 1 and f"at the last 4 rounds' fall ({fall:.3g} a round)" in outlook[0], outlook
+    # a checkpoint of a stage with no repair behind it reads the rounds without one
+    assert not any(line.startswith("outlook") for line in rounds_lines({**ck, "repairs": 0}))
+    assert checkpoint.walk_words(False, 2) == " after 2 local repairs" and checkpoint.walk_words(True, 2) == " of the repair"
+    assert plot_rounds(rows, list(schedule.WALK_DISCOUNTS), 1e-5, tmp_path / "r.png", "t").stat().st_size > 0

@@ -291,18 +291,18 @@ def rounds_lines(ck: dict[str, Any]) -> list[str]:
     rows = ck.get("rounds") or []
     if not rows:
         return []
-    stages: dict[tuple[int, bool], list[dict[str, Any]]] = {}  # (stage, of the repair's walk)
+    stages: dict[tuple[int, bool, int], list[dict[str, Any]]] = {}  # (checkpoint.row_walk)
     for row in rows:
         stages.setdefault(checkpoint.row_walk(row), []).append(row)
-    parts = [f"stage {k + 1}{' of the repair' if repair else ''}: {len(r)} (largest change {r[0]['change']:.3g} "
-             f"to {r[-1]['change']:.3g})" for (k, repair), r in stages.items()]
+    parts = [f"stage {k + 1}{checkpoint.walk_words(repair, n)}: {len(r)} (largest change {r[0]['change']:.3g}"
+             + (f" to {r[-1]['change']:.3g})" if len(r) > 1 else ")") for (k, repair, n), r in stages.items()]
     last = rows[-1]
     generated = f", {last['generated']:.1%} generated" if last["generated"] is not None else ""
     policies = f", {last['policy_sweeps']} policy sweeps of every state" if last.get("policy_sweeps") else ""
     since = f" since sweep {rows[0]['sweep']}" if rows[0]["sweep"] > 1 else ""
     out = [f"rounds kept{since}: {'; '.join(parts)}; the last took {duration(last['round_s'])} "
            f"(full sweep {last['full_s']:.1f} s{generated}{policies})"]
-    now = (ck.get("stage"), not ck.get("early_aims", True))
+    now = (ck.get("stage"), not ck.get("early_aims", True), int(ck.get("repairs", 0)))
     if now in stages and ck.get("ends_at") is not None:
         outlook = walk.Outlook(float(ck["ends_at"]), stall=bool(ck.get("discount_gap")))
         outlook.seed(stages[now])

@@ -274,7 +274,7 @@ def report(root: Path, header: dict[str, Any]) -> dict[str, Any]:
             if not 0 <= stage <= len(discounts):
                 raise ValueError(f"stage {stage} outside the walk's {len(discounts) + 1} stages")
             ck.update({"stage": stage, "stages": len(discounts) + 1, "skip_kept": isinstance(info.get("skip"), dict),
-                       "early_aims": bool(info.get("early_aims", True)),
+                       "early_aims": bool(info.get("early_aims", True)), "repairs": int(info.get("repairs", 0)),
                        "rounds": round_rows(info), "discounts": discounts,
                        "tolerance": float(info["tolerance"]) if info.get("tolerance") is not None else None,
                        "policy_sweeps": int(info.get("policy_sweeps", 0)),
@@ -374,11 +374,20 @@ class Resumed(NamedTuple):
 ROW_FIELDS = {"sweep": int, "stage": int, "change": float, "full_s": float, "round_s": float, "clock": float}
 
 
-def row_walk(row: dict[str, Any]) -> tuple[int, bool]:
-    """A round row's stage, and whether it is a round of the walk that repairs a false solution:
-    the rounds of one stage of one walk, which the outlook, ``solve --status`` and the plot take
-    together."""
-    return int(row["stage"]), bool(row.get("repair"))
+def row_walk(row: dict[str, Any]) -> tuple[int, bool, int]:
+    """A round row's stage, whether it is a round of the walk that repairs a false solution, and the
+    endless-check repairs made before it: the rounds of one stage of one walk since one repair
+    (a stage's rounds after a local repair start again from the repaired values), which the
+    outlook, ``solve --status`` and the plot take together."""
+    return int(row["stage"]), bool(row.get("repair")), int(row.get("repairs", 0))
+
+
+def walk_words(repair: bool, repairs: int) -> str:
+    """How ``solve --status`` and the plot tell apart the rounds of one stage (``row_walk``): those
+    of the repair's walk, and those after ``repairs`` local repairs of the first walk."""
+    if repair:
+        return " of the repair"
+    return f" after {repairs} local repair{'s' if repairs != 1 else ''}" if repairs else ""
 
 
 def round_rows(info: dict[str, Any]) -> list[dict[str, Any]]:

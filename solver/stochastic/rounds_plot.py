@@ -38,14 +38,16 @@ def plot_rounds(rows: list[dict[str, Any]], discounts: list[float], tolerance: f
     try:
         colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
         unit, per = ("minutes", 60.0) if max(r["round_s"] for r in rows) >= 120 else ("seconds", 1.0)
-        # a repair's walk (rows marked "repair") runs the stages again: drawn apart, hollow
-        for repair, stage in sorted({(repair, stage) for stage, repair in map(checkpoint.row_walk, rows)}):
-            mine = [r for r in rows if checkpoint.row_walk(r) == (stage, repair)]
+        # a repair's walk (rows marked "repair") runs the stages again: drawn apart, hollow; a stage's
+        # rounds after a local repair start again from the repaired values: drawn apart too
+        for repair, repairs, stage in sorted({(repair, n, stage) for stage, repair, n in map(checkpoint.row_walk, rows)}):
+            mine = [r for r in rows if checkpoint.row_walk(r) == (stage, repair, repairs)]
             x = [r["sweep"] for r in mine]
             colour = colours[stage % len(colours)]
+            which = (" (the repair's walk)" if repair
+                     else f" ({checkpoint.walk_words(False, repairs).strip()})" if repairs else "")
             top.semilogy(x, [max(r["change"], 1e-12) for r in mine], "o-", markersize=3, color=colour,
-                         label=stage_name(stage, discounts) + (" (the repair's walk)" if repair else ""),
-                         markerfacecolor="none" if repair else colour)
+                         label=stage_name(stage, discounts) + which, markerfacecolor="none" if repair else colour)
             if tolerance is not None and stage <= len(discounts):
                 end = schedule.stage_end(stage, tolerance, not repair) if stage < len(discounts) else tolerance
                 top.hlines(end, x[0] - 0.5, x[-1] + 0.5, colors=colour, linestyles="--", linewidth=1)

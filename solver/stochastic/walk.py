@@ -178,8 +178,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
             outlook = Outlook(end if d else tolerance, stall=bool(d))
             # a resumed stage's earlier rounds (of the same walk since the same repair: a repair's
             # stages are its own): its outlook reads them, and its stall rule counts them, as without the stop
-            earlier_rows = [r for r in rows if checkpoint.row_walk(r) == (stage, not early)
-                            and int(r.get("repairs", 0)) == repairs]
+            earlier_rows = [r for r in rows if checkpoint.row_walk(r) == (stage, not early, repairs)]
             outlook.seed(earlier_rows)
             stalled.seed([float(r["change"]) for r in earlier_rows])
             # sweeps of every state since the last full sweep, besides the next one; and whether the
