@@ -208,6 +208,32 @@ def test_a_checkpoint_is_written_at_least_every_checkpoint_most_seconds(tmp_path
     assert written[0] == 1 and written[-1] == 11 and any(b - a > 3 for a, b in zip(written, written[1:]))
 
 
+def test_a_checkpoint_is_priced_at_the_median_of_the_last_writes(tmp_path, monkeypatch) -> None:
+    """One write slowed by other work (20 s where the others take 1 s) does not space the next ones
+    as if every write took 20 s: the Pacer prices a write at the median of the last three."""
+    clock = [0.0]
+    costs = iter([1.0, 1.0, 20.0, 1.0, 1.0])
+    written: list[float] = []
+
+    def write(root, values, info):
+        clock[0] += next(costs)
+        written.append(clock[0])
+
+    monkeypatch.setattr(checkpoint.time, "perf_counter", lambda: clock[0])
+    monkeypatch.setattr(checkpoint, "write_checkpoint", write)
+    monkeypatch.setattr(checkpoint, "CHECKPOINT_SHARE", 0.05)  # a write of c seconds: the next c / 0.05 later
+    pacer = checkpoint.Pacer(tmp_path, np.zeros(4, np.float32))
+    for _ in range(3):
+        pacer.round({"sweeps": 1}, force=True)
+    assert pacer.costs == [1.0, 1.0, 20.0] and pacer.cost == 1.0
+    clock[0] += 19.0  # 19 s after the slow write: not yet 1 / 0.05 = 20 s
+    pacer.round({"sweeps": 2})
+    assert len(written) == 3
+    clock[0] += 1.0  # 20 s: the usual write's spacing (the last write alone would wait 400 s)
+    pacer.round({"sweeps": 3})
+    assert len(written) == 4 and pacer.costs == [1.0, 20.0, 1.0]
+
+
 def test_a_stopped_solve_says_where_its_files_are_and_how_to_resume(tmp_path, monkeypatch) -> None:
     """Ctrl-C (or SIGTERM) ends a solve as ``Interrupted``: the folder, what it keeps there, and
     that the same command resumes it; before any checkpoint, that nothing is kept to resume. The

@@ -9,6 +9,7 @@ import functools
 import json
 import math
 import os
+import statistics
 import time
 import zipfile
 import zlib
@@ -47,6 +48,9 @@ CHECKPOINT_SHARE = 0.05  # the walk checkpoints every round unless that takes mo
 # one costs: a write slowed by other work (seven pieces' 3.8 GB beside a busy machine) had spaced
 # them an hour apart, all of it lost to a kill (at seven pieces' 30-60 s a write, under 3.5% of a run)
 CHECKPOINT_MOST = 1800.0
+# ... a write priced at the median of the last this many (one slowed tenfold by other work on the
+# machine spaces the next ones as the usual write does)
+CHECKPOINT_COSTS = 3
 
 
 def resumable(solve: Callable[..., T]) -> Callable[..., T]:
@@ -69,7 +73,8 @@ class Pacer:
     """The walk's checkpoints: after every round, unless writing one takes more than
     CHECKPOINT_SHARE of the run (six pieces on a GPU: a round of about a second, a checkpoint of
     1 GB), then once that share of the time has passed since the last, or CHECKPOINT_MOST seconds
-    if that comes first; and when the walk ends or is stopped (``stop``).
+    if that comes first; and when the walk ends or is stopped (``stop``). A write costs the median
+    of the last CHECKPOINT_COSTS writes' seconds (``cost``).
 
     ``keeper``, where given, is called at a round's checkpoint for the skip's state: (its record,
     lead bytes, stamp bytes), or None. The bytes go to SKIP_FILE and the record into the
@@ -80,11 +85,16 @@ class Pacer:
                  keeper: Callable[[], tuple[dict[str, Any], np.ndarray, np.ndarray] | None] | None = None) -> None:
         self.root, self.values = root, values
         self.info: dict[str, Any] | None = None  # the last round's, written or not
-        self.cost = 0.0
+        self.costs: list[float] = []  # the last CHECKPOINT_COSTS writes' seconds
         self.last = time.perf_counter()
         self.keeper = keeper
         self.written = False  # whether the last round's checkpoint was written ...
         self.kept = False  # ... with the skip's record
+
+    @property
+    def cost(self) -> float:
+        """What a checkpoint costs: the median of the last writes' seconds (0 before the first)."""
+        return statistics.median(self.costs) if self.costs else 0.0
 
     def round(self, info: dict[str, Any], force: bool = False) -> None:
         self.info = info
@@ -108,7 +118,7 @@ class Pacer:
             write_checkpoint(self.root, self.values, {**self.info, "skip": {**record, "crc": crc}})
         self.written, self.kept = round_end, kept is not None
         self.last = time.perf_counter()
-        self.cost = self.last - t0
+        self.costs = [*self.costs, self.last - t0][-CHECKPOINT_COSTS:]
 
     def stop(self) -> None:
         """The checkpoint of a walk that stops between rounds' checkpoints (Ctrl-C, or no
