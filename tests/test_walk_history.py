@@ -243,3 +243,17 @@ def test_status_reads_a_stage_after_a_local_repair_from_its_own_rounds(tmp_path)
     assert not any(line.startswith("outlook") for line in rounds_lines({**ck, "repairs": 0}))
     assert checkpoint.walk_words(False, 2) == " after 2 local repairs" and checkpoint.walk_words(True, 2) == " of the repair"
     assert plot_rounds(rows, list(schedule.WALK_DISCOUNTS), 1e-5, tmp_path / "r.png", "t").stat().st_size > 0
+
+
+def test_the_walks_last_round_is_said_with_its_residual(tmp_path) -> None:
+    """The round that ends the walk (a full sweep and a residual sweep, both below the tolerance) has
+    its line in the log, as every other round does, just before the endless check: its sweep, both
+    changes and the clock, the residual the table's header keeps."""
+    o = mini_options(tmp_path, 4)
+    said: list[str] = []
+    table = solve(o, tmp_path / "t", tolerance=1e-6, threads=1, graph="regenerate", log=said.append)
+    check = next(i for i, s in enumerate(said) if s.startswith("endless check at eps"))
+    last = said[check - 1]
+    assert last.startswith(f"sweep {table.meta['sweeps']} (1 - discount 0): largest change "), last
+    assert "% generated), residual " in last and "both below 1e-06, the walk ends (" in last
+    assert f"residual {table.meta['residual']:.3g} (a sweep of every state" in last

@@ -197,6 +197,10 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                     if residual < tolerance:
                         t_round = time.perf_counter() - t0
                         spent += t_round
+                        if log:  # the walk's last round, said as the others are
+                            log(f"sweep {sweeps} (1 - discount 0): largest change {last:.3g} (full sweep {t_full:.1f} s"
+                                f"{generated_words(skip)}), residual {residual:.3g} (a sweep of every state, {t_round - t_full:.1f} s): "
+                                f"both below {tolerance:g}, the walk ends ({checkpoint.so_far(spent, earlier)})")
                         keep_row(rows, round_row(sweeps, stage, last, t_full, t_round, skip, earlier + spent,
                                                  repair=not early, damped=damp, repairs=repairs))
                         # the walk's last checkpoint, which says so: a run stopped in the endless
@@ -236,7 +240,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                 pacer.round(walk_info(header, tolerance, sweeps, cheap, hot, stage + done, last, earlier + spent, rows,
                                       early, repairs), force=done)
                 if log:  # the split says what a round costs where: the projections' policy share
-                    generated = f", {skip.log[-1]['generated']:.1%} generated" if skip is not None else ""
+                    generated = generated_words(skip)
                     policies = "" if evaluated is None else f" ({between} of every state, the last changing {evaluated:.2g})"
                     log(f"sweep {sweeps} (1 - discount {d:g}){' damped' if damp else ''}: largest change {last:.3g} "
                         f"(full sweep {t_full:.1f} s{generated}, policy sweeps {t_round - t_full:.1f} s{policies}; "
@@ -432,6 +436,11 @@ class Outlook:
         left, below = stall
         return (f"; the stall rule ends it within {left} more round{'s' if left != 1 else ''} unless a change "
                 f"falls below {below:.3g} first")
+
+
+def generated_words(skip: Skip | None) -> str:
+    """The round log's share of states its full sweep generated, where the sweep skips."""
+    return f", {skip.log[-1]['generated']:.1%} generated" if skip is not None else ""
 
 
 def far_from_aim(change: float, tolerance: float) -> bool:
