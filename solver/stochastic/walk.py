@@ -438,7 +438,7 @@ class Outlook:
                 f"falls below {below:.3g} first")
 
 
-def generated_words(skip: Skip | None) -> str:
+def generated_words(skip: Skip | BlockSkip | None) -> str:
     """The round log's share of states its full sweep generated, where the sweep skips."""
     return f", {skip.log[-1]['generated']:.1%} generated" if skip is not None else ""
 
