@@ -19,7 +19,8 @@ aside), at the eps a table solved to 1e-5 is checked at: how many states the che
 ``--repair`` then runs the solve's local repair (``iteration.local_repair``) on a copy of the values
 over the flagged states, and says how far it moved them and the undiscounted residual left on them.
 ``--no-sweep`` leaves out the residual sweep that prices the check (at seven pieces it is as dear as
-the check's first pass). ``--json`` ends with one line of JSON holding the figures.
+the check's first pass). ``--flagged-out FILE`` saves the flagged states' ranks, to compare the
+checks of two checkpoints' values. ``--json`` ends with one line of JSON holding the figures.
 """
 from __future__ import annotations
 
@@ -88,6 +89,8 @@ def main() -> None:
     ap.add_argument("--descending", action="store_true", help="also run the passes in descending rank order")
     ap.add_argument("--values", type=Path, help="a solve's values to check (a checkpoint.npy) instead of a table")
     ap.add_argument("--repair", action="store_true", help="then repair the flagged states on a copy, as the solve would")
+    ap.add_argument("--flagged-out", type=Path, metavar="FILE",
+                    help="save the flagged states' ranks (int64, .npy) to compare the checks of two values")
     ap.add_argument("--no-sweep", action="store_true", help="leave out the residual sweep that prices the check")
     ap.add_argument("--json", action="store_true", help="end with one line of JSON holding the figures")
     a = ap.parse_args()
@@ -130,6 +133,9 @@ def main() -> None:
             flagged = np.flatnonzero((good == 0) & (np.abs(values) > eps))
             print(f"  {flagged.size:,} states flagged (unmarked, and claiming more than eps)")
             figures.update({"passes": count, "examined": examined, "check_seconds": seconds, "flagged": int(flagged.size)})
+            if a.flagged_out is not None:
+                np.save(a.flagged_out, flagged.astype(np.int64))
+                print(f"  their ranks saved to {a.flagged_out}")
             if a.repair and flagged.size:
                 figures["repair"] = repair(K, values, flagged, a.threads)
         if a.json:

@@ -30,8 +30,10 @@ def test_a_claimed_advantage_nobody_can_win_is_flagged_and_repaired_to_zero(tmp_
     # claim an advantage only endless play keeps, at every state; the repair's discounts bring them to 0
     n = kernel(UrOptions(pieces=2)).state_count
     np.save(tmp_path / "v.npy", np.full(n, 0.3, dtype=np.float32))
-    got = figures(run("--pieces", "2", "--values", str(tmp_path / "v.npy"), "--repair", "--json"))
+    got = figures(run("--pieces", "2", "--values", str(tmp_path / "v.npy"), "--repair", "--json",
+                      "--flagged-out", str(tmp_path / "flagged.npy")))
     assert got["flagged"] == n and got["passes"] >= 1
+    assert np.array_equal(np.load(tmp_path / "flagged.npy"), np.arange(n))  # every state, by rank
     fixed = got["repair"]
     assert fixed["moved_max"] == pytest.approx(0.3, abs=1e-6) and fixed["residual_after"] < 1e-6
     assert fixed["backups"] >= 5 * n  # each of the five discounts sweeps every flagged state at least once
