@@ -67,10 +67,9 @@ def test_the_repair_walks_again_where_the_local_repairs_fail_and_ends_where_the_
     assert len(again) == 1 and "every stage to 1e-07" in said[again[0]]
     # the walk after it ran its stages from the first, the first one to tolerance / 10 this time
     after = [s for s in said[again[0]:] if s.startswith("sweep ")]
-    assert " (1 - discount 0.0001): " in after[0]  # from the second stage (WALK_REWALK_FROM)
-    assert not [s for s in after if "(1 - discount 0.01)" in s]
-    first_stage = [s for s in after if "(1 - discount 0.0001)" in s]
-    assert float(first_stage[-1].split("largest change ")[1].split(" ")[0]) < 1e-6  # not at the early aim (1e-3)
+    assert " (1 - discount 0.01): " in after[0]
+    first_stage = [s for s in after if "(1 - discount 0.01)" in s]
+    assert float(first_stage[-1].split("largest change ")[1].split(" ")[0]) < 1e-3  # not at the early aim
     assert meta["sweeps"] < 150
     monkeypatch.setattr(iteration, "WALK_REWALK", False)
     descent, dmeta, dsaid = _solve(swapped, tmp_path / "descent")
@@ -93,17 +92,17 @@ def test_a_repair_walk_stopped_resumes_as_one(swapped, tmp_path, how) -> None:
     whole, meta, said = _solve(swapped, tmp_path / "whole", **how)
     again = next(i for i, s in enumerate(said) if "walking the discount up again from here" in s)
     first = next(s for s in said[again:] if s.startswith("sweep "))
-    at = int(first.split()[1]) + 3  # the repair walk's fourth full sweep, in its first stage (the walk's second)
+    at = int(first.split()[1]) + 3  # the repair walk's fourth full sweep, in its first stage
     root = tmp_path / "stopped"
     info = _stopped(swapped, root, at, **how)
-    assert info["early_aims"] is False and info["stage"] == iteration.WALK_REWALK_FROM == 1 and info["sweeps"] == at - 1
+    assert info["early_aims"] is False and info["stage"] == 0 and info["sweeps"] == at - 1
     status = "\n".join(status_reply(checkpoint.report(root, info["options"])).lines)
-    assert "of the walk that repairs a false solution (1 - discount 0.0001, ends at a change below 1e-07)" in status
+    assert "of the walk that repairs a false solution (1 - discount 0.01, ends at a change below 1e-07)" in status
     # the history keeps the repair's rounds apart from the first walk's rounds of the same stage
     rows = checkpoint.round_rows(info)
     assert [r["sweep"] for r in rows if r.get("repair")] == list(range(at - 3, at))
-    assert any(r["stage"] == 1 and not r.get("repair") for r in rows)
-    assert "; stage 2 of the repair: 3 (largest change" in status and "stage 2: " in status
+    assert any(r["stage"] == 0 and not r.get("repair") for r in rows)
+    assert "; stage 1 of the repair: 3 (largest change" in status and "stage 1: " in status
     from gamesolver.solver.stochastic.rounds_plot import plot_rounds
 
     assert plot_rounds(rows, list(schedule.WALK_DISCOUNTS), TOL, tmp_path / "rounds.png", "test").stat().st_size > 0
@@ -111,7 +110,7 @@ def test_a_repair_walk_stopped_resumes_as_one(swapped, tmp_path, how) -> None:
         assert isinstance(info.get("skip"), dict)  # the skip's record, which the resumed run takes up
     values, rmeta, rsaid = _solve(swapped, root, **how)
     line = next(s for s in rsaid if s.startswith("resuming from the checkpoint"))
-    assert line.endswith("in stage 2 of 4 of the repair's walk (1 - discount 0.0001, ends at a change below 1e-07)")
+    assert line.endswith("in stage 1 of 4 of the repair's walk (1 - discount 0.01, ends at a change below 1e-07)")
     assert rmeta["endless_check"]["flagged"] == 0 and rmeta["sweeps"] == meta["sweeps"]
     assert np.abs(values - whole).max() < 1e-6
 

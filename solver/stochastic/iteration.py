@@ -51,11 +51,11 @@ _MAX_REPAIRS = 3
 # where the check flags a few states whatever the repair: there the descent's values are those two
 # solves agree on). False: the descent alone, as the sweeps method repairs
 WALK_REWALK = True
-# ... from this stage of WALK_DISCOUNTS: the second (1e-4). On those boards every one passed the check
-# after it, as from the first, in 0.92x the full sweeps over the 24 (from the third, 1e-6, 3 still
-# failed); the first stage's discount moves values that the undiscounted stage has settled farthest
-# (at seven pieces some 50 rounds of its own, some 6 hours of two cores)
-WALK_REWALK_FROM = 1
+# ... from this stage of WALK_DISCOUNTS: on those boards from the second (1e-4) every one passed too,
+# in 0.92x the full sweeps over the 24; from the third (1e-6) 3 still failed the check after it. With
+# the local repairs left out, the swapped test board's walk again from the second stage failed the
+# check every time and the descent followed (docs/design/endless.md, "Repairs"): the first stays
+WALK_REWALK_FROM = 0
 LOCAL_REPAIR_SHARE = 100  # a repair of the flagged states alone while they are at most 1/this of all
 _STAGE_TOLERANCE = 1e-8
 _STAGE_MAX_SWEEPS = 5000
