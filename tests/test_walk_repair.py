@@ -182,3 +182,26 @@ def test_the_solve_command_says_how_many_repairs_it_took(swapped, tmp_path) -> N
     assert out.exit_code == 0, out.output
     assert "endless check (eps 1e-05): passed after 3 discounted repairs" in out.output
     assert "walking the discount up again from here" in out.output
+
+
+@pytest.mark.parametrize("local", [0, 3])
+def test_local_repairs_sets_how_many_local_repairs_come_before_the_walk_again(swapped, tmp_path, local) -> None:
+    """``local_repairs`` (``solve --local-repairs``): that many repairs of the flagged states alone,
+    then the walk again; on this board none mends it (its checks flag 6, 8, 8, 6, ... states), so
+    the count of local repairs made is the setting's, and every run ends passing the check."""
+    values, meta, said = _solve(swapped, tmp_path / "t", local_repairs=local)
+    assert sum("on those states alone" in s for s in said) == local
+    assert sum("walking the discount up again" in s for s in said) == 1
+    assert meta["endless_repairs"] == local + 1 and meta["endless_check"]["flagged"] == 0
+
+
+def test_local_repairs_is_checked_and_refused_where_it_does_not_apply(tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from gamesolver.solver.cli import cli
+
+    out = CliRunner().invoke(cli, ["ur", "solve", "--pieces", "2", "--local-repairs", "-1", "--out", str(tmp_path / "a")])
+    assert out.exit_code == 2 and "--local-repairs must be 0 or more; got -1" in out.output
+    out = CliRunner().invoke(cli, ["ur", "solve", "--rules", "finkel", "--local-repairs", "3", "--out", str(tmp_path / "b")])
+    assert out.exit_code == 2 and "--local-repairs applies to the fort rules" in out.output
+    assert "Traceback" not in out.output and not (tmp_path / "a").exists() and not (tmp_path / "b").exists()

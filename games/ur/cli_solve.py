@@ -57,6 +57,10 @@ _solve_graph_option = click.option(
               help="Where the walk keeps its policy (24 bytes a state): memory; disk, a file in the table's "
                    "folder that the system pages (removed when the solve ends); auto: memory when it fits in "
                    "half of it beside the rest, else disk (seven pieces on a 24 GiB machine).")
+@click.option("--local-repairs", type=int, default=None,
+              help="How many times the endless check's flagged states are repaired alone before the repair "
+                   "of every state (default 2). More suits a solve whose checks flag fewer states each time "
+                   "and whose repair of every state takes hours (docs/design/endless.md, \"Repairs\").")
 @_solve_graph_option
 @click.option("--backend", type=click.Choice(BACKENDS), default="cpu", show_default=True,
               help="cpu: this process's threads; ray: each sweep split by rank range across the workers of "
@@ -87,7 +91,8 @@ _solve_graph_option = click.option(
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (the progress log stays on stderr).")
 @rules_option
 def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: str | None, cache: str | None,
-              tolerance: float | None, threads: int | None, method: str, policy_place: str, graph: str,
+              tolerance: float | None, threads: int | None, method: str, policy_place: str, local_repairs: int | None,
+              graph: str,
               backend: str, address: str | None, workers: int | None, proof: bool | None, width: float | None,
               status: bool, plot: str | None, as_json: bool, rules_name: str) -> None:
     """Solve every state by value iteration, prove an interval around every value where the proof
@@ -100,6 +105,8 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
         raise InputError("--plot draws a solve's rounds beside --status; add --status")
     if threads is not None and threads < 1:
         raise InputError("--threads must be at least 1")
+    if local_repairs is not None and local_repairs < 0:
+        raise InputError(f"--local-repairs must be 0 or more; got {local_repairs}")
     _check_backend(backend, address, workers)
     if policy_place != "auto" and (method != "walk" or backend != "cpu"):
         raise InputError("--walk-policy applies to the walk (--method walk) on --backend cpu; the GPU and Ray "
@@ -111,7 +118,7 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
     fam = pick(rules_name, pieces, board_file, dice_file)
     method_given = click.get_current_context().get_parameter_source("method") != click.core.ParameterSource.DEFAULT
     emit(fam.solve(SolveAsk(out, cache, tolerance, threads, method, method_given, policy_place, graph, backend,
-                            address, workers, proof, width, log_line)), as_json)
+                            address, workers, proof, width, log_line, local_repairs)), as_json)
 
 
 def _check_backend(backend: str, address: str | None, workers: int | None) -> None:

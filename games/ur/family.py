@@ -79,6 +79,7 @@ class SolveAsk:
     proof: bool | None = None
     width: float | None = None
     log: Log | None = None
+    local_repairs: int | None = None  # None: the engine's default (iteration.LOCAL_REPAIRS)
 
 
 @dataclass(frozen=True)

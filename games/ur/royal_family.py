@@ -112,8 +112,8 @@ class RoyalFamily(Family):
 
     def solve(self, ask: SolveAsk) -> Reply:
         self.refuse(cache=ask.cache, backend=None if ask.backend == "cpu" else ask.backend)
-        given = [name for name, on in (("--method", ask.method_given), ("--walk-policy", ask.policy_place != "auto"))
-                 if on]
+        given = [name for name, on in (("--method", ask.method_given), ("--walk-policy", ask.policy_place != "auto"),
+                                       ("--local-repairs", ask.local_repairs is not None)) if on]
         if given:
             raise InputError(f"{' and '.join(given)} appl{'y' if len(given) > 1 else 'ies'} to the fort rules; "
                              "RoyalUr's rule sets are solved by plain float64 sweeps, tier group after tier group")

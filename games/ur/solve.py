@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from gamesolver.solver.stochastic import iteration
 from gamesolver.solver.stochastic.engine import Engine, Log
 from gamesolver.games.ur.generator import fresh_kernel, kernel
 from gamesolver.games.ur.engine import Action, actions, terminal_value
@@ -106,18 +107,19 @@ def solve(
     width: float | None = None,
     engine: Engine | None = None,
     policy_place: str = "auto",
+    local_repairs: int | None = None,
 ) -> Table:
     """Solve and write the table at ``out`` (default: the cache); resumes from the checkpoint a
     stopped run left there. One call of the engine (``solver.stochastic.solve.solve_table``):
     ``method``, ``graph``, ``engine`` (e.g. ``ray_engine``) and ``policy_place`` (where the walk
-    keeps its policy) as in ``solver.stochastic.iteration.solve_values``; ``proof`` (False, True,
+    keeps its policy) and ``local_repairs`` as in ``solver.stochastic.iteration.solve_values``; ``proof`` (False, True,
     or "auto": where it fits) an interval proven around every value, recorded in the header's
     ``certified``, the widest aimed at ``width`` (default: ``tolerance``; a solve to 1e-6 proven
     to 1e-5 is cheaper than a solve to 1e-5 proven to 1e-5, see docs/design/proof.md)."""
     root = Path(out) if out is not None else default_table_dir(options)
     settings = SolveSettings(tolerance=tolerance, threads=threads, max_sweeps=max_sweeps, method=method,
                              graph=graph, engine=engine, policy_place=policy_place, show_progress=show_progress,
-                             log=log)
+                             log=log, local_repairs=iteration.LOCAL_REPAIRS if local_repairs is None else local_repairs)
     return solve_table(kernel(options), root, table_spec(options), settings, proof=proof, width=width)
 
 

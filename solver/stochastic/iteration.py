@@ -41,9 +41,10 @@ from gamesolver.solver.stochastic.engine import Engine, Log, SubsetSweeps
 MIN_TOLERANCE_FLOAT64 = 1e-14  # the same for float64 values, with room for summing rounding
 _SMALL_TIER = 1 << 16  # tiers with fewer states are swept on one thread
 CHECK_EPS_FACTOR = 10
-# discounted repairs before the solve gives up and stores what it has, flagged: up to two local ones,
-# then one of every state (the walk has one more: the walk again, then the descent)
-_MAX_REPAIRS = 3
+# discounted repairs before the solve gives up and stores what it has, flagged: up to LOCAL_REPAIRS
+# local ones, then one of every state (the walk has one more: the walk again, then the descent)
+LOCAL_REPAIRS = 2
+_MAX_REPAIRS = LOCAL_REPAIRS + 1
 # a walk's repair of every state walks the discount up again, every stage to tolerance / 10
 # (``schedule.stage_end``), instead of the plain sweeps of ``discounted_descent``: on the 24 role
 # orders of the test board the 8 that needed it took 57-90 full sweeps instead of 651-888
@@ -92,6 +93,7 @@ def solve_values(
     tiers: list[tuple[int, int]] | None = None,
     engine: Engine | None = None,
     policy_place: str = "auto",
+    local_repairs: int = LOCAL_REPAIRS,
     hold: contextlib.ExitStack | None = None,
 ) -> Solved:
     """Solve ``game`` in the folder ``root`` (checkpoints go there; a stopped run with the same
@@ -123,6 +125,11 @@ def solve_values(
     where it fits in half of it beside the walk's other arrays, else mapped from POLICY_FILE in
     ``root``), ``memory`` or ``disk``. The disk must hold the checkpoint twice and a mapped
     policy (``check_disk``).
+
+    ``local_repairs``: how many times the endless check's flagged states are repaired alone (while
+    they are at most 1/LOCAL_REPAIR_SHARE of all) before a repair of every state. More suits a
+    solve whose repair of every state is dear and whose checks flag fewer states each time (seven
+    pieces: 9,010, 7,178, then 2,972 after two; docs/design/endless.md, "Repairs").
 
     The run holds ``root``'s lock (``folder_lock``): a second solve started on the same folder
     while this one runs is refused with a FolderBusyError. ``hold``: a stack that takes the lock
@@ -208,7 +215,7 @@ def solve_values(
         rewalk = not resumed.early  # in a repair's walk (a stopped one resumes in it)
         # a walk's repairs of every state: the walk again, then (should that fail the check too) the descent
         can_rewalk = WALK_REWALK and method == "walk"
-        most = _MAX_REPAIRS + (1 if can_rewalk else 0)
+        most = local_repairs + 1 + (1 if can_rewalk else 0)
         generated: dict[str, int] = {}  # what the walk's full sweeps generated, where they skip
         rounds: list[dict[str, float]] = []  # ... and a row a full sweep
         stopped = False
@@ -277,7 +284,7 @@ def solve_values(
                 repairs += 1
                 stages = ", ".join(f"{d:g}" for d in schedule.DISCOUNTS)
                 t0 = time.perf_counter()
-                if (repairs < _MAX_REPAIRS and getattr(engine, "subset_sweeps", False)
+                if (repairs <= local_repairs and getattr(engine, "subset_sweeps", False)
                         and check.flagged * LOCAL_REPAIR_SHARE <= n):
                     if log:
                         log(f"endless check: {check.flagged:,} states claim an advantage that only endless play keeps; "

@@ -23,7 +23,7 @@ from gamesolver.solver.errors import InputError
 from gamesolver.solver.stochastic import planning, schedule
 from gamesolver.solver.stochastic.bounds import certify, check_certify_fits, matrix_bytes_estimate
 from gamesolver.solver.stochastic.engine import Engine, Log
-from gamesolver.solver.stochastic.iteration import solve_values
+from gamesolver.solver.stochastic.iteration import LOCAL_REPAIRS, solve_values
 from gamesolver.solver.tables.lock import folder_lock
 from gamesolver.solver.tables.table import VERIFY_ONCE, Table, open_table, write_table
 
@@ -58,6 +58,7 @@ class SolveSettings:
     tiers: list[tuple[int, int]] | None = None
     engine: Engine | None = None
     policy_place: str = "auto"
+    local_repairs: int = LOCAL_REPAIRS
     show_progress: bool | None = None
     log: Log | None = None
 
