@@ -180,9 +180,8 @@ class FortFamily(Family):
         # no --proof/--no-proof: prove where it fits, and otherwise say so once, before the solve
         proving: Proof = "auto" if ask.proof is None else ask.proof
         width = DEFAULT_WIDTH if ask.width is None else ask.width
-        common: dict[str, Any] = dict(tolerance=tolerance, method=ask.method, log=ask.log, proof=proving, width=width)
-        if ask.local_repairs is not None:
-            common["local_repairs"] = ask.local_repairs
+        common: dict[str, Any] = dict(tolerance=tolerance, method=ask.method, log=ask.log, proof=proving, width=width,
+                                      local_repairs=ask.local_repairs)
         if ask.backend == "gpu":
             with gpu_engine(options, policy=ask.method != "sweeps", log=ask.log, graph=ask.graph) as engine:
                 table = solve(options, out, engine=engine, **common)
