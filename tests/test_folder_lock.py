@@ -86,6 +86,40 @@ def test_the_cli_says_so_in_one_line_with_exit_1(tmp_path) -> None:
     assert [p.name for p in out.iterdir()] == [LOCK_FILE]  # nothing written beside the holder's file
 
 
+def test_a_resume_holds_its_folder_before_building_the_generator(tmp_path, monkeypatch) -> None:
+    """The generator and the table's spec take some 25 s to build at seven pieces: a resume holds
+    its folder's lock through that build (so ``--status`` and a second solve see it at once), and
+    one started on a held folder is refused before building anything."""
+    import gamesolver.games.ur.solve as ur_solve
+
+    o = mini_options(tmp_path, 4)
+    root = tmp_path / "t"
+    with pytest.raises(RuntimeError, match="no convergence"):
+        solve(o, root, tolerance=1e-6, threads=1, method="sweeps", graph="regenerate", max_sweeps=2)
+    real = ur_solve.kernel
+    held_at_build: list[bool] = []
+
+    def watched(options):
+        held_at_build.append(str(root.resolve()) in lock._held)
+        return real(options)
+
+    monkeypatch.setattr(ur_solve, "kernel", watched)
+    solve(o, root, tolerance=1e-6, threads=1, method="sweeps", graph="regenerate")
+    assert held_at_build and held_at_build[0]
+
+    def refused(options):
+        raise AssertionError("the generator was built for a solve on a held folder")
+
+    monkeypatch.setattr(ur_solve, "kernel", refused)
+    (root / "header.json").unlink()  # as if the solve had stopped: a folder to resume again
+    holder = Holder(root)
+    try:
+        with pytest.raises(FolderBusyError, match="another solve is writing"):
+            solve(o, root, tolerance=1e-6, threads=1, method="sweeps", graph="regenerate")
+    finally:
+        holder.kill()
+
+
 def test_the_lock_is_reentrant_in_a_process_and_released_after(tmp_path) -> None:
     with folder_lock(tmp_path):
         with folder_lock(tmp_path):  # the table writer around the solve

@@ -30,7 +30,7 @@ from gamesolver.games.ur.notation import Position, diagram, format_position, par
 from gamesolver.games.ur.provenance import check_lines, of_table
 from gamesolver.games.ur.rules import AUTO_BUILD_MAX_PIECES, MAX_PIECES, SOLVE_HINT, UrOptions
 from gamesolver.games.ur.solve import (
-    DEFAULT_TOLERANCE, DEFAULT_WIDTH, choices, default_table_dir, gpu_engine, load_table, ray_engine, solve,
+    DEFAULT_TOLERANCE, DEFAULT_WIDTH, choices, default_table_dir, early_lock, gpu_engine, load_table, ray_engine, solve,
     state_interval, state_value, stored_index_matches, stored_state_count, tier_counts,
 )
 from gamesolver.games.ur.tables import UrTable
@@ -182,15 +182,17 @@ class FortFamily(Family):
         width = DEFAULT_WIDTH if ask.width is None else ask.width
         common: dict[str, Any] = dict(tolerance=tolerance, method=ask.method, log=ask.log, proof=proving, width=width,
                                       local_repairs=ask.local_repairs)
-        if ask.backend == "gpu":
-            with gpu_engine(options, policy=ask.method != "sweeps", log=ask.log, graph=ask.graph) as engine:
-                table = solve(options, out, engine=engine, **common)
-        elif ask.backend == "ray":
-            with ray_engine(options, address=ask.address, workers=ask.workers, threads=ask.threads,
-                            log=ask.log) as engine:
-                table = solve(options, out, engine=engine, **common)
-        else:
-            table = solve(options, out, threads=ask.threads, graph=ask.graph, policy_place=ask.policy_place, **common)
+        with early_lock(Path(out)):  # held before the engines build their generators: a second solve sees this one
+            if ask.backend == "gpu":
+                with gpu_engine(options, policy=ask.method != "sweeps", log=ask.log, graph=ask.graph) as engine:
+                    table = solve(options, out, engine=engine, **common)
+            elif ask.backend == "ray":
+                with ray_engine(options, address=ask.address, workers=ask.workers, threads=ask.threads,
+                                log=ask.log) as engine:
+                    table = solve(options, out, engine=engine, **common)
+            else:
+                table = solve(options, out, threads=ask.threads, graph=ask.graph, policy_place=ask.policy_place,
+                              **common)
         start = state_value(options, table, frozenset(), frozenset())
         m = table.meta
         prov = of_table(table)

@@ -7,6 +7,7 @@ are the game's values.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import mmap
@@ -28,6 +29,7 @@ from gamesolver.games.ur.rules import UrOptions
 from gamesolver.solver.stochastic.solve import Proof, SolveSettings, TableSpec, solve_table
 from gamesolver.solver.stochastic.solve import proof_refused as engine_proof_refused
 from gamesolver.solver.errors import CorruptTableError, InputError, MissingTableError, TableError
+from gamesolver.solver.tables.lock import folder_lock
 from gamesolver.solver.tables.paths import cache_dir
 from gamesolver.solver.stochastic.schedule import DEFAULT_TOLERANCE
 from gamesolver.solver.tables.table import VERIFY_ONCE, Table, open_or_build, open_table, write_table
@@ -117,10 +119,25 @@ def solve(
     ``certified``, the widest aimed at ``width`` (default: ``tolerance``; a solve to 1e-6 proven
     to 1e-5 is cheaper than a solve to 1e-5 proven to 1e-5, see docs/design/proof.md)."""
     root = Path(out) if out is not None else default_table_dir(options)
-    settings = SolveSettings(tolerance=tolerance, threads=threads, max_sweeps=max_sweeps, method=method,
-                             graph=graph, engine=engine, policy_place=policy_place, show_progress=show_progress,
-                             log=log, local_repairs=iteration.LOCAL_REPAIRS if local_repairs is None else local_repairs)
-    return solve_table(kernel(options), root, table_spec(options), settings, proof=proof, width=width)
+    with early_lock(root):
+        settings = SolveSettings(tolerance=tolerance, threads=threads, max_sweeps=max_sweeps, method=method,
+                                 graph=graph, engine=engine, policy_place=policy_place, show_progress=show_progress,
+                                 log=log,
+                                 local_repairs=iteration.LOCAL_REPAIRS if local_repairs is None else local_repairs)
+        return solve_table(kernel(options), root, table_spec(options), settings, proof=proof, width=width)
+
+
+@contextlib.contextmanager
+def early_lock(root: Path) -> Any:
+    """Hold ``root``'s solve lock from now where the folder is there already (a resume): the
+    generator's tables and the table's spec take some 25 s to build at seven pieces, and a second
+    solve or ``--status`` started then must see this one. A folder not there yet is left alone
+    (a run refused before it starts leaves nothing behind); the engine locks it once it makes it.
+    The lock is re-entrant, so the engine's own hold inside this one adds nothing."""
+    with contextlib.ExitStack() as stack:
+        if root.is_dir():
+            stack.enter_context(folder_lock(root))
+        yield
 
 
 def proof_refused(options: UrOptions) -> str | None:
