@@ -42,6 +42,10 @@ SKIP_FILE = "walk-skip.npz"
 # that a solve stopped in its check goes on from that pass (the walk's last checkpoint says the walk
 # had ended: its "walked" residual)
 MARKS_FILE = "check-marks.npz"
+# ... and, once a check has failed and its states were repaired alone, every state the solve's checks
+# have flagged (``write_held``): the walk's undiscounted rounds end with a local repair of them all
+# (``iteration.local_repair``), so that a resumed solve holds them repaired too
+HELD_FILE = "repair-held.npy"
 T = TypeVar("T")
 CHECKPOINT_SHARE = 0.05  # the walk checkpoints every round unless that takes more than this share of the run
 # ... and after the first round that ends this many seconds after the last checkpoint, whatever
@@ -201,6 +205,31 @@ def _kept_marks(root: Path, crc: int, read: Callable[[Any], Any]) -> Any:
             return read(f) if int(f["crc"]) == int(crc) else None
     except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile):
         return None
+
+
+def write_held(root: Path, states: np.ndarray) -> None:
+    """Keep ``states`` (sorted ranks) as the states the walk's rounds repair (HELD_FILE): written
+    under a temporary name and renamed into place."""
+    tmp = root / (HELD_FILE + ".tmp")
+    try:
+        with open(tmp, "wb") as f:
+            np.save(f, np.ascontiguousarray(states, dtype=np.int64))
+        os.replace(tmp, root / HELD_FILE)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise TableWriteError(f"cannot write the repaired states in {root}: {exc.strerror or exc}") from None
+
+
+def read_held(root: Path, n: int) -> np.ndarray:
+    """The states HELD_FILE keeps, where it holds sorted distinct ranks below ``n``; else none."""
+    try:
+        held = np.load(root / HELD_FILE, allow_pickle=False)
+    except (OSError, ValueError):
+        return np.zeros(0, dtype=np.int64)
+    if (held.ndim != 1 or held.dtype != np.int64 or (held.size and (held[0] < 0 or held[-1] >= n))
+            or np.any(np.diff(held) <= 0)):
+        return np.zeros(0, dtype=np.int64)
+    return held
 
 
 def keeps_skip(root: Path) -> bool:

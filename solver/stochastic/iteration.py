@@ -58,6 +58,14 @@ WALK_REWALK = True
 # check every time and the descent followed (docs/design/endless.md, "Repairs"): the first stays
 WALK_REWALK_FROM = 0
 LOCAL_REPAIR_SHARE = 100  # a repair of the flagged states alone while they are at most 1/this of all
+# After a local repair, every round of the walk's undiscounted stage ends with a local repair of every
+# state the solve's checks have flagged so far. The undiscounted backup is a ratchet on a cycle kept
+# up only by endless play: where its exit's value falls below the cycle's (the slow movement of the
+# rest of the values does that), the best action is to stay in the cycle, whose value then stays
+# where it was, and the next check flags it again. At seven pieces 2,230 of the 2,400 states the
+# fourth check flagged had been flagged by the second (docs/design/endless.md, "Repairs"). False:
+# the repair after each check only
+HOLD_REPAIRED = True
 _STAGE_TOLERANCE = 1e-8
 _STAGE_MAX_SWEEPS = 5000
 
@@ -211,6 +219,12 @@ def solve_values(
             log(f"resuming from the checkpoint after sweep {sweeps}"
                 + (where_in_walk(stage, tolerance, resumed.early) if method == "walk" else ""))
         repairs, repaired = resumed.repairs, 0  # (a resumed solve counts on from its checkpoint's repairs)
+        # the states the checks flagged and a local repair mended, which the walk's rounds keep repaired
+        held = checkpoint.read_held(root, n) if repairs and HOLD_REPAIRED else np.zeros(0, dtype=np.int64)
+        held_backups = [0]
+
+        def hold_repaired() -> None:
+            held_backups[0] += local_repair(cast(SubsetSweeps, engine), values, held, threads)
         walked = resumed.walked if method == "walk" else None  # the walk had ended: its endless check next
         rewalk = not resumed.early  # in a repair's walk (a stopped one resumes in it)
         # a walk's repairs of every state: the walk again, then (should that fail the check too) the descent
@@ -257,7 +271,8 @@ def solve_values(
                     residual, sweeps, cheap, hot, spent = walk.run_walk(
                         engine, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, cheap, hot, stage,
                         spent, show_progress, log, walked_now, earlier=earlier + built, kept=skip_record, history=history,
-                        early=not rewalk, repairs=repairs)
+                        early=not rewalk, repairs=repairs,
+                        after_round=hold_repaired if held.size and getattr(engine, "subset_sweeps", False) else None)
                     skip_record = None  # (a walk after a repair starts from other values)
                     history = walked_now.get("history", history)
                     for key in ("generated_states", "generated_codes"):
@@ -284,12 +299,19 @@ def solve_values(
                 repairs += 1
                 stages = ", ".join(f"{d:g}" for d in schedule.DISCOUNTS)
                 t0 = time.perf_counter()
+                mend = np.union1d(held, check.states).astype(np.int64) if HOLD_REPAIRED else check.states
                 if (repairs <= local_repairs and getattr(engine, "subset_sweeps", False)
-                        and check.flagged * LOCAL_REPAIR_SHARE <= n):
+                        and mend.size * LOCAL_REPAIR_SHARE <= n):
+                    earlier_flagged = mend.size - check.flagged
                     if log:
                         log(f"endless check: {check.flagged:,} states claim an advantage that only endless play keeps; "
-                            f"solving discounted games (1 - discount = {stages}) on those states alone")
-                    repaired += local_repair(cast(SubsetSweeps, engine), values, check.states, threads, log)
+                            f"solving discounted games (1 - discount = {stages}) on those states alone"
+                            + (f", and on the {earlier_flagged:,} more that earlier checks flagged" if earlier_flagged else "")
+                            + ("; every undiscounted round from here ends with their repair" if HOLD_REPAIRED else ""))
+                    if HOLD_REPAIRED:
+                        held = mend
+                        checkpoint.write_held(root, held)
+                    repaired += local_repair(cast(SubsetSweeps, engine), values, mend, threads, log)
                     stage = len(schedule.WALK_DISCOUNTS)  # the walk goes on in its undiscounted stage, its policy kept
                 elif can_rewalk and policy is not None and not rewalk:
                     # the walk again from its first stage, each discounted game solved to tolerance / 10
@@ -337,7 +359,8 @@ def solve_values(
             "resumed_at_sweep": started,
             "endless_check": check.summary(),
             "endless_repairs": repairs,
-            "repair_backups": repaired,  # states backed up by local repairs, all of them together
+            # states backed up by local repairs, all of them together (the rounds' repairs of the held states too)
+            "repair_backups": repaired + held_backups[0],
             "value_dtype": dtype,
             "backend": getattr(engine, "name", "cpu"),
             "tiers": len(tiers) if tiers is not None else 0,

@@ -13,7 +13,7 @@ import math
 import statistics
 import time
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Callable, cast
 
 import numpy as np
 
@@ -104,7 +104,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
           show_progress: bool | None, log: Log | None, work: dict[str, Any] | None = None,
           earlier: float = 0.0, kept: dict[str, Any] | None = None,
           history: list[dict[str, Any]] | None = None, early: bool = True,
-          repairs: int = 0) -> tuple[float, int, int, int, float]:
+          repairs: int = 0, after_round: Callable[[], None] | None = None) -> tuple[float, int, int, int, float]:
     """The ``walk`` method: modified policy iteration while a discount walks up to 1.
 
     Stage by stage, 1 - discount = WALK_DISCOUNTS (1e-2, 1e-4, 1e-6) and finally 0: each round
@@ -145,6 +145,11 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     discounted stage to tolerance / 10 (``schedule.stage_end``); its checkpoints say so.
     ``repairs``: the endless-check repairs the solve has made, which its checkpoints keep so that a
     resumed solve counts on from them.
+
+    ``after_round``: called at the end of every round of the undiscounted stage, before its
+    checkpoint, where the solve holds the states its endless checks flagged repaired
+    (``iteration.local_repair``). What it changes is movement like any other between two full
+    sweeps: the skip measures it from its copy of the values, so its bounds stay sound.
     """
     stages = schedule.WALK_DISCOUNTS + (0.0,)
     can_skip = getattr(K, "skips", False)
@@ -232,6 +237,8 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                     more, evaluated = evaluate_policy(K, policy, values, threads, g, tolerance / 10, evaluated,
                                                       WALK_EVAL_MOST - (cheap - was))
                     cheap += more
+                if after_round is not None and not d:
+                    after_round()
                 between = cheap - was
                 t_round = time.perf_counter() - t0
                 spent += t_round
