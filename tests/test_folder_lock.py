@@ -110,12 +110,15 @@ def test_a_resume_holds_its_folder_before_building_the_generator(tmp_path, monke
     def refused(options):
         raise AssertionError("the generator was built for a solve on a held folder")
 
+    other = tmp_path / "other"  # another stopped solve, held by another process
+    monkeypatch.setattr(ur_solve, "kernel", real)
+    with pytest.raises(RuntimeError, match="no convergence"):
+        solve(o, other, tolerance=1e-6, threads=1, method="sweeps", graph="regenerate", max_sweeps=2)
     monkeypatch.setattr(ur_solve, "kernel", refused)
-    (root / "header.json").unlink()  # as if the solve had stopped: a folder to resume again
-    holder = Holder(root)
+    holder = Holder(other)
     try:
         with pytest.raises(FolderBusyError, match="another solve is writing"):
-            solve(o, root, tolerance=1e-6, threads=1, method="sweeps", graph="regenerate")
+            solve(o, other, tolerance=1e-6, threads=1, method="sweeps", graph="regenerate")
     finally:
         holder.kill()
 

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from gamesolver.solver.stochastic import iteration
+from gamesolver.solver.stochastic.checkpoint import CHECKPOINT_INFO
 from gamesolver.solver.stochastic.engine import Engine, Log
 from gamesolver.games.ur.generator import fresh_kernel, kernel
 from gamesolver.games.ur.engine import Action, actions, terminal_value
@@ -129,13 +130,13 @@ def solve(
 
 @contextlib.contextmanager
 def early_lock(root: Path) -> Any:
-    """Hold ``root``'s solve lock from now where the folder is there already (a resume): the
+    """Hold ``root``'s solve lock from now where it holds a stopped solve's checkpoint (a resume): the
     generator's tables and the table's spec take some 25 s to build at seven pieces, and a second
-    solve or ``--status`` started then must see this one. A folder not there yet is left alone
-    (a run refused before it starts leaves nothing behind); the engine locks it once it makes it.
+    solve or ``--status`` started then must see this one. Any other folder is left alone (a run
+    refused before it starts leaves nothing behind); the engine locks it once it has taken it.
     The lock is re-entrant, so the engine's own hold inside this one adds nothing."""
     with contextlib.ExitStack() as stack:
-        if root.is_dir():
+        if (root / CHECKPOINT_INFO).is_file():  # a stopped solve's folder: never a user's, which is refused
             stack.enter_context(folder_lock(root))
         yield
 
