@@ -40,6 +40,10 @@ def test_held_repaired_the_third_check_passes_without_the_walk_again(swapped, tm
     local = [s for s in said if "on those states alone" in s]
     assert len(local) == 2 and all("every undiscounted round from here ends with their repair" in s for s in local)
     assert "and on the " in local[1] and "more that earlier checks flagged" in local[1]
+    # each undiscounted round after the first repair says its repair of the flagged states
+    rounds = [s for s in said[said.index(local[0]):] if s.startswith("sweep ") and "policy sweeps" in s]
+    assert rounds and all("the flagged states' repair " in s for s in rounds)
+    assert not any("the flagged states' repair" in s for s in said[:said.index(local[0])])
     # the rounds' repairs are counted with the repairs after the checks
     flagged = [int(s.split(": ")[1].split(" states")[0]) for s in local]
     assert meta["repair_backups"] > 5 * sum(flagged) * len(schedule.DISCOUNTS)
@@ -81,7 +85,8 @@ def test_a_resumed_solve_holds_the_states_its_checkpoint_folder_keeps(swapped, t
             solve(swapped, root, tolerance=TOL, threads=1, **HOW)
     held = checkpoint.read_held(root, int(np.load(root / checkpoint.CHECKPOINT, mmap_mode="r").shape[0]))
     assert held.size == n_flagged and np.all(np.diff(held) > 0)
-    values, rmeta, _ = _solve(swapped, root)
+    values, rmeta, rsaid = _solve(swapped, root)
+    assert any(s.startswith(f"every undiscounted round ends with a repair of the {n_flagged:,} states") for s in rsaid)
     assert rmeta["endless_check"]["flagged"] == 0 and rmeta["endless_repairs"] == meta["endless_repairs"]
     assert np.array_equal(values, whole)
     assert not (root / checkpoint.HELD_FILE).exists()  # the table replaced the folder's solve files

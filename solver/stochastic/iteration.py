@@ -222,9 +222,12 @@ def solve_values(
         # the states the checks flagged and a local repair mended, which the walk's rounds keep repaired
         held = checkpoint.read_held(root, n) if repairs and HOLD_REPAIRED else np.zeros(0, dtype=np.int64)
         held_backups = [0]
+        if held.size and log:
+            log(f"every undiscounted round ends with a repair of the {held.size:,} states earlier checks flagged "
+                f"(kept in {root / checkpoint.HELD_FILE})")
 
         def hold_repaired() -> None:
-            held_backups[0] += local_repair(cast(SubsetSweeps, engine), values, held, threads)
+            held_backups[0] += local_repair(cast(SubsetSweeps, engine), values, held, threads, settle=True)
         walked = resumed.walked if method == "walk" else None  # the walk had ended: its endless check next
         rewalk = not resumed.early  # in a repair's walk (a stopped one resumes in it)
         # a walk's repairs of every state: the walk again, then (should that fail the check too) the descent
@@ -505,7 +508,8 @@ def range_graph(game: StochasticGame, start: int, stop: int, threads: int) -> St
     return build_graph(game, threads, start=start, stop=stop)
 
 
-def local_repair(K: SubsetSweeps, values: np.ndarray, states: np.ndarray, threads: int = 1, log: Log | None = None) -> int:
+def local_repair(K: SubsetSweeps, values: np.ndarray, states: np.ndarray, threads: int = 1, log: Log | None = None,
+                 settle: bool = False) -> int:
     """``discounted_descent`` on the given states alone (those the endless check flagged), every
     other value held; returns the backups it made (states times sweeps).
 
@@ -515,7 +519,13 @@ def local_repair(K: SubsetSweeps, values: np.ndarray, states: np.ndarray, thread
     where the full descent costs thousands of sweeps of every state. Sweeps of every state
     follow and the check runs again, which is what makes the result trustworthy: a repair that
     was too local fails it, and the solve tries again, finally over every state (the walk again,
-    or for plain sweeps the full descent)."""
+    or for plain sweeps the full descent).
+
+    ``settle``: then sweep the states undiscounted until they settle, which takes the last
+    discount's bias out of values that have a way out of their cycle (a cycle's value rises to its
+    exit's from below, never above it: no ratchet) and leaves a cycle without one where the
+    discounts took it. The rounds' repairs of the held states settle, so that a full sweep after
+    them finds nothing to change where nothing else moved (``HOLD_REPAIRED``)."""
     subset = np.ascontiguousarray(np.unique(states), dtype=np.int64)
     used = 0
     for d in schedule.DISCOUNTS:
@@ -533,6 +543,13 @@ def local_repair(K: SubsetSweeps, values: np.ndarray, states: np.ndarray, thread
             damp = flip(change, g, damped=damp)
         if log:
             log(f"discount 1 - {d:g} on the {subset.size:,} flagged states: {i + 1} sweeps, last change {change:.2g}")
+    if settle:
+        stalled = walk.Stall()
+        for i in range(_STAGE_MAX_SWEEPS):
+            change = K.sweep(values, threads=threads, subset=subset, discount=1.0)
+            used += subset.size
+            if change < _STAGE_TOLERANCE or stalled(change):
+                break
     return used
 
 

@@ -237,8 +237,11 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                     more, evaluated = evaluate_policy(K, policy, values, threads, g, tolerance / 10, evaluated,
                                                       WALK_EVAL_MOST - (cheap - was))
                     cheap += more
+                held_s: float | None = None  # the held states' repair, where the round ends with one
                 if after_round is not None and not d:
+                    t_held = time.perf_counter()
                     after_round()
+                    held_s = time.perf_counter() - t_held
                 between = cheap - was
                 t_round = time.perf_counter() - t0
                 spent += t_round
@@ -249,8 +252,10 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                 if log:  # the split says what a round costs where: the projections' policy share
                     generated = generated_words(skip)
                     policies = "" if evaluated is None else f" ({between} of every state, the last changing {evaluated:.2g})"
+                    held_words = "" if held_s is None else f", the flagged states' repair {held_s:.1f} s"
                     log(f"sweep {sweeps} (1 - discount {d:g}){' damped' if damp else ''}: largest change {last:.3g} "
-                        f"(full sweep {t_full:.1f} s{generated}, policy sweeps {t_round - t_full:.1f} s{policies}; "
+                        f"(full sweep {t_full:.1f} s{generated}, policy sweeps {t_round - t_full - (held_s or 0.0):.1f} s"
+                        f"{policies}{held_words}; "
                         f"{checkpoint.so_far(spent, earlier)})" + ("" if done else outlook(last, t_round)))
                 damp = flip(last, rate, damped=damp)
                 if done:
