@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from gamesolver.games.ur.solve import solve
-from gamesolver.solver.errors import Interrupted
 from gamesolver.solver.stochastic import checkpoint, iteration, schedule, walk
 from tests.test_ur_reference import mini_options
+from tests.test_walk_repair import _stopped
 
 TOL = 1e-6
 HOW = {"graph": "regenerate", "policy_place": "disk"}
@@ -70,19 +70,7 @@ def test_a_resumed_solve_holds_the_states_its_checkpoint_folder_keeps(swapped, t
     after = [int(s.split()[1]) for s in said[first:] if s.startswith("sweep ")]
     at = after[1] + 1  # the full sweep after the second round that followed the repair
     root = tmp_path / "stopped"
-    real, count = walk.progress_sweep, [0]
-
-    def sweep(K, values, *args, **kws):
-        count[0] += 1
-        if count[0] == at:
-            raise KeyboardInterrupt
-        return real(K, values, *args, **kws)
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(walk, "progress_sweep", sweep)
-        mp.setattr(checkpoint, "CHECKPOINT_SHARE", 1e9)  # a checkpoint after every round
-        with pytest.raises(Interrupted):
-            solve(swapped, root, tolerance=TOL, threads=1, **HOW)
+    _stopped(swapped, root, at, **HOW)
     held = checkpoint.read_held(root, int(np.load(root / checkpoint.CHECKPOINT, mmap_mode="r").shape[0]))
     assert held.size == n_flagged and np.all(np.diff(held) > 0)
     values, rmeta, rsaid = _solve(swapped, root)
