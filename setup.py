@@ -94,10 +94,12 @@ sources = sorted(glob.glob(os.path.join("solver", "**", "*.pyx"), recursive=True
 # includes games/ur/_fort.pyx whole; games.ur.kernel picks it at run time where the CPU runs it well).
 # Other architectures (32-bit x86 too: it has no 64-bit PDEP) build the portable module alone.
 BMI2 = os.path.join("games", "ur", "_fort_bmi2.pyx")
+POPCNT = os.path.join("games", "ur", "_fort_popcnt.pyx")
 x86_64 = platform.machine().lower() in ("x86_64", "amd64") and sys.platform != "win32"
 if not x86_64:
     sources.remove(BMI2)
-extra_args = {BMI2: ["-mpopcnt", "-mbmi2"]}
+    sources.remove(POPCNT)
+extra_args = {BMI2: ["-mpopcnt", "-mbmi2"], POPCNT: ["-mpopcnt"]}
 # Cython's own support code (memoryviews, their slicing and copying, the common helpers) once, in a
 # module of its own that every kernel imports, instead of a copy of about a megabyte of C in each of
 # them: the build compiles it once, not once per kernel. Cython 3.1 brought that; an older Cython

@@ -55,6 +55,11 @@ cdef extern from *:
     #else
     static void fort_detect_cpu(void) {}
     #endif
+    #if defined(__POPCNT__)
+    #define FORT_POPCNT_INLINE 1
+    #else
+    #define FORT_POPCNT_INLINE 0
+    #endif
     static inline int fort_pop32(uint32_t x) {
     #ifdef FORT_POPCNT_DISPATCH
         if (fort_has_popcnt)
@@ -80,16 +85,19 @@ cdef extern from *:
     #endif
     }
     """
+    bint FORT_POPCNT_INLINE
     int fort_pop32(uint32_t) nogil
     int fort_pop64(uint64_t) nogil
     void fort_detect_cpu() nogil
 
 fort_detect_cpu()
 
-# The same source is compiled twice (setup.py): as this module, for any CPU of its architecture, and
-# on x86-64 as ``_fort_bmi2`` with -mpopcnt -mbmi2, where a bit count is one instruction inline
-# (not a call) and ``squeeze`` is one PEXT instead of a loop over the tiles it cuts out.
-# ``games.ur.kernel`` takes the second where ``fast_bmi2`` says this CPU runs it well.
+# The same source is compiled three times (setup.py): as this module, for any CPU of its
+# architecture, and on x86-64 as ``_fort_popcnt`` with -mpopcnt, where a bit count is one instruction
+# inline (not a call) and a from-scratch rank counts the other side's tiles by it
+# (``colex_outside``), and as ``_fort_bmi2`` with -mpopcnt -mbmi2, where ``squeeze`` is one PEXT
+# instead of a loop over the tiles it cuts out. ``games.ur.generator`` takes ``_fort_bmi2`` where
+# ``fast_bmi2`` says this CPU runs it well, else ``_fort_popcnt`` where ``cpu_has("popcnt")``.
 cdef extern from *:
     """
     #if defined(__BMI2__)
@@ -128,8 +136,15 @@ cdef extern from *:
             return 0;
         return 1;
     }
+    static int fort_cpu_has(int which) {
+        __builtin_cpu_init();
+        if (which == 1)
+            return __builtin_cpu_supports("popcnt") != 0;
+        return __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi2");
+    }
     #else
     static int fort_fast_bmi2(void) { return 0; }
+    static int fort_cpu_has(int which) { (void) which; return 0; }
     #endif
     """
     bint FORT_PEXT
@@ -137,6 +152,24 @@ cdef extern from *:
     uint32_t fort_pdep32(uint32_t, uint32_t) nogil
     uint64_t fort_pdep64(uint64_t, uint64_t) nogil
     int fort_fast_bmi2() nogil
+    int fort_cpu_has(int) nogil
+
+
+def cpu_has(build: str) -> bool:
+    """Whether this CPU has the instructions that the build ``build`` ("popcnt": POPCNT; "bmi2":
+    POPCNT and BMI2) is compiled for, so that its module runs here (fast or not: a microcoded PEXT
+    runs ``_fort_bmi2`` correctly but slowly); "portable" runs anywhere."""
+    if build == "portable":
+        return True
+    if build not in ("popcnt", "bmi2"):
+        raise ValueError(f"unknown build {build!r}; the builds are portable, popcnt and bmi2")
+    return bool(fort_cpu_has(1 if build == "popcnt" else 2))
+
+
+def build_name() -> str:
+    """Which build this module is: "bmi2" (``_fort_bmi2``), "popcnt" (``_fort_popcnt``) or
+    "portable" (``_fort``)."""
+    return "bmi2" if FORT_PEXT else ("popcnt" if FORT_POPCNT_INLINE else "portable")
 
 
 def fast_bmi2() -> bool:
@@ -535,7 +568,7 @@ cdef class FortGame(StochasticGame):
         """sum_i C(t_i, i + 1) over the sorted tiles t_0 < t_1 < ... of ``S`` (at most MAXK)."""
         cdef uint32_t b0 = S & 255, b1 = (S >> 8) & 255, b2 = (S >> 16) & 255, b3 = S >> 24
         cdef int i1, i2
-        if FORT_PEXT:  # the counts below each byte by the instruction: no table read to wait on
+        if FORT_POPCNT_INLINE:  # the counts below each byte by the instruction: no table read to wait on
             i1 = fort_pop32(S & 255)
             i2 = fort_pop32(S & 0xFFFF)
         else:
@@ -558,6 +591,20 @@ cdef class FortGame(StochasticGame):
             X &= low
         return Y
 
+    cdef inline int64_t colex_outside(self, uint32_t Y, uint32_t X) noexcept nogil:
+        """``colex(squeeze(Y, X))`` without squeezing: each tile of ``Y``, lowest first, counted at
+        its place among the tiles outside ``X`` (its tile less the tiles of X below it). Each step
+        stands alone, where the squeeze's loop over X's tiles is one chain of dependent shifts; it
+        pays where a bit count is one instruction inline and PEXT is not there to squeeze."""
+        cdef int64_t r = 0
+        cdef int i = 1, t
+        while Y:
+            t = __builtin_ctz(Y)
+            r += self.binom[t - fort_pop32(X & (((<uint32_t> 1) << t) - 1))][i]
+            i += 1
+            Y &= Y - 1
+        return r
+
     cdef inline int64_t block_start(self, int a, int b, int64_t col) noexcept nogil:
         """The first full rank of the block of states whose mover has ``a`` pieces with colex
         rank ``col`` and whose other side has ``b``."""
@@ -565,7 +612,9 @@ cdef class FortGame(StochasticGame):
 
     cdef inline int64_t rank_full(self, uint32_t M, uint32_t O) noexcept nogil:
         cdef int a = fort_pop32(M), b = fort_pop32(O)
-        return self.block_start(a, b, self.colex(M)) + self.colex(self.squeeze(O, M))
+        if FORT_PEXT or not FORT_POPCNT_INLINE:
+            return self.block_start(a, b, self.colex(M)) + self.colex(self.squeeze(O, M))
+        return self.block_start(a, b, self.colex(M)) + self.colex_outside(O, M)
 
     cdef inline void unrank_full(self, int64_t r, uint32_t* M, uint32_t* O) noexcept nogil:
         cdef int a = 0, b = 0, i, t
