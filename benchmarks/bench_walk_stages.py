@@ -25,6 +25,13 @@ discounted stages' do while their change is above T times the tolerance).
 
     python benchmarks/bench_walk_stages.py --pieces 4 --graph regenerate --aims 3e-2,1e-3 --last-factor 10 0.1 --tail 0 10
 
+``--until-stage N`` stops each walk at the first round of stage N (numbered from 0) and reports the
+rounds before it, the full-sweep equivalents they generated and their seconds, and how far stage
+N's first round moved the values: the early stages of a large board without its long last ones
+(``bench_first_aim.py`` compares first-stage aims on one shared start).
+
+    python benchmarks/bench_walk_stages.py --pieces 4 --graph regenerate --aims 3e-2,1e-3 1e-1,1e-3 --until-stage 2
+
 On the GPU an aim may name where the walk's hot sets are found: ``/device`` (``GpuEngine.hot_set``,
 the default) or ``/host`` (the marks copied to the host and scanned there, as before it).
 
@@ -41,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import tempfile
 import time
 from pathlib import Path
@@ -58,7 +66,8 @@ from gamesolver.solver.stochastic.iteration import solve_values
 
 def run(pieces: int, aim: float | tuple[float, ...], hot: str, tolerance: float, threads: int, backend: str,
         target: str = "cuda", flip: int = walk.WALK_FLIP_ROUNDS, graph: str = "store",
-        factor: float = schedule.WALK_STAGE_FACTOR, tail: float = walk.WALK_TAIL_FULL_ABOVE) -> tuple[dict, np.ndarray]:
+        factor: float = schedule.WALK_STAGE_FACTOR, tail: float = walk.WALK_TAIL_FULL_ABOVE,
+        until: int | None = None) -> tuple[dict, np.ndarray | None]:
     options = UrOptions(pieces=pieces)
     game = kernel(options)
     schedule.WALK_EARLY_AIM = aim
@@ -67,11 +76,20 @@ def run(pieces: int, aim: float | tuple[float, ...], hot: str, tolerance: float,
     walk.WALK_TAIL_FULL_ABOVE = tail
     gpu.GpuEngine.device_hot_sets = hot == "device"
     lines: list[str] = []
+
+    def take(line: str) -> None:
+        lines.append(line)
+        if until is not None and round_stage(line) >= until:
+            raise StagesDone
+
     engine = gpu_engine(options, target=target) if backend == "gpu" else None
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as d:
-        res = solve_values(game, Path(d) / "t", options.header(), tolerance=tolerance, threads=threads,
-                           graph=graph, log=lines.append, engine=engine)
+        try:
+            res = solve_values(game, Path(d) / "t", options.header(), tolerance=tolerance, threads=threads,
+                               graph=graph, log=take, engine=engine)
+        except StagesDone:
+            return (stages_row(pieces, graph, aim, until, lines, time.perf_counter() - t0), None)
     seconds = time.perf_counter() - t0
     stages: dict[str, int] = {}
     for line in lines:
@@ -88,6 +106,44 @@ def run(pieces: int, aim: float | tuple[float, ...], hot: str, tolerance: float,
              "hot_set_states": res.meta["hot_set_states"], "start": float(res.values[0]),
              "proof": proof_distance(options, res.values)},
             np.asarray(res.values, dtype=np.float64))
+
+
+class StagesDone(Exception):
+    """Raised from the walk's log at the first round of the stage ``--until-stage`` names."""
+
+
+ROUND = re.compile(r"^sweep \d+ \((?:1 - discount (?P<gap>[0-9.e+-]+)|undiscounted)\): largest change (?P<change>[0-9.e+-]+) "
+                   r"\(full sweep (?P<full>[0-9.]+) s(?:, (?P<share>[0-9.]+)% generated)?(?:, policy sweeps (?P<policy>[0-9.]+) s)?")
+
+
+def round_stage(line: str) -> int:
+    """The walk stage (an index into schedule.WALK_DISCOUNTS; their count: the undiscounted stage)
+    of a round's log line, -1 for any other line."""
+    m = ROUND.match(line)
+    if m is None:
+        return -1
+    gap = m.group("gap")
+    return len(schedule.WALK_DISCOUNTS) if gap is None or float(gap) == 0 else min(
+        range(len(schedule.WALK_DISCOUNTS)), key=lambda i: abs(schedule.WALK_DISCOUNTS[i] - float(gap)))
+
+
+def stages_row(pieces: int, graph: str, aim: float | tuple[float, ...], until: int, lines: list[str],
+               seconds: float) -> dict:
+    """What a walk stopped at the first round of stage ``until`` did before it: its rounds, the
+    full-sweep equivalents they generated (regenerating), their full and policy sweeps' seconds,
+    and the largest change of the first round of stage ``until`` (how far the next stage starts)."""
+    rounds = [(round_stage(line), ROUND.match(line)) for line in lines if round_stage(line) >= 0]
+    before = [m for stage, m in rounds if stage < until]
+    by_stage: dict[str, int] = {}
+    for stage, _ in rounds[:-1]:
+        key = f"{schedule.WALK_DISCOUNTS[stage]:g}"
+        by_stage[key] = by_stage.get(key, 0) + 1
+    return {"pieces": pieces, "graph": graph, "early_aim": aim, "until_stage": until, "full_sweeps": len(before),
+            "stages": by_stage,
+            "generated": round(sum(float(m.group("share") or 100) for m in before) / 100, 1) if graph == "regenerate" else None,
+            "full_seconds": round(sum(float(m.group("full")) for m in before), 1),
+            "policy_seconds": round(sum(float(m.group("policy") or 0) for m in before), 1),
+            "next_stage_first_change": float(rounds[-1][1].group("change")), "seconds": round(seconds, 1)}
 
 
 def aim_text(aim: float | tuple[float, ...]) -> str:
@@ -131,6 +187,11 @@ def main() -> None:
                     help="values of schedule.WALK_STAGE_FACTOR to solve with (default: the walk's)")
     ap.add_argument("--tail", nargs="+", type=float, default=[walk.WALK_TAIL_FULL_ABOVE],
                     help="values of walk.WALK_TAIL_FULL_ABOVE to solve with (default: the walk's)")
+    ap.add_argument("--until-stage", type=int, metavar="N",
+                    help="stop each walk at the first round of stage N (1: the second discounted stage; "
+                         "the stages are numbered from 0) and report what the stages before it did: their "
+                         "rounds, full-sweep equivalents generated and seconds, and how far stage N's first "
+                         "round moved the values")
     ap.add_argument("--keep", type=Path, help="a folder to keep each solve's values in (AIM-HOT-FLIP.npy)")
     ap.add_argument("--json", action="store_true", help="one JSON line a solve")
     a = ap.parse_args()
@@ -149,6 +210,8 @@ def main() -> None:
             ap.error(f"--aims: {text!r}; expected AIM >= 0, optionally /host or /device")
         runs.extend((value, hot or "device", flip, factor, tail) for flip in a.flip_rounds
                     for factor in a.last_factor for tail in a.tail)
+    if a.until_stage is not None and not 1 <= a.until_stage <= len(schedule.WALK_DISCOUNTS):
+        ap.error(f"--until-stage must be 1 to {len(schedule.WALK_DISCOUNTS)} (the stages are numbered from 0)")
     if min(a.flip_rounds) < 0:
         ap.error("--flip-rounds must be 0 or more")
     if min(a.last_factor) <= 0 or min(a.tail) < 0:
@@ -157,7 +220,17 @@ def main() -> None:
         warm_up(a.pieces, a.target)
     first: tuple[dict, np.ndarray] | None = None
     for aim, hot, flip, factor, tail in runs:
-        row, values = run(a.pieces, aim, hot, a.tolerance, a.threads, a.backend, a.target, flip, a.graph, factor, tail)
+        row, values = run(a.pieces, aim, hot, a.tolerance, a.threads, a.backend, a.target, flip, a.graph, factor, tail,
+                          a.until_stage)
+        if values is None:
+            print(json.dumps(row) if a.json else
+                  f"K={a.pieces} {a.backend} ({a.graph}) early aim {aim_text(aim)}, stopped at stage {a.until_stage}'s "
+                  f"first round: {row['full_sweeps']} full sweeps before it {row['stages']}"
+                  + ("" if row["generated"] is None else f" ({row['generated']} generated)")
+                  + f", full sweeps {row['full_seconds']} s, policy sweeps {row['policy_seconds']} s; stage "
+                  f"{a.until_stage}'s first round changed {row['next_stage_first_change']:.3g}; {row['seconds']} s",
+                  flush=True)
+            continue
         name = aim_text(aim)
         if a.keep is not None:
             a.keep.mkdir(parents=True, exist_ok=True)
