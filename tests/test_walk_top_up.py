@@ -91,3 +91,62 @@ def test_a_round_row_keeps_its_policy_sweeps_and_their_last_change() -> None:
     assert row["policy_sweeps"] == 20 and row["evaluated"] == 1e-3
     assert walk.round_row(3, 0, 0.5, 10.0, 12.0, None, 30.0, 0, None)["evaluated"] is None
     assert "policy_sweeps" not in walk.round_row(3, 0, 0.5, 10.0, 12.0, None, 30.0)  # (as older checkpoints' rows)
+
+
+# five pieces' first stage with the top-up (two threads): the pair settled into a cycle of four rounds
+FIVE_PIECES = [1.0, 1.58, 1.06, 0.701, 0.497, 0.438, 0.45, 0.418, 0.3, 0.35, 0.25, 0.216, 0.308, 0.168, 0.227,
+               0.123, 0.308, 0.143, 0.227, 0.123, 0.308, 0.144, 0.227, 0.124]
+
+
+def test_chasing_is_four_rounds_without_a_new_smallest_change() -> None:
+    assert walk.WALK_CHASE_ROUNDS == 4
+    # the cycle: from the 20th round on no four rounds brought a change below 0.123
+    seen = [walk.chasing(FIVE_PIECES[:n]) for n in range(1, len(FIVE_PIECES) + 1)]
+    assert seen.index(True) == 19 and all(seen[19:])
+    assert not any(seen[:19])
+    # a falling stage, or one that sets a new smallest change within the last four rounds, is not
+    assert not walk.chasing([1.0, 0.5, 0.25, 0.125, 0.0625, 0.03])
+    assert not walk.chasing([0.3, 0.2, 0.25, 0.25, 0.25, 0.199])
+    assert walk.chasing([0.3, 0.2, 0.25, 0.25, 0.25, 0.2])  # (equal to the smallest is no progress)
+    assert not walk.chasing([0.3, 0.2, 0.25, 0.25])  # too few rounds to tell
+    assert not walk.chasing(FIVE_PIECES, rounds=0)  # 0: the top-up always
+    assert walk.chasing([0.3, 0.2, 0.25], rounds=1)
+
+
+def test_a_chasing_pair_gets_no_top_up_and_a_resumed_stage_decides_alike(tmp_path, monkeypatch) -> None:
+    """While ``chasing`` the round stops at the hot round's sweeps: a walk chasing in every round is
+    the walk without the top-up, bit for bit, and one chasing never is the walk with it. The rule
+    reads the stage's changes, so a stage resumed from its checkpoint's rows decides as the run
+    that was not stopped (here with a one-round rule, which fires often on the test board)."""
+    from gamesolver.games.ur.solve import solve
+    from tests.test_walk_history import _stopped
+
+    plain, plain_rounds = _walk(tmp_path, "plain", monkeypatch, 0)
+    monkeypatch.setattr(walk, "chasing", lambda changes: True)
+    always, always_rounds = _walk(tmp_path, "always", monkeypatch, 20)
+    assert always_rounds == plain_rounds and np.array_equal(always.values, plain.values)
+    monkeypatch.undo()
+    monkeypatch.setattr(walk, "WALK_CHASE_ROUNDS", 0)
+    never, never_rounds = _walk(tmp_path, "never", monkeypatch, 20)
+    assert never_rounds != plain_rounds and sum(n >= 20 for _, n, _ in never_rounds) > 0
+
+    monkeypatch.setattr(walk, "WALK_CHASE_ROUNDS", 1)
+    o = mini_options(tmp_path, 4)
+    said: list[str] = []
+    whole = solve(o, tmp_path / "whole", tolerance=1e-6, threads=1, graph="regenerate", log=said.append)
+    counts = [(int(m.group(1)), int(m.group(3))) for line in said for m in [LINE.match(line)] if m]
+    assert 0 < sum(n >= 20 for _, n in counts) < len(counts)  # the rule both fired and let be
+    # stop where the rule held back the top-up after the stage's first round (a resumed stage that
+    # forgot its rounds before the stop would top up there)
+    rounds = [(int(m.group(1)), m.group(2), int(m.group(3))) for line in said for m in [LINE.match(line)] if m]
+    held = [s for (r, gap, _), (s, same, n) in zip(rounds, rounds[1:]) if n < 20 and r == s - 1 and gap == same]
+    assert len(held) >= 2
+    for at in held[:2]:
+        (tmp_path / f"at{at}").mkdir()
+        _, root, _ = _stopped(tmp_path / f"at{at}", monkeypatch, at)
+        rsaid: list[str] = []
+        resumed = solve(o, root, tolerance=1e-6, threads=1, graph="regenerate", log=rsaid.append)
+        rcounts = [(int(m.group(1)), int(m.group(3))) for line in rsaid for m in [LINE.match(line)] if m]
+        assert rcounts == [c for c in counts if c[0] >= at]  # (the stopped round is swept again)
+        assert resumed.meta["sweeps"] == whole.meta["sweeps"]
+        assert np.array_equal(np.asarray(resumed["value"]), np.asarray(whole["value"]))

@@ -70,6 +70,15 @@ WALK_RECORD_BELOW = 1e-2
 # are dear"). A count, not a share of the full sweep's time, so that a walk decides alike in every
 # run (the skip and its resume are bit for bit).
 WALK_EVAL_MOST = 20
+# ... except while the greedy pair chases itself (``chasing``): where the last this many rounds'
+# largest changes (the round's own among them) all lie at or above the smallest one before them in
+# the stage, the round gets no top-up (0: the top-up always). Each side's policy improved against a
+# nearly exact evaluation of the other's can swing round a loop: five pieces' first stage, with the
+# top-up, settled into a cycle of four rounds (largest changes 0.308, 0.143, 0.227, 0.123 and again,
+# on 179 states worth about 0 under one pair and 0.34 under the next) that only the stall rule,
+# 30 rounds on, would have ended; from the same checkpoint, rounds without the top-up fell 0.308,
+# 0.144, 0.253, 0.116, 0.181, 0.0797 (docs/design/walk.md, "A pair that chases itself").
+WALK_CHASE_ROUNDS = 4
 # the undiscounted stage's rounds, while its last full sweep changed a value by more than this times
 # the tolerance (a last discounted stage that its stall rule cut short, or the rounds after an
 # endless-check repair, whose first full sweep changed 0.05 at seven pieces; 0: never): the
@@ -186,6 +195,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
             earlier_rows = [r for r in rows if checkpoint.row_walk(r) == (stage, not early, repairs)]
             outlook.seed(earlier_rows)
             stalled.seed([float(r["change"]) for r in earlier_rows])
+            changes = [float(r["change"]) for r in earlier_rows]  # the stage's rounds' largest changes (chasing)
             # sweeps of every state since the last full sweep, besides the next one; and whether the
             # next full sweep is damped (both as the stage's rounds before a stop left them)
             damp, between = flip.replay(earlier_rows, g)
@@ -215,6 +225,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                                      "walked_crc": checkpoint.values_crc(values)}, force=True)
                         return residual, sweeps, cheap, hot, spent
                 done = bool(d) and (last < end or stalled(last))
+                changes.append(last)
                 rate = g ** (1 + between)  # how slowly a change can fall at most since the last round
                 was = cheap
                 evaluated: float | None = None  # the largest change of the round's last policy sweep
@@ -233,7 +244,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                                                    WALK_POLICY_SWEEPS if evaluates else WALK_POLISH_SWEEPS)
                     cheap += full
                     evaluated = change if full else None
-                if evaluates and evaluated is not None and can_skip:  # (a regenerating CPU engine: the top-up)
+                if evaluates and evaluated is not None and can_skip and not chasing(changes):  # (the top-up)
                     more, evaluated = evaluate_policy(K, policy, values, threads, g, tolerance / 10, evaluated,
                                                       WALK_EVAL_MOST - (cheap - was))
                     cheap += more
@@ -492,6 +503,17 @@ def after_reading(stage: int, stages: int, rows: list[dict[str, Any]], tolerance
     return (f"{what} (about {TAIL_CHECK_SWEEPS:g} sweeps of every state, as at four pieces): some "
             f"{duration(sweeps * each)} at this run's {duration(each)} a sweep of every state, more where the check "
             "flags states to repair")
+
+
+def chasing(changes: list[float], rounds: int | None = None) -> bool:
+    """Whether the walk's greedy pair is chasing itself round a loop, from the largest changes of
+    the stage's rounds so far (the last one's included): the last ``rounds`` (WALK_CHASE_ROUNDS)
+    all lie at or above the smallest before them. Then the round's policy sweeps stop at the hot
+    round's, without the top-up (WALK_EVAL_MOST): a partly evaluated pair damps the swing, and the
+    first round that sets a new smallest change brings the top-up back. Read from the changes alone,
+    so a stage resumed from its checkpoint's rows decides as the run that was not stopped."""
+    rounds = WALK_CHASE_ROUNDS if rounds is None else rounds
+    return bool(rounds) and len(changes) > rounds and min(changes[-rounds:]) >= min(changes[:-rounds])
 
 
 class Stall:
