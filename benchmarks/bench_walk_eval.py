@@ -12,6 +12,11 @@ every state about 4.5 s, two threads).
 
     python benchmarks/bench_walk_eval.py --pieces 4 --most 0 20
     python benchmarks/bench_walk_eval.py --pieces 4 --most 0 20 30 50 --json
+    python benchmarks/bench_walk_eval.py --pieces 4 --most 20 --chase 0 4
+
+``--chase R ...``: each value of WALK_EVAL_MOST is solved once for each ``walk.WALK_CHASE_ROUNDS``
+given (0: the top-up in every round; R: none while the last R rounds set no new smallest change,
+``walk.chasing``), and the line says in how many discounted rounds the rule held the top-up back.
 
 One line per solve: full sweeps by discounted stage, policy sweeps of every state, the full-sweep
 equivalents generated, the priced work and its ratio to the first value's, seconds and their
@@ -35,11 +40,27 @@ from gamesolver.games.ur.solve import solve
 from gamesolver.solver.stochastic import walk
 
 _ROUND = re.compile(r"sweep \d+ \(1 - discount ([^)]+)\)")
+_CHANGE = re.compile(r"sweep \d+ \(1 - discount ([^)]+)\)(?: damped)?: largest change (\S+) ")
 
 
-def run(pieces: int, most: int, tolerance: float, threads: int, price: float) -> dict:
-    saved = walk.WALK_EVAL_MOST
-    walk.WALK_EVAL_MOST = most
+def held_rounds(lines: list[str], rule: int) -> int:
+    """The discounted rounds in which ``walk.chasing`` held the top-up back, from the rounds' largest
+    changes stage by stage (a round's own change included, as the walk reads them)."""
+    held, stage, changes = 0, None, []  # type: ignore[var-annotated]
+    for line in lines:
+        m = _CHANGE.match(line)
+        if m is None:
+            continue
+        if m.group(1) != stage:
+            stage, changes = m.group(1), []
+        changes.append(float(m.group(2)))
+        held += float(stage) > 0 and walk.chasing(changes, rule)
+    return held
+
+
+def run(pieces: int, most: int, tolerance: float, threads: int, price: float, chase: int = walk.WALK_CHASE_ROUNDS) -> dict:
+    saved, saved_chase = walk.WALK_EVAL_MOST, walk.WALK_CHASE_ROUNDS
+    walk.WALK_EVAL_MOST, walk.WALK_CHASE_ROUNDS = most, chase
     options = UrOptions(pieces=pieces)
     try:
         with tempfile.TemporaryDirectory() as tmp:
@@ -51,7 +72,7 @@ def run(pieces: int, most: int, tolerance: float, threads: int, price: float) ->
             meta = table.header["meta"]
             values = np.array(table.arrays["value"])
     finally:
-        walk.WALK_EVAL_MOST = saved
+        walk.WALK_EVAL_MOST, walk.WALK_CHASE_ROUNDS = saved, saved_chase
     stages = Counter(m.group(1) for line in lines for m in [_ROUND.match(line)] if m)
     full, cheap, hot = int(meta["sweeps"]), int(meta["policy_sweeps"]), int(meta["hot_set_states"])
     n = values.shape[0]
@@ -60,7 +81,7 @@ def run(pieces: int, most: int, tolerance: float, threads: int, price: float) ->
     generated = meta["full_sweeps_generated"]["generated_states"] / n
     work = generated + price * (cheap + hot / n + full - generated)
     far = proof_distance(options, values)
-    return {"most": most, "stages": dict(stages), "full_sweeps": full, "policy_sweeps": cheap,
+    return {"most": most, "chase": chase, "held": held_rounds(lines, chase), "stages": dict(stages), "full_sweeps": full, "policy_sweeps": cheap,
             "hot_states": hot, "generated": generated, "work": work, "seconds": seconds, "start": float(values[0]),
             "proof_largest": None if far is None else far[0], "proof_mean": None if far is None else far[1]}
 
@@ -72,12 +93,16 @@ def main() -> None:
                     help="WALK_EVAL_MOST a solve (0: no top-up)")
     ap.add_argument("--tolerance", type=float, default=1e-5)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--chase", nargs="+", type=int, default=[walk.WALK_CHASE_ROUNDS],
+                    help="walk.WALK_CHASE_ROUNDS a solve, for each --most (0: the top-up in every round)")
     ap.add_argument("--price", type=float, default=1 / 95, help="a policy sweep of every state, in full sweeps")
     ap.add_argument("--json", action="store_true", help="one JSON line a solve")
     a = ap.parse_args()
+    if min(a.chase) < 0 or min(a.most) < 0:
+        ap.error("--most and --chase must be 0 or more")
     first = None
-    for most in a.most:
-        r = run(a.pieces, most, a.tolerance, a.threads, a.price)
+    for most, chase in [(m, c) for m in a.most for c in a.chase]:
+        r = run(a.pieces, most, a.tolerance, a.threads, a.price, chase)
         first = first or r
         if a.json:
             print(json.dumps(r), flush=True)
@@ -85,7 +110,7 @@ def main() -> None:
         stages = ", ".join(f"{n}" for n in r["stages"].values())
         far = "" if r["proof_largest"] is None else \
             f"; to the proof {r['proof_largest']:.2g} (mean {r['proof_mean']:.2g})"
-        print(f"most {r['most']}: {r['full_sweeps']} full sweeps ({stages}), {r['policy_sweeps']} policy sweeps, "
+        print(f"most {r['most']}, chase rule {r['chase']} ({r['held']} rounds held back): {r['full_sweeps']} full sweeps ({stages}), {r['policy_sweeps']} policy sweeps, "
               f"{r['generated']:.1f} generated, priced work {r['work']:.1f} ({r['work'] / first['work']:.2f}x), "
               f"{r['seconds']:.1f} s ({r['seconds'] / first['seconds']:.2f}x), start {r['start']:+.7f}{far}",
               flush=True)
