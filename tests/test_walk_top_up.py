@@ -111,6 +111,10 @@ def test_chasing_is_four_rounds_without_a_new_smallest_change() -> None:
     assert not walk.chasing([0.3, 0.2, 0.25, 0.25])  # too few rounds to tell
     assert not walk.chasing(FIVE_PIECES, rounds=0)  # 0: the top-up always
     assert walk.chasing([0.3, 0.2, 0.25], rounds=1)
+    # a change hovering below WALK_CHASE_ABOVE (a plateau near a stage's end) is not
+    assert walk.WALK_CHASE_ABOVE == 1e-2
+    assert not walk.chasing([0.03, 0.008, 0.012, 0.009, 0.011, 0.01])
+    assert walk.chasing([0.03, 0.01, 0.012, 0.011, 0.011, 0.01])
 
 
 def test_a_chasing_pair_gets_no_top_up_and_a_resumed_stage_decides_alike(tmp_path, monkeypatch) -> None:

@@ -79,6 +79,13 @@ WALK_EVAL_MOST = 20
 # 30 rounds on, would have ended; from the same checkpoint, rounds without the top-up fell 0.308,
 # 0.144, 0.253, 0.116, 0.181, 0.0797 (docs/design/walk.md, "A pair that chases itself").
 WALK_CHASE_ROUNDS = 4
+# ... and only while those rounds' changes are all at least this (the values still moving by a
+# percent a round, where no lead outlasts the bound either: WALK_RECORD_BELOW). Near a stage's end
+# a change that hovers is a float32 plateau or a repair's slow tail, where the top-up still pays:
+# on the swapped test board (one thread, tolerance 1e-6) the rule without this floor fired at
+# changes of 0.007-0.018 and the solve needed the walk again after three repairs (78 full sweeps,
+# against 44 and two local repairs without the rule, and with it)
+WALK_CHASE_ABOVE = 1e-2
 # the undiscounted stage's rounds, while its last full sweep changed a value by more than this times
 # the tolerance (a last discounted stage that its stall rule cut short, or the rounds after an
 # endless-check repair, whose first full sweep changed 0.05 at seven pieces; 0: never): the
@@ -508,12 +515,13 @@ def after_reading(stage: int, stages: int, rows: list[dict[str, Any]], tolerance
 def chasing(changes: list[float], rounds: int | None = None) -> bool:
     """Whether the walk's greedy pair is chasing itself round a loop, from the largest changes of
     the stage's rounds so far (the last one's included): the last ``rounds`` (WALK_CHASE_ROUNDS)
-    all lie at or above the smallest before them. Then the round's policy sweeps stop at the hot
+    all lie at or above the smallest before them, and at or above WALK_CHASE_ABOVE. Then the round's policy sweeps stop at the hot
     round's, without the top-up (WALK_EVAL_MOST): a partly evaluated pair damps the swing, and the
     first round that sets a new smallest change brings the top-up back. Read from the changes alone,
     so a stage resumed from its checkpoint's rows decides as the run that was not stopped."""
     rounds = WALK_CHASE_ROUNDS if rounds is None else rounds
-    return bool(rounds) and len(changes) > rounds and min(changes[-rounds:]) >= min(changes[:-rounds])
+    return (bool(rounds) and len(changes) > rounds and min(changes[-rounds:]) >= min(changes[:-rounds])
+            and min(changes[-rounds:]) >= WALK_CHASE_ABOVE)
 
 
 class Stall:
