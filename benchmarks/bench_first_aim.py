@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_walk_stages import ROUND, StagesDone, round_stage
+from bench_walk_stages import ROUND, StagesDone, round_stage, rounds_summary
 from gamesolver.games.ur import kernel
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.solver.stochastic import checkpoint, schedule
@@ -76,20 +76,6 @@ def walk_until(options: UrOptions, root: Path, first: float, until: int, threads
     raise RuntimeError(f"the walk ended before stage {until}")
 
 
-def summary(lines: list[str], until: int, graph: str) -> dict:
-    rounds = [(round_stage(line), ROUND.match(line)) for line in lines]
-    before = [m for stage, m in rounds if stage < until and m is not None]
-    by_stage: dict[str, int] = {}
-    for stage, _ in rounds[:-1]:
-        key = f"{schedule.WALK_DISCOUNTS[stage]:g}"
-        by_stage[key] = by_stage.get(key, 0) + 1
-    return {"full_sweeps": len(before), "stages": by_stage,
-            "generated": round(sum(float(m.group("share") or 100) for m in before) / 100, 1) if graph == "regenerate" else None,
-            "full_seconds": round(sum(float(m.group("full")) for m in before), 1),
-            "policy_seconds": round(sum(float(m.group("policy") or 0) for m in before), 1),
-            "next_stage_first_change": float(rounds[-1][1].group("change"))}  # type: ignore[union-attr]
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pieces", type=int, default=4)
@@ -126,10 +112,10 @@ def main() -> None:
             t1 = time.perf_counter()
             rest = walk_until(options, forks[aim], aim, a.until_stage, a.threads, a.graph, {}, a.tolerance)
             results[aim] = (shared + rest, time.perf_counter() - t1)
-    base = summary(results[finest][0], a.until_stage, a.graph)
+    base = rounds_summary(results[finest][0], a.until_stage, a.graph)
     for aim in sorted(results):
         row = {"pieces": a.pieces, "graph": a.graph, "threads": a.threads, "first_aim": aim,
-               "until_stage": a.until_stage, **summary(results[aim][0], a.until_stage, a.graph)}
+               "until_stage": a.until_stage, **rounds_summary(results[aim][0], a.until_stage, a.graph)}
         ratio = (row["generated"] or row["full_sweeps"]) / (base["generated"] or base["full_sweeps"])
         seconds = row["full_seconds"] + row["policy_seconds"]
         row["work_ratio"] = round(ratio, 3)

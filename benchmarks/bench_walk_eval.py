@@ -35,26 +35,26 @@ from pathlib import Path
 
 import numpy as np
 from bench_walk_skip import proof_distance
+from bench_walk_stages import ROUND, round_stage
 from gamesolver.games.ur.rules import UrOptions
 from gamesolver.games.ur.solve import solve
-from gamesolver.solver.stochastic import walk
+from gamesolver.solver.stochastic import schedule, walk
 
 _ROUND = re.compile(r"sweep \d+ \(1 - discount ([^)]+)\)")
-_CHANGE = re.compile(r"sweep \d+ \(1 - discount ([^)]+)\)(?: damped)?: largest change (\S+) ")
 
 
 def held_rounds(lines: list[str], rule: int) -> int:
     """The discounted rounds in which ``walk.chasing`` held the top-up back, from the rounds' largest
     changes stage by stage (a round's own change included, as the walk reads them)."""
-    held, stage, changes = 0, None, []  # type: ignore[var-annotated]
+    held, stage, changes = 0, -1, []  # type: ignore[var-annotated]
     for line in lines:
-        m = _CHANGE.match(line)
-        if m is None:
+        now = round_stage(line)
+        if now < 0:
             continue
-        if m.group(1) != stage:
-            stage, changes = m.group(1), []
-        changes.append(float(m.group(2)))
-        held += float(stage) > 0 and walk.chasing(changes, rule)
+        if now != stage:
+            stage, changes = now, []
+        changes.append(float(ROUND.match(line).group("change")))  # type: ignore[union-attr]
+        held += stage < len(schedule.WALK_DISCOUNTS) and walk.chasing(changes, rule)
     return held
 
 

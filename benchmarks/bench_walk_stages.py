@@ -112,7 +112,7 @@ class StagesDone(Exception):
     """Raised from the walk's log at the first round of the stage ``--until-stage`` names."""
 
 
-ROUND = re.compile(r"^sweep \d+ \((?:1 - discount (?P<gap>[0-9.e+-]+)|undiscounted)\): largest change (?P<change>[0-9.e+-]+) "
+ROUND = re.compile(r"^sweep \d+ \((?:1 - discount (?P<gap>[0-9.e+-]+)|undiscounted)\)(?: damped)?: largest change (?P<change>[0-9.e+-]+) "
                    r"\(full sweep (?P<full>[0-9.]+) s(?:, (?P<share>[0-9.]+)% generated)?(?:, policy sweeps (?P<policy>[0-9.]+) s)?")
 
 
@@ -127,23 +127,29 @@ def round_stage(line: str) -> int:
         range(len(schedule.WALK_DISCOUNTS)), key=lambda i: abs(schedule.WALK_DISCOUNTS[i] - float(gap)))
 
 
-def stages_row(pieces: int, graph: str, aim: float | tuple[float, ...], until: int, lines: list[str],
-               seconds: float) -> dict:
-    """What a walk stopped at the first round of stage ``until`` did before it: its rounds, the
-    full-sweep equivalents they generated (regenerating), their full and policy sweeps' seconds,
-    and the largest change of the first round of stage ``until`` (how far the next stage starts)."""
-    rounds = [(round_stage(line), ROUND.match(line)) for line in lines if round_stage(line) >= 0]
+def rounds_summary(lines: list[str], until: int, graph: str) -> dict:
+    """The rounds of a walk stopped at the first round of stage ``until`` (its log lines): the rounds
+    before it by stage, the full-sweep equivalents they generated (regenerating), their full and
+    policy sweeps' seconds, and the largest change of stage ``until``'s first round (how far the
+    next stage starts)."""
+    rounds = [(stage, ROUND.match(line)) for line in lines for stage in [round_stage(line)] if stage >= 0]
     before = [m for stage, m in rounds if stage < until]
     by_stage: dict[str, int] = {}
     for stage, _ in rounds[:-1]:
         key = f"{schedule.WALK_DISCOUNTS[stage]:g}"
         by_stage[key] = by_stage.get(key, 0) + 1
-    return {"pieces": pieces, "graph": graph, "early_aim": aim, "until_stage": until, "full_sweeps": len(before),
-            "stages": by_stage,
+    return {"full_sweeps": len(before), "stages": by_stage,
             "generated": round(sum(float(m.group("share") or 100) for m in before) / 100, 1) if graph == "regenerate" else None,
             "full_seconds": round(sum(float(m.group("full")) for m in before), 1),
             "policy_seconds": round(sum(float(m.group("policy") or 0) for m in before), 1),
-            "next_stage_first_change": float(rounds[-1][1].group("change")), "seconds": round(seconds, 1)}
+            "next_stage_first_change": float(rounds[-1][1].group("change"))}  # type: ignore[union-attr]
+
+
+def stages_row(pieces: int, graph: str, aim: float | tuple[float, ...], until: int, lines: list[str],
+               seconds: float) -> dict:
+    """What a walk stopped at the first round of stage ``until`` did before it (``rounds_summary``)."""
+    return {"pieces": pieces, "graph": graph, "early_aim": aim, "until_stage": until,
+            **rounds_summary(lines, until, graph), "seconds": round(seconds, 1)}
 
 
 def aim_text(aim: float | tuple[float, ...]) -> str:
