@@ -5,9 +5,12 @@ resumed for ``--rounds`` more rounds under each setting named:
 
 - ``top-up``: the top-up in every round (WALK_CHASE_ROUNDS = 0);
 - ``hot-only``: no top-up at all (WALK_EVAL_MOST = 0: the hot round's own sweeps);
-- ``chase``: the walk as it is (no top-up while ``walk.chasing``).
+- ``chase``: no top-up while ``walk.chasing``;
+- ``greedy``: the walk as it is: the chase rule, and greedy sweeps of the hot set
+  (``walk.WALK_HOT_GREEDY``), which the three settings above leave out.
 
     python benchmarks/bench_chase.py --pieces 5 --fork-at 24 --rounds 8 --settings top-up hot-only chase
+    python benchmarks/bench_chase.py --pieces 5 --fork-at 24 --rounds 8 --settings chase greedy
 
 One line a setting: the largest change of each round after the fork, and how many of them set a
 new smallest change for the stage. At five pieces (two threads, regenerating) the first stage
@@ -29,7 +32,8 @@ from gamesolver.games.ur.rules import UrOptions
 from gamesolver.solver.stochastic import checkpoint, walk
 from gamesolver.solver.stochastic.iteration import solve_values
 
-SETTINGS = {"top-up": {"WALK_CHASE_ROUNDS": 0}, "hot-only": {"WALK_EVAL_MOST": 0}, "chase": {}}
+SETTINGS = {"top-up": {"WALK_CHASE_ROUNDS": 0, "WALK_HOT_GREEDY": 0}, "hot-only": {"WALK_EVAL_MOST": 0, "WALK_HOT_GREEDY": 0},
+            "chase": {"WALK_HOT_GREEDY": 0}, "greedy": {}}
 
 
 class Enough(Exception):
@@ -40,7 +44,7 @@ def walk_rounds(options: UrOptions, root: Path, rounds: int, setting: str, threa
                 echo: bool) -> list[tuple[int, int, float]]:
     """Walk (or resume) in ``root`` under ``setting`` for ``rounds`` rounds; (round, stage, largest
     change) of each."""
-    saved = {name: getattr(walk, name) for name in ("WALK_CHASE_ROUNDS", "WALK_EVAL_MOST")}
+    saved = {name: getattr(walk, name) for name in ("WALK_CHASE_ROUNDS", "WALK_EVAL_MOST", "WALK_HOT_GREEDY")}
     saved_share = checkpoint.CHECKPOINT_SHARE
     for name, value in SETTINGS[setting].items():
         setattr(walk, name, value)

@@ -18,6 +18,12 @@ every state about 4.5 s, two threads).
 given (0: the top-up in every round; R: none while the last R rounds set no new smallest change,
 ``walk.chasing``), and the line says in how many discounted rounds the rule held the top-up back.
 
+``--greedy G ...``: each of those solved once for each ``walk.WALK_HOT_GREEDY`` given (0: no greedy
+sweeps of the hot set; G: up to G a round), and the line says how many the walk made in all (their
+generated states count in the full-sweep equivalents generated).
+
+    python benchmarks/bench_walk_eval.py --pieces 4 --most 20 --greedy 0 100
+
 One line per solve: full sweeps by discounted stage, policy sweeps of every state, the full-sweep
 equivalents generated, the priced work and its ratio to the first value's, seconds and their
 ratio, the start's value and the largest and mean distance to the shipped opening file's proven
@@ -41,6 +47,7 @@ from gamesolver.games.ur.solve import solve
 from gamesolver.solver.stochastic import schedule, walk
 
 _ROUND = re.compile(r"sweep \d+ \(1 - discount ([^)]+)\)")
+_GREEDY = re.compile(r", with (\d+) greedy sweeps of the hot set")
 
 
 def held_rounds(lines: list[str], rule: int) -> int:
@@ -58,9 +65,10 @@ def held_rounds(lines: list[str], rule: int) -> int:
     return held
 
 
-def run(pieces: int, most: int, tolerance: float, threads: int, price: float, chase: int = walk.WALK_CHASE_ROUNDS) -> dict:
-    saved, saved_chase = walk.WALK_EVAL_MOST, walk.WALK_CHASE_ROUNDS
-    walk.WALK_EVAL_MOST, walk.WALK_CHASE_ROUNDS = most, chase
+def run(pieces: int, most: int, tolerance: float, threads: int, price: float, chase: int = walk.WALK_CHASE_ROUNDS,
+        greedy: int = walk.WALK_HOT_GREEDY) -> dict:
+    saved = walk.WALK_EVAL_MOST, walk.WALK_CHASE_ROUNDS, walk.WALK_HOT_GREEDY
+    walk.WALK_EVAL_MOST, walk.WALK_CHASE_ROUNDS, walk.WALK_HOT_GREEDY = most, chase, greedy
     options = UrOptions(pieces=pieces)
     try:
         with tempfile.TemporaryDirectory() as tmp:
@@ -72,16 +80,19 @@ def run(pieces: int, most: int, tolerance: float, threads: int, price: float, ch
             meta = table.header["meta"]
             values = np.array(table.arrays["value"])
     finally:
-        walk.WALK_EVAL_MOST, walk.WALK_CHASE_ROUNDS = saved, saved_chase
+        walk.WALK_EVAL_MOST, walk.WALK_CHASE_ROUNDS, walk.WALK_HOT_GREEDY = saved
     stages = Counter(m.group(1) for line in lines for m in [_ROUND.match(line)] if m)
     full, cheap, hot = int(meta["sweeps"]), int(meta["policy_sweeps"]), int(meta["hot_set_states"])
     n = values.shape[0]
     # a full sweep generates only the states the skip does not prove unchanged, and backs the
     # others up from their policy rows, at a policy sweep's cost
-    generated = meta["full_sweeps_generated"]["generated_states"] / n
+    # (with the hot sets' greedy sweeps' states, which a seven-piece solve pays as it pays a full sweep's)
+    generated = (meta["full_sweeps_generated"]["generated_states"] + meta["full_sweeps_generated"].get("greedy_states", 0)) / n
     work = generated + price * (cheap + hot / n + full - generated)
     far = proof_distance(options, values)
-    return {"most": most, "chase": chase, "held": held_rounds(lines, chase), "stages": dict(stages), "full_sweeps": full, "policy_sweeps": cheap,
+    greedy_made = sum(int(m.group(1)) for line in lines for m in [_GREEDY.search(line)] if m)
+    return {"most": most, "chase": chase, "held": held_rounds(lines, chase), "greedy": greedy,
+            "greedy_sweeps": greedy_made, "stages": dict(stages), "full_sweeps": full, "policy_sweeps": cheap,
             "hot_states": hot, "generated": generated, "work": work, "seconds": seconds, "start": float(values[0]),
             "proof_largest": None if far is None else far[0], "proof_mean": None if far is None else far[1]}
 
@@ -95,14 +106,16 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--chase", nargs="+", type=int, default=[walk.WALK_CHASE_ROUNDS],
                     help="walk.WALK_CHASE_ROUNDS a solve, for each --most (0: the top-up in every round)")
+    ap.add_argument("--greedy", nargs="+", type=int, default=[walk.WALK_HOT_GREEDY],
+                    help="walk.WALK_HOT_GREEDY a solve, for each of the above (0: no greedy sweeps of the hot set)")
     ap.add_argument("--price", type=float, default=1 / 95, help="a policy sweep of every state, in full sweeps")
     ap.add_argument("--json", action="store_true", help="one JSON line a solve")
     a = ap.parse_args()
-    if min(a.chase) < 0 or min(a.most) < 0:
-        ap.error("--most and --chase must be 0 or more")
+    if min(a.chase) < 0 or min(a.most) < 0 or min(a.greedy) < 0:
+        ap.error("--most, --chase and --greedy must be 0 or more")
     first = None
-    for most, chase in [(m, c) for m in a.most for c in a.chase]:
-        r = run(a.pieces, most, a.tolerance, a.threads, a.price, chase)
+    for most, chase, greedy in [(m, c, g) for m in a.most for c in a.chase for g in a.greedy]:
+        r = run(a.pieces, most, a.tolerance, a.threads, a.price, chase, greedy)
         first = first or r
         if a.json:
             print(json.dumps(r), flush=True)
@@ -110,7 +123,8 @@ def main() -> None:
         stages = ", ".join(f"{n}" for n in r["stages"].values())
         far = "" if r["proof_largest"] is None else \
             f"; to the proof {r['proof_largest']:.2g} (mean {r['proof_mean']:.2g})"
-        print(f"most {r['most']}, chase rule {r['chase']} ({r['held']} rounds held back): {r['full_sweeps']} full sweeps ({stages}), {r['policy_sweeps']} policy sweeps, "
+        print(f"most {r['most']}, chase rule {r['chase']} ({r['held']} rounds held back), greedy {r['greedy']} "
+              f"({r['greedy_sweeps']} made): {r['full_sweeps']} full sweeps ({stages}), {r['policy_sweeps']} policy sweeps, "
               f"{r['generated']:.1f} generated, priced work {r['work']:.1f} ({r['work'] / first['work']:.2f}x), "
               f"{r['seconds']:.1f} s ({r['seconds'] / first['seconds']:.2f}x), start {r['start']:+.7f}{far}",
               flush=True)

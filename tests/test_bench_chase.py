@@ -22,7 +22,7 @@ def test_each_setting_goes_on_from_the_same_round(tmp_path) -> None:
     out = run("--pieces", "4", "--board", str(board), "--fork-at", "5", "--rounds", "4", "--threads", "1", "--json")
     assert out.returncode == 0, out.stderr
     rows = {r["setting"]: r for r in map(json.loads, out.stdout.splitlines())}
-    assert set(rows) == {"top-up", "hot-only", "chase"}
+    assert set(rows) == {"top-up", "hot-only", "chase", "greedy"}
     for r in rows.values():
         assert r["rounds"] == [6, 7, 8, 9] and r["stage"] == 0 and len(r["changes"]) == 4
         smallest, new = r["smallest_before"], 0
@@ -34,6 +34,8 @@ def test_each_setting_goes_on_from_the_same_round(tmp_path) -> None:
     # walk without the top-up sweeps its policy less and moves otherwise
     assert rows["chase"]["changes"] == rows["top-up"]["changes"]
     assert rows["hot-only"]["changes"] != rows["top-up"]["changes"]
+    # the greedy sweeps of the hot set move the walk otherwise too
+    assert rows["greedy"]["changes"] != rows["chase"]["changes"]
 
 
 def test_bad_arguments_get_one_line_and_exit_2(tmp_path) -> None:

@@ -224,9 +224,10 @@ def test_a_host_array_at_a_freed_arrays_address_is_not_the_one_the_device_mirror
 def test_cpu_target_solves_like_the_cpu_engine(tmp_path, monkeypatch, board) -> None:
     o = mini_options(tmp_path, 4) if board == "mini4" else UrOptions(pieces=2)
     game = kernel(o)
-    # the regenerating CPU engine's rounds sweep their policy more (WALK_EVAL_MOST) and a GPU's do
-    # not: without that top-up both walk alike
+    # the regenerating CPU engine's rounds sweep their policy more (WALK_EVAL_MOST) and their hot
+    # sets greedily (WALK_HOT_GREEDY), and a GPU's do not: without those both walk alike
     monkeypatch.setattr(walk, "WALK_EVAL_MOST", 0)
+    monkeypatch.setattr(walk, "WALK_HOT_GREEDY", 0)
     # regenerating: the stored graph's sweeps give the same values, but its groups hold the codes
     # sorted, so where outcomes tie the greedy policy (and so the walk's policy sweeps) can differ
     one = solve_values(game, tmp_path / "cpu", o.header(), threads=1, graph="regenerate")

@@ -30,6 +30,9 @@ def swapped(tmp_path, monkeypatch):
     # the rounds' repairs of the flagged states mend it without the walk again regenerating
     # (tests/test_hold_repaired.py): these tests of the walk again leave them out
     monkeypatch.setattr(iteration, "HOLD_REPAIRED", False)
+    # and so do the hot sets' greedy sweeps where the walk regenerates (one local repair and 26 full
+    # sweeps against the walk again and 67)
+    monkeypatch.setattr(walk, "WALK_HOT_GREEDY", 0)
     return mini_options(tmp_path, 4, swapped=True)
 
 

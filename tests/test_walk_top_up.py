@@ -45,6 +45,9 @@ LINE = re.compile(r"sweep (\d+) \(1 - discount ([^)]+)\): .*policy sweeps [\d.]+
 
 def _walk(tmp_path, name: str, monkeypatch, most: int, graph: str = "regenerate"):
     monkeypatch.setattr(walk, "WALK_EVAL_MOST", most)
+    # the top-up's rounds alone: the hot sets' greedy sweeps change the walk's course
+    # (tests/test_walk_greedy.py holds them)
+    monkeypatch.setattr(walk, "WALK_HOT_GREEDY", 0)
     o = mini_options(tmp_path, 4)
     said: list[str] = []
     res = solve_values(kernel(o), tmp_path / name, o.header(), tolerance=3e-7, threads=1, log=said.append,
@@ -135,6 +138,7 @@ def test_a_chasing_pair_gets_no_top_up_and_a_resumed_stage_decides_alike(tmp_pat
     assert never_rounds != plain_rounds and sum(n >= 20 for _, n, _ in never_rounds) > 0
 
     monkeypatch.setattr(walk, "WALK_CHASE_ROUNDS", 1)
+    monkeypatch.setattr(walk, "WALK_HOT_GREEDY", 0)
     o = mini_options(tmp_path, 4)
     said: list[str] = []
     whole = solve(o, tmp_path / "whole", tolerance=1e-6, threads=1, graph="regenerate", log=said.append)

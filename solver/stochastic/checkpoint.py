@@ -449,6 +449,8 @@ def round_rows(info: dict[str, Any]) -> list[dict[str, Any]]:
                 got["damped"] = True
             if row.get("repairs"):  # after that many endless-check repairs
                 got["repairs"] = int(row["repairs"])
+            if row.get("greedy"):  # its greedy sweeps of the hot set
+                got["greedy"] = int(row["greedy"])
             out.append(got)
     except (KeyError, TypeError, ValueError):
         return []

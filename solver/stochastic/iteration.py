@@ -280,6 +280,9 @@ def solve_values(
                     history = walked_now.get("history", history)
                     for key in ("generated_states", "generated_codes"):
                         generated[key] = generated.get(key, 0) + walked_now.get(key, 0)
+                    for key in ("greedy_states", "greedy_codes"):  # (the hot sets' greedy sweeps, where any)
+                        if key in walked_now:
+                            generated[key] = generated.get(key, 0) + walked_now[key]
                     rounds += walked_now.get("rounds", [])
                 else:
                     residual, sweeps, spent = _iterate(

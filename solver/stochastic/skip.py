@@ -128,6 +128,12 @@ class Skip(_Copied):
         policy rows and the leads apart, so the next full sweep generates every state."""
         self.stamp[:] = STAMP_NEVER
 
+    def forget_states(self, ranks: np.ndarray) -> None:
+        """These states' leads are not read again until recorded anew: something other than a
+        full sweep (the walk's greedy sweeps of a hot set) wrote their policy rows, so a lead
+        recorded for the old row no longer says which action the row holds."""
+        self.stamp[ranks] = STAMP_NEVER
+
     def kwargs(self) -> dict:
         return {"lead": self.lead, "stamp": self.stamp, "bounds": self.bounds, "slack": SLACK,
                 "now": self.round % STAMP_NEVER, "work": self.work}
@@ -247,6 +253,10 @@ class BlockSkip(_Copied):
         self.kb[1] = _reach_max(keep_ptr, keep, fresh)
         self.kb[2] = _reach_max(pass_ptr, passing, moved)
         self.kb[3] = _reach_max(pass_ptr, passing, fresh)
+
+    def forget_states(self, ranks: np.ndarray) -> None:
+        """These states carry no lead until one is measured anew (see ``Skip.forget_states``)."""
+        self.carry[ranks] = CARRY_NEVER
 
     def kwargs(self) -> dict:
         return {"carry": self.carry, "kbounds": self.kb, "dg": self.dg, "slack": SLACK, "work": self.work}

@@ -17,7 +17,7 @@ from typing import Any, Callable, cast
 
 import numpy as np
 
-from gamesolver.solver.stochastic.engine import DeviceHotSets, Engine, HotSets, Log
+from gamesolver.solver.stochastic.engine import DeviceHotSets, Engine, HotSets, Log, SubsetSweeps
 from gamesolver.solver.limits import duration
 from gamesolver.solver.progress import progress
 from gamesolver.solver.stochastic.skip import BlockSkip, Skip
@@ -38,6 +38,24 @@ WALK_HOT_FULL = 5  # ... after this many policy sweeps of every state, the last 
 WALK_HOT_SHARE = 10  # ... the states that sweep changed by more than its largest change / this
 WALK_HOT_BUDGET = 20.0  # ... and at most this many sweeps of every state's worth of them (a big hot set gets fewer)
 WALK_HOT_MOST = 8  # ... a hot set of more than 1/this of the states is no hot set: plain policy sweeps instead
+# ... then up to this many greedy sweeps of the hot set alone (its states' outcomes generated again
+# and their rows recorded: value iteration where the error is, with the rest of the values held; 0:
+# none), while a sweep still changes a value by the stage's floor or more, where the round is topped
+# up (the regenerating CPU engine, whose sweep takes a subset and whose hot set is marked on the
+# host; over a stored graph, a GPU or Ray it was not measured, and the one walk without the top-up
+# that was, the test board's, took 40 rounds with them against 25 without). Improving both players'
+# policies at once over the whole game lets the pair chase itself (``chasing``); value iteration
+# over the few states that swing does not. Five pieces' first stage, from the checkpoint of a
+# four-round cycle: 0.308, 0.143, 0.0363, 0.0303, 0.00444 (the stage's end) where the walk without
+# them went on 0.308, 0.144, 0.253, 0.117, 0.181, 0.0796, 0.106, 0.0598 (docs/design/walk.md,
+# "Greedy sweeps of the hot set")
+WALK_HOT_GREEDY = 100
+# ... in rounds whose full sweep changed a value by this or more (where the pair chases itself, as
+# WALK_CHASE_ABOVE). Below it the greedy sweeps only stir a float32 plateau: on the test board
+# (four pieces, one thread, tolerance 3e-7, no top-up) the last discounted stage's rounds at
+# changes of 1e-7 got 100 greedy sweeps each that never went below the floor, its policy sweeps
+# then changed values by 1e-5, and the stage took 25 rounds against 7
+WALK_GREEDY_ABOVE = 1e-2
 # the walk and plain sweeps: once each of the last WALK_FLIP_ROUNDS rounds' largest changes fell at
 # the rate the discount alone explains (undiscounted: not at all), within WALK_FLIP_SPREAD, the
 # next sweep is averaged with the values it started from (see Flip): a value that flips sign every
@@ -184,6 +202,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
             checkpoint.drop_skip_record(root)  # before this run writes rows the record does not describe
     # the states and codes the full sweeps generated, where the engine counts them
     counted = skip.work if skip is not None else np.zeros(2, dtype=np.int64) if can_skip else None
+    greedy_work = np.zeros(2, dtype=np.int64)  # what the hot sets' greedy sweeps generated (hot_round)
     aim = tolerance / schedule.WALK_STAGE_FACTOR  # where a discounted stage ends
     hot_rounds = bool(WALK_HOT_SWEEPS) and getattr(K, "hot_sets", False)
     # the hot sets' marks: a byte a state here, unless the engine finds its hot sets itself (a GPU's)
@@ -236,14 +255,17 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                 rate = g ** (1 + between)  # how slowly a change can fall at most since the last round
                 was = cheap
                 evaluated: float | None = None  # the largest change of the round's last policy sweep
+                greedy = 0  # greedy sweeps of the round's hot set (``hot_round``)
                 # a round that evaluates as the discounted stages' do: theirs, and the undiscounted
                 # stage's while it is still far from its aim
                 evaluates = bool(d) or far_from_aim(last, tolerance)
                 if damp:
                     pass  # no policy sweeps after a damped sweep: a GPU's own values are not the averaged ones
                 elif not done and evaluates and hot_rounds:
-                    full, swept, evaluated = hot_round(cast(HotSets, K), policy, values, threads, g, tolerance / 10,
-                                                       mark)
+                    full, swept, evaluated, greedy = hot_round(
+                        cast(HotSets, K), policy, values, threads, g, tolerance / 10, mark,
+                        WALK_HOT_GREEDY if can_skip and last >= WALK_GREEDY_ABOVE else 0,
+                        skip.forget_states if skip is not None else None, greedy_work)
                     cheap += full
                     hot += swept
                 elif not done:
@@ -264,12 +286,14 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                 t_round = time.perf_counter() - t0
                 spent += t_round
                 keep_row(rows, round_row(sweeps, stage, last, t_full, t_round, skip, earlier + spent,
-                                         between, evaluated, repair=not early, damped=damp, repairs=repairs))
+                                         between, evaluated, repair=not early, damped=damp, repairs=repairs,
+                                         greedy=greedy))
                 pacer.round(walk_info(header, tolerance, sweeps, cheap, hot, stage + done, last, earlier + spent, rows,
                                       early, repairs), force=done)
                 if log:  # the split says what a round costs where: the projections' policy share
                     generated = generated_words(skip)
                     policies = "" if evaluated is None else f" ({between} of every state, the last changing {evaluated:.2g})"
+                    policies += f", with {greedy} greedy sweeps of the hot set" if greedy else ""
                     held_words = "" if held_s is None else f", the flagged states' repair {held_s:.1f} s"
                     log(f"sweep {sweeps} (1 - discount {d:g}){' damped' if damp else ''}: largest change {last:.3g} "
                         f"(full sweep {t_full:.1f} s{generated}, policy sweeps {t_round - t_full - (held_s or 0.0):.1f} s"
@@ -289,6 +313,8 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     finally:
         if work is not None:
             work.update(skip_figures(skip, counted))
+            if greedy_work[0]:  # (kept apart: a full sweep's share generated reads the full sweeps' alone)
+                work.update({"greedy_states": int(greedy_work[0]), "greedy_codes": int(greedy_work[1])})
             work["history"] = rows  # (a walk after a repair goes on with them)
         if skip is not None:
             skip.close()
@@ -635,7 +661,7 @@ def walk_info(header: dict[str, Any], tolerance: float, sweeps: int, cheap: int,
 
 def round_row(sweep: int, stage: int, change: float, full: float, seconds: float, skip: Skip | BlockSkip | None,
               clock: float, policy_sweeps: int | None = None, evaluated: float | None = None,
-              repair: bool = False, damped: bool = False, repairs: int = 0) -> dict[str, Any]:
+              repair: bool = False, damped: bool = False, repairs: int = 0, greedy: int = 0) -> dict[str, Any]:
     """One round of the walk as the checkpoint's history keeps it: its full sweep's number, the
     stage it ran in (0-based), its largest change, its full sweep's and its whole round's seconds,
     the share of states its full sweep generated (None where the sweep does not skip), the
@@ -643,7 +669,8 @@ def round_row(sweep: int, stage: int, change: float, full: float, seconds: float
     sets' not counted) and the largest change of its last one (None: the round had none);
     ``repair``: a round of the walk that repairs a false solution (its stages are counted apart);
     ``damped``: its full sweep was damped (``Flip``); ``repairs``: the endless-check repairs made
-    before it (a resumed stage reads only the rounds since the same repair)."""
+    before it (a resumed stage reads only the rounds since the same repair); ``greedy``: its greedy
+    sweeps of the hot set, where it made any."""
     generated = float(skip.log[-1]["generated"]) if skip is not None and skip.log else None
     row = {"sweep": sweep, "stage": stage, "change": float(change), "full_s": round(full, 2),
            "round_s": round(seconds, 2), "generated": None if generated is None else round(generated, 4),
@@ -657,6 +684,8 @@ def round_row(sweep: int, stage: int, change: float, full: float, seconds: float
         row["damped"] = True
     if repairs:  # (a round after that many endless-check repairs: a resumed stage reads only its own)
         row["repairs"] = repairs
+    if greedy:
+        row["greedy"] = greedy
     return row
 
 
@@ -672,9 +701,11 @@ def finds_hot_sets(K: Engine) -> bool:
 
 
 def hot_round(K: HotSets, policy: np.ndarray, values: np.ndarray, threads: int, g: float, floor: float,
-               mark: np.ndarray | None) -> tuple[int, int, float]:
+              mark: np.ndarray | None, greedy: int = 0, forget: Callable[[np.ndarray], None] | None = None,
+              work: np.ndarray | None = None) -> tuple[int, int, float, int]:
     """The walk's policy sweeps in a discounted stage, spent where the error is; returns (sweeps of
-    every state, states swept in the hot set, the largest change of the last sweep of every state).
+    every state, states swept in the hot set, the largest change of the last sweep of every state,
+    greedy sweeps of the hot set).
 
     In a game that mixes slowly the policy sweeps' error soon lives on a few states: on the fort
     rules with four pieces, after 50 policy sweeps of the greedy pair 90% of it (squared) sat on
@@ -689,10 +720,16 @@ def hot_round(K: HotSets, policy: np.ndarray, values: np.ndarray, threads: int, 
     and gathers the same states, in the same order, in its own memory. Every step is a
     Gauss-Seidel update of some states of the same equations, so the fixed point is the policy's,
     as with the plain sweeps; none extrapolates. Each stops once a sweep changes nothing by more
-    than ``floor``."""
+    than ``floor``.
+
+    ``greedy``: after the hot set's policy sweeps, up to this many greedy sweeps of the hot set
+    (``greedy_sweeps``; where the set is marked here and the engine's sweep takes a subset), which
+    record those states' rows anew; ``forget`` is then told their ranks (the skip's leads no
+    longer describe their rows) and ``work`` counts what they generated. Greedy backups are the
+    game's own equations, so the fixed points are the same."""
     full, change = evaluate_policy(K, policy, values, threads, g, floor, math.inf, WALK_HOT_FULL - 1)
     if change < floor:
-        return full, 0, change
+        return full, 0, change, 0
     full += 1
     above = max(change / WALK_HOT_SHARE, floor / 10)
     n = values.shape[0]
@@ -705,10 +742,10 @@ def hot_round(K: HotSets, policy: np.ndarray, values: np.ndarray, threads: int, 
         change = K.evaluate(policy, values, threads=threads, discount=g, mark=mark, above=above)
         size = int(np.count_nonzero(mark))
     if change < floor:
-        return full, 0, change
+        return full, 0, change, 0
     if size * WALK_HOT_MOST > n:
         more, change = evaluate_policy(K, policy, values, threads, g, floor, change, WALK_POLICY_SWEEPS - full)
-        return full + more, 0, change
+        return full + more, 0, change, 0
     if mark is not None:
         hot_set = np.flatnonzero(mark)
     swept = 0
@@ -716,8 +753,34 @@ def hot_round(K: HotSets, policy: np.ndarray, values: np.ndarray, threads: int, 
         swept += size
         if K.evaluate(policy, values, threads=threads, discount=g, subset=hot_set) < floor:
             break
+    greedy_done = 0
+    if greedy and mark is not None and getattr(K, "subset_sweeps", False):
+        greedy_done = greedy_sweeps(cast(SubsetSweeps, K), policy, values, threads, g, floor, hot_set, greedy, work)
+        if forget is not None:
+            forget(hot_set)
     full += 1
-    return full, swept, K.evaluate(policy, values, threads=threads, discount=g)
+    return full, swept, K.evaluate(policy, values, threads=threads, discount=g), greedy_done
+
+
+def greedy_sweeps(K: SubsetSweeps, policy: np.ndarray, values: np.ndarray, threads: int, g: float, floor: float,
+                  subset: np.ndarray, most: int, work: np.ndarray | None = None) -> int:
+    """Greedy Gauss-Seidel sweeps of ``subset`` alone (ranks, increasing), each state's outcomes
+    generated again (or read from a stored graph) and its row of ``policy`` recorded, at most
+    ``most`` of them, while a sweep still changes a value by ``floor`` or more; returns how many.
+    ``work`` (two int64), where given, receives the states and codes they generated.
+
+    Value iteration on the states where the round's error sits, the rest of the values held: both
+    players' choices there settle against each other a sweep at a time (a discounted game's greedy
+    sweeps contract), where improving both policies at once over the whole game, each against the
+    other's evaluated pair, can swing round a loop (``chasing``)."""
+    done, change = 0, math.inf
+    while done < most and change >= floor:
+        if work is None:
+            change = K.sweep(values, threads=threads, subset=subset, policy=policy, discount=g)
+        else:  # (an engine that counts takes ``work``, as its full sweeps do: ``Regenerated``)
+            change = cast(Any, K).sweep(values, threads=threads, subset=subset, policy=policy, discount=g, work=work)
+        done += 1
+    return done
 
 
 def evaluate_policy(K: Engine, policy: np.ndarray, values: np.ndarray, threads: int, g: float, floor: float,
