@@ -46,7 +46,7 @@ WALK_HOT_MOST = 8  # ... a hot set of more than 1/this of the states is no hot s
 # that was, the test board's, took 40 rounds with them against 25 without). Improving both players'
 # policies at once over the whole game lets the pair chase itself (``chasing``); value iteration
 # over the few states that swing does not. Five pieces' first stage, from the checkpoint of a
-# four-round cycle: 0.308, 0.143, 0.0363, 0.0303, 0.00444 (the stage's end) where the walk without
+# four-round cycle: 0.308, 0.144, 0.0358, 0.0143 (the stage's end) where the walk without
 # them went on 0.308, 0.144, 0.253, 0.117, 0.181, 0.0796, 0.106, 0.0598 (docs/design/walk.md,
 # "Greedy sweeps of the hot set")
 WALK_HOT_GREEDY = 100
