@@ -165,3 +165,16 @@ def test_a_walk_over_a_stored_graph_makes_none(tmp_path) -> None:
     said: list[str] = []
     solve(mini_options(tmp_path, 4), tmp_path / "s", tolerance=1e-6, threads=1, graph="store", log=said.append)
     assert any("of every state" in s for s in said) and not any("greedy sweeps" in s for s in said)
+
+
+def test_status_says_the_last_rounds_greedy_sweeps() -> None:
+    """``solve --status`` reads the rounds' rows: the last round's greedy sweeps are said with its
+    policy sweeps, and a round without them says nothing of them."""
+    from gamesolver.games.ur.family import rounds_lines
+
+    row = {"sweep": 14, "stage": 0, "change": 0.217, "full_s": 1297.0, "round_s": 1500.0, "clock": 0.0,
+           "generated": 1.0, "policy_sweeps": 20, "evaluated": 0.0021}
+    ck = {"stage": 0, "stages": 4, "ends_at": 0.03, "discount_gap": 0.01, "tolerance": 1e-5}
+    with_them = rounds_lines({**ck, "rounds": [{**row, "greedy": 100}]})[0]
+    assert "20 policy sweeps of every state, 100 greedy sweeps of the hot set)" in with_them
+    assert "greedy" not in rounds_lines({**ck, "rounds": [row]})[0]
