@@ -87,7 +87,8 @@ def run(pieces: int, most: int, tolerance: float, threads: int, price: float, ch
     # a full sweep generates only the states the skip does not prove unchanged, and backs the
     # others up from their policy rows, at a policy sweep's cost
     # (with the hot sets' greedy sweeps' states, which a seven-piece solve pays as it pays a full sweep's)
-    generated = (meta["full_sweeps_generated"]["generated_states"] + meta["full_sweeps_generated"].get("greedy_states", 0)) / n
+    made = meta["full_sweeps_generated"]
+    generated = (made["generated_states"] + made.get("greedy_states", 0)) / n
     work = generated + price * (cheap + hot / n + full - generated)
     far = proof_distance(options, values)
     greedy_made = sum(int(m.group(1)) for line in lines for m in [_GREEDY.search(line)] if m)

@@ -773,12 +773,11 @@ def greedy_sweeps(K: SubsetSweeps, policy: np.ndarray, values: np.ndarray, threa
     players' choices there settle against each other a sweep at a time (a discounted game's greedy
     sweeps contract), where improving both policies at once over the whole game, each against the
     other's evaluated pair, can swing round a loop (``chasing``)."""
+    # (an engine that counts takes ``work``, as its full sweeps do: ``Regenerated``)
+    extra: dict[str, Any] = {} if work is None else {"work": work}
     done, change = 0, math.inf
     while done < most and change >= floor:
-        if work is None:
-            change = K.sweep(values, threads=threads, subset=subset, policy=policy, discount=g)
-        else:  # (an engine that counts takes ``work``, as its full sweeps do: ``Regenerated``)
-            change = cast(Any, K).sweep(values, threads=threads, subset=subset, policy=policy, discount=g, work=work)
+        change = cast(Any, K).sweep(values, threads=threads, subset=subset, policy=policy, discount=g, **extra)
         done += 1
     return done
 
