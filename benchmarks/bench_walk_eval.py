@@ -24,6 +24,11 @@ generated states count in the full-sweep equivalents generated).
 
     python benchmarks/bench_walk_eval.py --pieces 4 --most 20 --greedy 0 100
 
+``--greedy-above X ...``: each of those solved once for each ``walk.WALK_GREEDY_ABOVE`` given (the
+smallest largest change of a round's full sweep whose round gets greedy sweeps).
+
+    python benchmarks/bench_walk_eval.py --pieces 4 --most 20 --greedy-above 1e-4 1e-2
+
 One line per solve: full sweeps by discounted stage, policy sweeps of every state, the full-sweep
 equivalents generated, the priced work and its ratio to the first value's, seconds and their
 ratio, the start's value and the largest and mean distance to the shipped opening file's proven
@@ -66,9 +71,9 @@ def held_rounds(lines: list[str], rule: int) -> int:
 
 
 def run(pieces: int, most: int, tolerance: float, threads: int, price: float, chase: int = walk.WALK_CHASE_ROUNDS,
-        greedy: int = walk.WALK_HOT_GREEDY) -> dict:
-    saved = walk.WALK_EVAL_MOST, walk.WALK_CHASE_ROUNDS, walk.WALK_HOT_GREEDY
-    walk.WALK_EVAL_MOST, walk.WALK_CHASE_ROUNDS, walk.WALK_HOT_GREEDY = most, chase, greedy
+        greedy: int = walk.WALK_HOT_GREEDY, above: float = walk.WALK_GREEDY_ABOVE) -> dict:
+    saved = walk.WALK_EVAL_MOST, walk.WALK_CHASE_ROUNDS, walk.WALK_HOT_GREEDY, walk.WALK_GREEDY_ABOVE
+    walk.WALK_EVAL_MOST, walk.WALK_CHASE_ROUNDS, walk.WALK_HOT_GREEDY, walk.WALK_GREEDY_ABOVE = most, chase, greedy, above
     options = UrOptions(pieces=pieces)
     try:
         with tempfile.TemporaryDirectory() as tmp:
@@ -80,7 +85,7 @@ def run(pieces: int, most: int, tolerance: float, threads: int, price: float, ch
             meta = table.header["meta"]
             values = np.array(table.arrays["value"])
     finally:
-        walk.WALK_EVAL_MOST, walk.WALK_CHASE_ROUNDS, walk.WALK_HOT_GREEDY = saved
+        walk.WALK_EVAL_MOST, walk.WALK_CHASE_ROUNDS, walk.WALK_HOT_GREEDY, walk.WALK_GREEDY_ABOVE = saved
     stages = Counter(m.group(1) for line in lines for m in [_ROUND.match(line)] if m)
     full, cheap, hot = int(meta["sweeps"]), int(meta["policy_sweeps"]), int(meta["hot_set_states"])
     n = values.shape[0]
@@ -92,7 +97,7 @@ def run(pieces: int, most: int, tolerance: float, threads: int, price: float, ch
     work = generated + price * (cheap + hot / n + full - generated)
     far = proof_distance(options, values)
     greedy_made = sum(int(m.group(1)) for line in lines for m in [_GREEDY.search(line)] if m)
-    return {"most": most, "chase": chase, "held": held_rounds(lines, chase), "greedy": greedy,
+    return {"most": most, "chase": chase, "held": held_rounds(lines, chase), "greedy": greedy, "above": above,
             "greedy_sweeps": greedy_made, "stages": dict(stages), "full_sweeps": full, "policy_sweeps": cheap,
             "hot_states": hot, "generated": generated, "work": work, "seconds": seconds, "start": float(values[0]),
             "proof_largest": None if far is None else far[0], "proof_mean": None if far is None else far[1]}
@@ -109,14 +114,18 @@ def main() -> None:
                     help="walk.WALK_CHASE_ROUNDS a solve, for each --most (0: the top-up in every round)")
     ap.add_argument("--greedy", nargs="+", type=int, default=[walk.WALK_HOT_GREEDY],
                     help="walk.WALK_HOT_GREEDY a solve, for each of the above (0: no greedy sweeps of the hot set)")
+    ap.add_argument("--greedy-above", nargs="+", type=float, default=[walk.WALK_GREEDY_ABOVE],
+                    help="walk.WALK_GREEDY_ABOVE a solve, for each of the above (the smallest full sweep's change "
+                         "whose round gets greedy sweeps)")
     ap.add_argument("--price", type=float, default=1 / 95, help="a policy sweep of every state, in full sweeps")
     ap.add_argument("--json", action="store_true", help="one JSON line a solve")
     a = ap.parse_args()
-    if min(a.chase) < 0 or min(a.most) < 0 or min(a.greedy) < 0:
-        ap.error("--most, --chase and --greedy must be 0 or more")
+    if min(a.chase) < 0 or min(a.most) < 0 or min(a.greedy) < 0 or min(a.greedy_above) < 0:
+        ap.error("--most, --chase, --greedy and --greedy-above must be 0 or more")
     first = None
-    for most, chase, greedy in [(m, c, g) for m in a.most for c in a.chase for g in a.greedy]:
-        r = run(a.pieces, most, a.tolerance, a.threads, a.price, chase, greedy)
+    for most, chase, greedy, above in [(m, c, g, x) for m in a.most for c in a.chase for g in a.greedy
+                                       for x in a.greedy_above]:
+        r = run(a.pieces, most, a.tolerance, a.threads, a.price, chase, greedy, above)
         first = first or r
         if a.json:
             print(json.dumps(r), flush=True)
@@ -125,6 +134,7 @@ def main() -> None:
         far = "" if r["proof_largest"] is None else \
             f"; to the proof {r['proof_largest']:.2g} (mean {r['proof_mean']:.2g})"
         print(f"most {r['most']}, chase rule {r['chase']} ({r['held']} rounds held back), greedy {r['greedy']} "
+              f"above {r['above']:g} "
               f"({r['greedy_sweeps']} made): {r['full_sweeps']} full sweeps ({stages}), {r['policy_sweeps']} policy sweeps, "
               f"{r['generated']:.1f} generated, priced work {r['work']:.1f} ({r['work'] / first['work']:.2f}x), "
               f"{r['seconds']:.1f} s ({r['seconds'] / first['seconds']:.2f}x), start {r['start']:+.7f}{far}",
