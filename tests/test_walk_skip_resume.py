@@ -55,7 +55,7 @@ def _restored_against_going_on(K, forget_moved: bool = False) -> tuple[bool, boo
     _rounds(K, going, values, policy, rng, [0.99] * 30 + [0.9999] * 6)
     record = json.loads(json.dumps(going.record(values)))
     restored = skip.Skip(n, np.float32)
-    restored.restore(record, going.lead.copy(), going.stamp.copy(), values.copy())
+    restored.restore(record, {"lead": going.lead.copy(), "stamp": going.stamp.copy()}, values.copy())
     if forget_moved:  # the deliberate break: the round's own movement lost on the way
         del restored.moved[restored.round]
     v1, v2, p2 = values.copy(), values.copy(), policy.copy()
@@ -88,9 +88,9 @@ def test_a_skip_has_no_record_before_its_first_full_sweep_and_a_short_record_is_
     assert record is not None and record["round"] == 0 and record["moved"] == {"0": 0.0}
     other = skip.Skip(4, np.float32)
     with pytest.raises(ValueError, match="lacks that round's"):
-        other.restore({**record, "moved": {}}, np.zeros(4, np.uint8), np.zeros(4, np.uint8), values)
+        other.restore({**record, "moved": {}}, {"lead": np.zeros(4, np.uint8), "stamp": np.zeros(4, np.uint8)}, values)
     with pytest.raises(ValueError, match="not \\(4,\\)"):
-        other.restore(record, np.zeros(3, np.uint8), np.zeros(4, np.uint8), values)
+        other.restore(record, {"lead": np.zeros(3, np.uint8), "stamp": np.zeros(4, np.uint8)}, values)
 
 
 def test_the_record_keeps_only_the_rounds_a_bound_can_reach() -> None:
@@ -241,7 +241,7 @@ def test_bytes_of_another_round_are_not_taken_up_and_the_record_is_dropped(tmp_p
     _stopped(o, root, STOP_AT)
     with np.load(root / checkpoint.SKIP_FILE) as f:
         lead, stamp, crc = f["lead"], f["stamp"], int(f["crc"])
-    checkpoint.write_skip_file(root, lead, stamp, 3, crc)  # the round does not match the record's
+    checkpoint.write_skip_file(root, {"lead": lead, "stamp": stamp}, 3, crc)  # the round does not match the record's
     dropped: list[bool] = []
     real_drop = checkpoint.drop_skip_record
 

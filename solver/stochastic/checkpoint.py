@@ -33,7 +33,8 @@ CHECKPOINT_INFO = "checkpoint.json"
 POLICY_FILE = "walk-policy.npy"
 COPY_FILE = "walk-copy.npy"  # ... and beside it the skipping walk's copy of the values (solver.stochastic.skip)
 BLOCKS_FILE = "walk-blocks.npz"  # ... and, skipping by blocks, the blocks each key reaches (skip.write_blocks)
-# ... and, where the walk maps its policy, the skip's lead and stamp bytes at the checkpoint's round
+# ... and, where the walk maps its policy, the skip's arrays at the checkpoint's round (lead and stamp
+# bytes; skipping by blocks, the carried leads and the blocks' movements)
 # (``write_skip_file``), which a resumed walk takes up with the policy file so that its first full
 # sweep skips what cannot have changed (the checkpoint's "skip" record)
 SKIP_FILE = "walk-skip.npz"
@@ -81,12 +82,12 @@ class Pacer:
     of the last CHECKPOINT_COSTS writes' seconds (``cost``).
 
     ``keeper``, where given, is called at a round's checkpoint for the skip's state: (its record,
-    lead bytes, stamp bytes), or None. The bytes go to SKIP_FILE and the record into the
+    its arrays by name), or None. The arrays go to SKIP_FILE and the record into the
     checkpoint, tied to its values by their CRC-32 (``values_crc``), so that a run stopped or
     killed anywhere in the writes resumes either with all of them or without the record."""
 
     def __init__(self, root: Path, values: np.ndarray,
-                 keeper: Callable[[], tuple[dict[str, Any], np.ndarray, np.ndarray] | None] | None = None) -> None:
+                 keeper: Callable[[], tuple[dict[str, Any], dict[str, np.ndarray]] | None] | None = None) -> None:
         self.root, self.values = root, values
         self.info: dict[str, Any] | None = None  # the last round's, written or not
         self.costs: list[float] = []  # the last CHECKPOINT_COSTS writes' seconds
@@ -116,9 +117,9 @@ class Pacer:
         if kept is None:
             write_checkpoint(self.root, self.values, self.info)
         else:
-            record, lead, stamp = kept
+            record, arrays = kept
             crc = values_crc(self.values)
-            write_skip_file(self.root, lead, stamp, int(record["round"]), crc)
+            write_skip_file(self.root, arrays, int(record["round"]), crc)
             write_checkpoint(self.root, self.values, {**self.info, "skip": {**record, "crc": crc}})
         self.written, self.kept = round_end, kept is not None
         self.last = time.perf_counter()
@@ -139,28 +140,34 @@ def values_crc(values: np.ndarray) -> int:
     return zlib.crc32(np.ascontiguousarray(values).data)
 
 
-def write_skip_file(root: Path, lead: np.ndarray, stamp: np.ndarray, round_: int, crc: int) -> None:
-    """The skip's lead and stamp bytes with the round and the values' CRC they belong to, written
+_SKIP_TIES = ("round", "crc")  # what ties the skip's arrays to a record, beside them in SKIP_FILE
+
+
+def write_skip_file(root: Path, arrays: dict[str, np.ndarray], round_: int, crc: int) -> None:
+    """The skip's arrays (``Skip.arrays``: its lead and stamp bytes; ``BlockSkip.arrays``: its
+    carried leads and blocks' movements) with the round and the values' CRC they belong to, written
     under a temporary name and renamed into place (before the checkpoint that records them)."""
+    if any(name in _SKIP_TIES for name in arrays):
+        raise ValueError(f"the skip's arrays cannot be named {' or '.join(_SKIP_TIES)}")
     tmp = root / (SKIP_FILE + ".tmp")
     try:
         with open(tmp, "wb") as f:
-            np.savez(f, lead=lead, stamp=stamp, round=np.int64(round_), crc=np.int64(crc))
+            np.savez(f, **arrays, round=np.int64(round_), crc=np.int64(crc))
         os.replace(tmp, root / SKIP_FILE)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise TableWriteError(f"cannot write the checkpoint in {root}: {exc.strerror or exc}") from None
 
 
-def read_skip_file(root: Path, record: dict[str, Any]) -> tuple[np.ndarray, np.ndarray] | None:
-    """The lead and stamp bytes beside a checkpoint whose skip record is ``record``; None where
-    the file is missing, unreadable, or written for another round or other values. (Their shape
-    is the skip's to check: ``skip.Skip.restore``.)"""
+def read_skip_file(root: Path, record: dict[str, Any]) -> dict[str, np.ndarray] | None:
+    """The skip's arrays beside a checkpoint whose skip record is ``record``, by name; None where
+    the file is missing, unreadable, or written for another round or other values. (Which arrays
+    and their shapes are the skip's to check: ``skip.Skip.restore``, ``skip.BlockSkip.restore``.)"""
     try:
         with np.load(root / SKIP_FILE, allow_pickle=False) as f:
             if int(f["round"]) != int(record["round"]) or int(f["crc"]) != int(record["crc"]):
                 return None
-            return f["lead"], f["stamp"]
+            return {name: f[name] for name in f.files if name not in _SKIP_TIES}
     except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile):
         return None
 

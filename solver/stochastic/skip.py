@@ -59,6 +59,7 @@ STAMP_NEVER = kernels.STAMP_NEVER
 # the bound is D times this: 2 (the best action's value can fall by D while another's rises by D);
 # tests set a smaller one to show that an unsound bound changes the values
 SLACK = 2.0
+ONE_BOUND, BY_BLOCKS = "one", "blocks"  # a checkpoint's record says which skip wrote it ("kind")
 AGE_MAX = 200  # a state is generated again at least every this many rounds (stamps are a byte)
 _CHUNK = 1 << 22
 BYTES_PER_STATE = 2  # lead and stamp, besides the copy of the values
@@ -161,13 +162,22 @@ class Skip(_Copied):
                 "moved": {str(j): self.moved[j] for j in kept if j in self.moved},
                 "discount": {str(j): self.discount[j] for j in kept if j in self.discount}}
 
-    def restore(self, record: dict[str, Any], lead: np.ndarray, stamp: np.ndarray, values: np.ndarray) -> None:
-        """Go on from a checkpoint's ``record`` with the lead and stamp bytes written beside it and
-        the values it holds: as if the run that wrote it had gone on, so that the next full sweep
-        skips what cannot have changed since. The walk's policy rows must be the ones that run
-        recorded (a policy mapped from its file). A record that does not fit (a byte array of
-        another size, a round without its movement) raises ValueError."""
+    def arrays(self) -> dict[str, np.ndarray]:
+        """What a checkpoint writes beside the record (``checkpoint.write_skip_file``): the lead
+        and stamp bytes."""
+        return {"lead": self.lead, "stamp": self.stamp}
+
+    def restore(self, record: dict[str, Any], arrays: dict[str, np.ndarray], values: np.ndarray) -> None:
+        """Go on from a checkpoint's ``record`` with the lead and stamp bytes written beside it
+        (``arrays``) and the values it holds: as if the run that wrote it had gone on, so that the
+        next full sweep skips what cannot have changed since. The walk's policy rows must be the
+        ones that run recorded (a policy mapped from its file). A record that does not fit (one a
+        bound per block wrote, a byte array of another size, a round without its movement) raises
+        ValueError."""
         n = self.lead.shape[0]
+        if record.get("kind", ONE_BOUND) != ONE_BOUND:
+            raise ValueError(f"a record of the skip by {record.get('kind')}, not by one bound")
+        lead, stamp = arrays["lead"], arrays["stamp"]
         if lead.shape != (n,) or stamp.shape != (n,) or lead.dtype != np.uint8 or stamp.dtype != np.uint8:
             raise ValueError(f"lead and stamp bytes of {lead.shape}/{stamp.shape}, not ({n},) each")
         k = int(record["round"])
@@ -235,12 +245,18 @@ class BlockSkip(_Copied):
         self.full_blocks = np.zeros(self.nb)  # the last full sweep's movement of each block
         self.g: float | None = None
         self.dg = 0.0
+        # each block's movement already measured since the last full sweep's start (``record``,
+        # which takes the copy anew): the next ``begin`` adds it to what it measures
+        self.pending: np.ndarray | None = None
 
     def begin(self, values: np.ndarray, discount: float) -> None:
         """A full sweep with this discount starts: each block's movement since the last one's
         start, the copy of the values taken, and each key's bounds."""
         if self.round >= 0:
             moved = _block_max(values, self.copy, self.starts, self.keys, self.nb, update=True)
+            if self.pending is not None:  # (|x - a| <= |x - b| + |b - a|: the sum bounds the round's movement)
+                moved += self.pending
+                self.pending = None
         else:
             self.copy[:] = values
             moved = np.zeros(self.nb)
@@ -257,6 +273,44 @@ class BlockSkip(_Copied):
     def forget_states(self, ranks: np.ndarray) -> None:
         """These states carry no lead until one is measured anew (see ``Skip.forget_states``)."""
         self.carry[ranks] = CARRY_NEVER
+
+    def record(self, values: np.ndarray) -> dict[str, Any] | None:
+        """What a checkpoint keeps of the skip at a round's end, so that a resumed walk skips from
+        its first full sweep on (``restore``): the round and its discount, and beside them
+        (``arrays``) each state's carried lead, each block's movement in the last full sweep, and
+        each block's movement since that sweep's start, measured here as the next ``begin`` would
+        measure it (the copy is taken anew). None before the first full sweep."""
+        if self.round < 0 or self.g is None:
+            return None
+        moved = _block_max(values, self.copy, self.starts, self.keys, self.nb, update=True)
+        self.pending = moved if self.pending is None else self.pending + moved
+        return {"kind": BY_BLOCKS, "round": self.round, "discount": self.g}
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """What a checkpoint writes beside the record: carried leads and the blocks' movements."""
+        return {"carry": self.carry, "full_blocks": self.full_blocks,
+                "moved": self.pending if self.pending is not None else np.zeros(self.nb)}
+
+    def restore(self, record: dict[str, Any], arrays: dict[str, np.ndarray], values: np.ndarray) -> None:
+        """Go on from a checkpoint's ``record`` (``record``), with the arrays written beside it and
+        the values it holds, as the run that wrote it would have gone on. A record that does not
+        fit (one bound's, arrays of other sizes) raises ValueError."""
+        if record.get("kind") != BY_BLOCKS:
+            raise ValueError(f"a record of the skip by {record.get('kind', ONE_BOUND)} bound, not by blocks")
+        carry, full, moved = arrays["carry"], arrays["full_blocks"], arrays["moved"]
+        n, nb = self.carry.shape[0], self.nb
+        if carry.shape != (n,) or carry.dtype != np.uint16:
+            raise ValueError(f"carried leads of {carry.shape} {carry.dtype}, not ({n},) uint16")
+        if full.shape != (nb,) or moved.shape != (nb,):
+            raise ValueError(f"block movements of {full.shape}/{moved.shape}, not ({nb},) each")
+        k = int(record["round"])
+        if k < 0:
+            raise ValueError(f"a record of round {k}")
+        self.carry = np.ascontiguousarray(carry)
+        self.full_blocks = np.asarray(full, dtype=np.float64).copy()
+        self.pending = np.asarray(moved, dtype=np.float64).copy()
+        self.round, self.g = k, float(record["discount"])
+        self.copy[:] = values
 
     def kwargs(self) -> dict:
         return {"carry": self.carry, "kbounds": self.kb, "dg": self.dg, "slack": SLACK, "work": self.work}
