@@ -13,22 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 from gamesolver.solver.cli import cli
-from gamesolver.solver.stochastic import _engine as E
 from gamesolver.solver.stochastic import checkpoint, skip, walk
 from tests.test_ur_reference import mini_options
 from tests.test_walk_skip import mini4  # noqa: F401 (the same generator, as a fixture)
-from tests.test_walk_skip_resume import STOP_AT, _first_share, _resumed, _stopped
-
-
-def _rounds(K, sk: skip.BlockSkip, values: np.ndarray, policy: np.ndarray, rng, discounts) -> None:
-    """Full sweeps that skip by blocks (one a discount), each followed by a small random movement
-    of the values, as a round's policy sweeps would move them."""
-    for g in discounts:
-        sk.begin(values, g)
-        before = int(sk.work[0])
-        change = E.sweep(K, values, policy=policy, discount=g, **sk.kwargs())
-        sk.end(values, change, int(sk.work[0]) - before)
-        values += (rng.uniform(-1, 1, values.shape[0]) * 1e-5).astype(np.float32)
+from tests.test_walk_skip_resume import STOP_AT, _first_share, _resumed, _stopped, after_rounds, next_sweeps_agree
 
 
 def _restored_against_going_on(K, break_it: bool = False) -> tuple[bool, bool]:
@@ -36,29 +24,15 @@ def _restored_against_going_on(K, break_it: bool = False) -> tuple[bool, bool]:
     copied, as a checkpoint keeps them) and restored into a new one, against the skip that went
     on: (the next full sweep's bounds are the same, that sweep's values, policy rows and states
     generated are the same)."""
-    n, R = K.state_count, K.roll_count
-    rng = np.random.default_rng(5)
-    values = np.zeros(n, np.float32)
-    policy = np.zeros((n, R), np.int32)
-    going = skip.BlockSkip(K, np.float32)
-    _rounds(K, going, values, policy, rng, [0.99] * 30 + [0.9999] * 6)
-    values += (rng.uniform(-1, 1, n) * 1e-5).astype(np.float32)  # the round's policy sweeps after its full sweep
+    going, values, policy, rng = after_rounds(K, skip.BlockSkip(K, np.float32), 5)
+    values += (rng.uniform(-1, 1, K.state_count) * 1e-5).astype(np.float32)  # the round's policy sweeps after its full sweep
     record = json.loads(json.dumps(going.record(values)))
     arrays = {name: a.copy() for name, a in going.arrays().items()}
     if break_it:  # the deliberate break: the movement since the last full sweep's start lost on the way
         arrays["moved"][:] = 0.0
     restored = skip.BlockSkip(K, np.float32)
     restored.restore(record, arrays, values.copy())
-    v1, v2, p2 = values.copy(), values.copy(), policy.copy()
-    going.work[:] = 0  # (states and codes generated: counted by the next sweep alone)
-    going.begin(v1, 0.9999)
-    restored.begin(v2, 0.9999)
-    same_bounds = np.array_equal(going.kb, restored.kb) and going.dg == restored.dg
-    E.sweep(K, v1, policy=policy, discount=0.9999, **going.kwargs())
-    E.sweep(K, v2, policy=p2, discount=0.9999, **restored.kwargs())
-    same_sweep = (np.array_equal(v1, v2) and np.array_equal(policy, p2)
-                  and np.array_equal(going.work, restored.work) and 0 < going.work[0] < n)
-    return same_bounds, same_sweep
+    return next_sweeps_agree(K, going, restored, values, policy, lambda sk: (sk.kb.copy(), np.float64(sk.dg)))
 
 
 def test_a_restored_block_skip_goes_on_as_the_skip_that_was_not_stopped(mini4) -> None:

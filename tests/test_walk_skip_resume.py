@@ -32,7 +32,7 @@ def mini4(tmp_path_factory):
 
 # ---- the skip's record and its restore ----------------------------------------------------------
 
-def _rounds(K, sk: skip.Skip, values: np.ndarray, policy: np.ndarray, rng, discounts) -> None:
+def _rounds(K, sk: skip.Skip | skip.BlockSkip, values: np.ndarray, policy: np.ndarray, rng, discounts) -> None:
     """Full sweeps that skip (one a discount), each followed by a small random movement of the
     values, as the policy sweeps of a round would move them."""
     for g in discounts:
@@ -43,26 +43,41 @@ def _rounds(K, sk: skip.Skip, values: np.ndarray, policy: np.ndarray, rng, disco
         values += (rng.uniform(-1, 1, values.shape[0]) * 1e-5).astype(np.float32)
 
 
+def after_rounds(K, sk, seed: int):
+    """``sk`` after 30 rounds at 1 - discount 1e-2 and 6 at 1e-4 from values 0 (``_rounds``):
+    (sk, the values, the policy rows, the random generator)."""
+    rng = np.random.default_rng(seed)
+    values = np.zeros(K.state_count, np.float32)
+    policy = np.zeros((K.state_count, K.roll_count), np.int32)
+    _rounds(K, sk, values, policy, rng, [0.99] * 30 + [0.9999] * 6)
+    return sk, values, policy, rng
+
+
 def _restored_against_going_on(K, forget_moved: bool = False) -> tuple[bool, bool]:
     """A skip recorded after several rounds (its record through JSON, as a checkpoint keeps it)
     and restored into a new one, against the skip that went on: (the next full sweep's bounds are
     the same, that sweep's values, policy rows and states generated are the same)."""
-    n, R = K.state_count, K.roll_count
-    rng = np.random.default_rng(11)
-    values = np.zeros(n, np.float32)
-    policy = np.zeros((n, R), np.int32)
-    going = skip.Skip(n, np.float32)
-    _rounds(K, going, values, policy, rng, [0.99] * 30 + [0.9999] * 6)
+    n = K.state_count
+    going, values, policy, _ = after_rounds(K, skip.Skip(n, np.float32), 11)
     record = json.loads(json.dumps(going.record(values)))
     restored = skip.Skip(n, np.float32)
     restored.restore(record, {"lead": going.lead.copy(), "stamp": going.stamp.copy()}, values.copy())
     if forget_moved:  # the deliberate break: the round's own movement lost on the way
         del restored.moved[restored.round]
+    return next_sweeps_agree(K, going, restored, values, policy,
+                             lambda sk: sk.bounds.copy())
+
+
+def next_sweeps_agree(K, going, restored, values: np.ndarray, policy: np.ndarray, bounds) -> tuple[bool, bool]:
+    """The next full sweep (1 - discount 1e-4) of a skip that went on and of one restored from its
+    record, each from its own copy of ``values`` and ``policy``: (the bounds they hand out, read by
+    ``bounds``, are the same; the sweep's values, policy rows and states generated are the same)."""
+    n = K.state_count
     v1, v2, p2 = values.copy(), values.copy(), policy.copy()
     going.work[:] = 0  # (states and codes generated: counted by the next sweep alone)
     going.begin(v1, 0.9999)
     restored.begin(v2, 0.9999)
-    same_bounds = np.array_equal(going.bounds, restored.bounds)
+    same_bounds = all(np.array_equal(a, b) for a, b in zip(bounds(going), bounds(restored)))
     E.sweep(K, v1, policy=policy, discount=0.9999, **going.kwargs())
     E.sweep(K, v2, policy=p2, discount=0.9999, **restored.kwargs())
     same_sweep = (np.array_equal(v1, v2) and np.array_equal(policy, p2)

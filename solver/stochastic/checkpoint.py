@@ -152,7 +152,8 @@ def write_skip_file(root: Path, arrays: dict[str, np.ndarray], round_: int, crc:
     tmp = root / (SKIP_FILE + ".tmp")
     try:
         with open(tmp, "wb") as f:
-            np.savez(f, **arrays, round=np.int64(round_), crc=np.int64(crc))
+            named: dict[str, Any] = {**arrays, "round": np.int64(round_), "crc": np.int64(crc)}
+            np.savez(f, **named)
         os.replace(tmp, root / SKIP_FILE)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
