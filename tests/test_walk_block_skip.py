@@ -279,6 +279,8 @@ def test_a_resumed_walk_reads_its_blocks_instead_of_finding_them_again(tmp_path,
     how = {"graph": "regenerate", "policy_place": "disk"}
     whole, meta, said = _solve(o, tmp_path / "whole", **how)
     assert any(s.startswith("the skip's blocks were found and kept in ") for s in said)
+    finding = [i for i, s in enumerate(said) if s.startswith("the skip by blocks: finding the blocks")]
+    assert len(finding) == 1 and said[finding[0] + 1].startswith("the skip's blocks were found")
     assert not (tmp_path / "whole" / checkpoint.BLOCKS_FILE).exists()
     root = tmp_path / "stopped"
     info = _stopped(o, root, 5, **how)
@@ -295,6 +297,7 @@ def test_a_resumed_walk_reads_its_blocks_instead_of_finding_them_again(tmp_path,
         mp.setattr(skip, "block_adjacency", boom)
         values, rmeta, rsaid = _solve(o, root, **how)
     assert any(s.startswith("the skip's blocks were read from ") for s in rsaid)
+    assert not any(s.startswith("the skip by blocks: finding") for s in rsaid)
     assert np.array_equal(values, whole) and rmeta["sweeps"] == meta["sweeps"]
     assert not kept.exists()
     # blocks of another game, other counts or a broken file are not taken up

@@ -351,9 +351,14 @@ def new_skip(K: Engine, values: np.ndarray, copy_file: Path | None, threads: int
     game = getattr(K, "game", None)
     if skips_by_blocks() and game is not None and game.block_count > 1:
         blocks_file = copy_file.with_name(checkpoint.BLOCKS_FILE) if copy_file is not None else None
+        if log and (blocks_file is None or not blocks_file.exists()):
+            log("the skip by blocks: finding the blocks each state's successors can lie in (every state's outcomes "
+                "generated once, some three full sweeps' time)")
+        t0 = time.perf_counter()
         found = BlockSkip(game, values.dtype, copy_file, threads=threads, blocks_file=blocks_file, game_id=game_id)
         if log and blocks_file is not None:
-            log(f"the skip's blocks were {'read from' if found.loaded else 'found and kept in'} {blocks_file}")
+            took = "" if found.loaded else f" ({duration(time.perf_counter() - t0)})"
+            log(f"the skip's blocks were {'read from' if found.loaded else 'found and kept in'} {blocks_file}{took}")
         return found
     return Skip(values.shape[0], values.dtype, copy_file)
 
