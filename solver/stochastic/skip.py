@@ -329,7 +329,7 @@ BLOCK_ARRAYS = ("starts", "keys", "keep_ptr", "keep", "pass_ptr", "passing")
 
 def write_blocks(file: Path, n: int, nb: int, game_id: str, arrays: tuple[np.ndarray, ...]) -> None:
     """``BlockSkip``'s runs and adjacency, kept beside a solve's checkpoint so that a resumed walk
-    reads them instead of generating every state again (seven pieces: some 40 minutes on two
+    reads them instead of generating every state again (seven pieces: 40-75 minutes on two
     threads), with the state and block counts and ``game_id`` (the solve's options) they belong
     to; written under a temporary name and renamed into place. A file that cannot be written is
     left out: the next run finds the blocks again."""
