@@ -292,9 +292,9 @@ class BlockSkip(_Copied):
                 "moved": self.pending if self.pending is not None else np.zeros(self.nb)}
 
     def restore(self, record: dict[str, Any], arrays: dict[str, np.ndarray], values: np.ndarray) -> None:
-        """Go on from a checkpoint's ``record`` (``record``), with the arrays written beside it and
-        the values it holds, as the run that wrote it would have gone on. A record that does not
-        fit (one bound's, arrays of other sizes) raises ValueError."""
+        """Go on from a checkpoint's ``record`` (``record`` above), with the arrays written beside it
+        and the values it holds, as the run that wrote it would have gone on. A record that does
+        not fit (one bound's, arrays of other sizes) raises ValueError."""
         if record.get("kind") != BY_BLOCKS:
             raise ValueError(f"a record of the skip by {record.get('kind', ONE_BOUND)} bound, not by blocks")
         carry, full, moved = arrays["carry"], arrays["full_blocks"], arrays["moved"]
