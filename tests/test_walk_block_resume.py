@@ -64,6 +64,20 @@ def test_records_of_the_other_skip_and_arrays_of_other_sizes_are_refused(mini4) 
         other.restore(record, {**arrays, "moved": arrays["moved"][:-1]}, values)
 
 
+def test_which_full_sweeps_record_is_said_once_for_both_skips(mini4) -> None:
+    """``walk.records_after``: a skip by blocks records in every full sweep, one bound only after
+    a sweep that moved the values by less than WALK_RECORD_BELOW (or where that is not known);
+    asked for a plain full sweep, a skip by blocks refuses rather than forget its leads."""
+    K = mini4
+    blocks, one = skip.BlockSkip(K, np.float32), skip.Skip(K.state_count, np.float32)
+    large = 10 * walk.WALK_RECORD_BELOW
+    assert [walk.records_after(blocks, c) for c in (None, 0.0, large)] == [True, True, True]
+    assert [walk.records_after(one, c) for c in (None, 0.0, large)] == [True, True, False]
+    values, policy = np.zeros(K.state_count, np.float32), np.zeros((K.state_count, K.roll_count), np.int32)
+    with pytest.raises(ValueError, match="records in every one"):
+        walk.full_sweep(K, values, 1, "t", False, policy, 0.99, False, blocks, blocks.work, record=False)
+
+
 def test_a_stopped_walk_by_blocks_resumes_its_skip_with_the_same_values(tmp_path, monkeypatch) -> None:
     """The test board's walk by blocks (one thread, its policy mapped from its file), stopped in
     a late full sweep: resumed from its checkpoint's record it generates a few states in its first

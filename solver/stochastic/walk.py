@@ -202,7 +202,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     if kept is not None:
         # (a next full sweep that records no lead, a plain one, forgets every lead: one bound's, after a round
         # that moved the values by WALK_RECORD_BELOW or more)
-        records = isinstance(skip, BlockSkip) or records_after(before)
+        records = records_after(skip, before)
         if keeps and not records and log:
             log(f"the checkpoint's skip record is left unused: its last round changed the values by {before:.3g}, so "
                 "the next full sweep generates every state anyway")
@@ -238,7 +238,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                 t0 = time.perf_counter()
                 label = f"sweep {sweeps + 1} (1 - discount {d:g})" if d else f"sweep {sweeps + 1}"
                 last = full_sweep(K, values, threads, label, show_progress, policy, g, damp, skip, counted,
-                                  records_after(before))
+                                  records_after(skip, before))
                 before = last
                 t_full = time.perf_counter() - t0
                 sweeps += 1
@@ -363,10 +363,13 @@ def new_skip(K: Engine, values: np.ndarray, copy_file: Path | None, threads: int
     return Skip(values.shape[0], values.dtype, copy_file)
 
 
-def records_after(change: float | None) -> bool:
+def records_after(skip: Skip | BlockSkip | None, change: float | None) -> bool:
     """Whether a full sweep after one whose largest change was ``change`` (None: not known)
-    records the leads (WALK_RECORD_BELOW)."""
-    return change is None or change < WALK_RECORD_BELOW
+    records the leads the next one skips by. A ``BlockSkip`` records in every full sweep; one bound
+    (``Skip``) only below WALK_RECORD_BELOW, since above it its bound proves next to nothing.
+    The one place that says so: the full sweep's ``record`` and whether a resumed run takes up
+    the checkpoint's skip record both follow it."""
+    return isinstance(skip, BlockSkip) or change is None or change < WALK_RECORD_BELOW
 
 
 def keep_skip(skip: Skip | BlockSkip, policy: np.ndarray,
@@ -415,9 +418,9 @@ def full_sweep(K: Engine, values: np.ndarray, threads: int, label: str, show: bo
                 record: bool = True) -> float:
     """The walk's full sweep (``progress_sweep``), skipping what cannot change where ``skip`` is given
     (solver.stochastic.skip). ``counted`` (two int64, where the engine counts) receives the
-    states generated and the codes written. ``record`` False (where the skip is a ``Skip``): a
-    plain sweep that records no lead and skips nothing, after which no lead is read again
-    (``Skip.forget``; WALK_RECORD_BELOW says when). A ``BlockSkip`` records in every full sweep:
+    states generated and the codes written. ``record`` False (a ``Skip`` only): a plain sweep that
+    records no lead and skips nothing, after which no lead is read again (``Skip.forget``;
+    ``records_after`` says when). A ``BlockSkip`` records in every full sweep:
     a bound per block lets some states skip even where the values move by 1e-2 and more (the
     test board's walk, one thread: 1.5% fewer codes than one bound where it recorded only as one
     bound does, 15% fewer where it records in every sweep)."""
@@ -426,9 +429,11 @@ def full_sweep(K: Engine, values: np.ndarray, threads: int, label: str, show: bo
                       extra={"work": counted} if counted is not None else None)
     skip.begin(values, g)
     before = int(skip.work[0])
-    if record or not isinstance(skip, Skip):
+    if record:
         last = progress_sweep(K, values, threads, label, show, policy, g, damp=damp, extra=skip.kwargs())
     else:
+        if not isinstance(skip, Skip):
+            raise ValueError("only the skip by one bound has plain full sweeps; a skip by blocks records in every one")
         skip.forget()
         last = progress_sweep(K, values, threads, label, show, policy, g, damp=damp, extra={"work": skip.work})
     skip.end(values, last, int(skip.work[0]) - before, damped=damp)
