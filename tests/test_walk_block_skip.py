@@ -289,6 +289,11 @@ def test_a_resumed_walk_reads_its_blocks_instead_of_finding_them_again(tmp_path,
     K = kernel(o)
     arrays = skip.read_blocks(kept, K.state_count, K.block_count, game_id)
     assert arrays is not None and np.array_equal(arrays[0], skip.block_runs(K)[0])
+    # the log says what the blocks hold in memory: the arrays kept, and the per-block movements
+    held = sum(a.nbytes for a in arrays) + 5 * K.block_count * 8
+    assert held > 0 and skip.BlockSkip(K, np.float32, blocks_file=kept, game_id=game_id).block_bytes == held
+    line = next(s for s in said if s.startswith("the skip's blocks were found"))
+    assert line.endswith(f"they hold {held / 2**20:,.0f} MiB of memory")
 
     def boom(*args, **kw):
         raise AssertionError("a resumed walk found its blocks again")

@@ -358,7 +358,8 @@ def new_skip(K: Engine, values: np.ndarray, copy_file: Path | None, threads: int
         found = BlockSkip(game, values.dtype, copy_file, threads=threads, blocks_file=blocks_file, game_id=game_id)
         if log and blocks_file is not None:
             took = "" if found.loaded else f" ({duration(time.perf_counter() - t0)})"
-            log(f"the skip's blocks were {'read from' if found.loaded else 'found and kept in'} {blocks_file}{took}")
+            log(f"the skip's blocks were {'read from' if found.loaded else 'found and kept in'} {blocks_file}{took}; "
+                f"they hold {found.block_bytes / 2**20:,.0f} MiB of memory")
         return found
     return Skip(values.shape[0], values.dtype, copy_file)
 
