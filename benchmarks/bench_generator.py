@@ -13,7 +13,11 @@ tree's for both), so that a solve or anything else running beside it slows both 
    random states, and times the sweep of each: runs of ``--chunk`` consecutive ranks at
    ``--chunks`` places drawn at random over the whole state space, on random values, nothing
    written, the two alternating ``--repeats`` times; medians of ns a state and of ns a code
-   written (codes a state counted on the same runs), and old / new.
+   written (codes a state counted on the same runs), and old / new. Each side is the build its own
+   "auto" picks on this CPU: this tree's ``_fort_bmi2`` where PEXT runs in hardware, else
+   ``_fort_popcnt`` (where PEXT is microcode, as on AMD before Zen 3), else ``_fort``; the
+   reference's ``_fort_ref_bmi2`` where PEXT runs in hardware, else ``_fort_ref`` (portable). The
+   rows name both.
 
     python benchmarks/bench_generator.py --pieces 4 7 --threads 1 2
 """
@@ -29,7 +33,7 @@ from pathlib import Path
 
 from timing import REPO, scratch_build
 FORT = "games/ur/_fort.pyx"
-FLAGS = 'extra_args = {BMI2: ["-mpopcnt", "-mbmi2"]}'
+FLAGS = "extra_args = {"  # setup.py's table of each extra build's compiler flags
 
 CHILD = r"""
 import json, statistics, sys, time
@@ -40,11 +44,13 @@ from gamesolver.games.ur.rules import UrOptions
 
 pieces, chunks, chunk, repeats = (int(a) for a in sys.argv[1:5])
 threads = [int(t) for t in sys.argv[5].split(",")]
-fast = fort_module(None).uses_bmi2()
+mod = fort_module(None)
+fast = mod.uses_bmi2()
+build = mod.__name__.rsplit(".", 1)[-1]  # this tree's build as "auto" picks it here (_fort, _fort_popcnt, _fort_bmi2)
 # the reference compiled as the default build is: BMI2 only where this CPU runs it well
 ref_module = importlib.import_module("gamesolver.games.ur._fort_ref" + ("_bmi2" if fast else ""))
 t0 = time.perf_counter()
-new = _new_game(UrOptions(pieces=pieces), fort_module(None))
+new = _new_game(UrOptions(pieces=pieces), mod)
 n = new.state_count
 old = _new_game(UrOptions(pieces=pieces), ref_module)
 if new.mirrored:
@@ -73,7 +79,7 @@ for nt in threads:
             times[name].append((time.perf_counter() - t) / (chunks * chunk) * 1e9)
             top[name] = best
     med = {k: statistics.median(v) for k, v in times.items()}
-    rows.append({"pieces": pieces, "states": n, "threads": nt, "build": "bmi2" if fast else "portable",
+    rows.append({"pieces": pieces, "states": n, "threads": nt, "build": build, "reference_build": ref_module.__name__.rsplit(".", 1)[-1],
                  "built_s": round(built, 1), "codes_a_state": round(per_state, 1),
                  "old_ns_a_state": round(med["old"], 1), "new_ns_a_state": round(med["new"], 1),
                  "old_ns_a_code": round(med["old"] / per_state, 2), "new_ns_a_code": round(med["new"] / per_state, 2),
@@ -95,8 +101,8 @@ def build(scratch: Path, rev: str) -> Path:
         setup = (src / "setup.py").read_text()
         if FLAGS not in setup:
             sys.exit("setup.py no longer names the BMI2 build's flags as this benchmark expects")
-        setup = setup.replace(FLAGS, FLAGS[:-1] + ', os.path.join("games", "ur", "_fort_ref_bmi2.pyx"): '
-                                                  '["-mpopcnt", "-mbmi2"]}')
+        setup = setup.replace(FLAGS, FLAGS + 'os.path.join("games", "ur", "_fort_ref_bmi2.pyx"): '
+                                     '["-mpopcnt", "-mbmi2"], ', 1)
         (src / "setup.py").write_text(setup)
     return scratch_build(scratch, patch)
 

@@ -3,6 +3,7 @@ beside a reference's code. The scripts run as ``python benchmarks/x.py``, so thi
 the path."""
 from __future__ import annotations
 
+import importlib.util
 import statistics
 import subprocess
 import sys
@@ -28,6 +29,8 @@ def scratch_build(scratch: Path, patch: Callable[[Path], None]) -> Path:
     """Unpack the committed tree (``git archive HEAD``) under ``scratch``, let ``patch`` add the
     reference's code to it (given the copy's root), build it in place (a minute or two on 2 cores)
     and return a folder to put on PYTHONPATH, whose ``gamesolver`` is that copy."""
+    if importlib.util.find_spec("Cython") is None:  # (pip builds the project in an isolated environment)
+        sys.exit("this benchmark builds a scratch copy of the project and needs Cython here: pip install cython")
     src = scratch / "src"
     src.mkdir()
     archive = scratch / "head.tar"
