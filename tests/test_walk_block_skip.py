@@ -78,6 +78,69 @@ def test_each_key_reaches_the_blocks_of_its_states_successors(mini4, mini_adjace
         assert set(pass_blocks[pass_ptr[key]:pass_ptr[key + 1]].tolist()) == passing.get(key, set())
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 5000), min_size=0, max_size=300), st.integers(0, 3000), st.integers(0, 2**31))
+def test_the_run_index_finds_each_ranks_run(gaps: list[int], tail: int, seed: int) -> None:
+    """``_engine.run_index``/``run_at``, which the blocks' finding reads a successor's block by,
+    against a search of the runs' starts: random runs (some a rank long), every rank's run."""
+    starts = np.concatenate([[0], np.cumsum(gaps)]).astype(np.int64)
+    n = int(starts[-1]) + 1 + tail
+    first, shift = E.run_index(starts, n)
+    assert (first.shape[0] - 1) << shift >= n and (n >> (shift + 1)) < len(starts)
+    ranks = np.unique(np.concatenate([starts, np.maximum(starts - 1, 0), [n - 1],
+                                      np.random.default_rng(seed).integers(0, n, 500)])).astype(np.int64)
+    assert np.array_equal(E.runs_of(starts, first, shift, ranks), np.searchsorted(starts, ranks, side="right") - 1)
+    with pytest.raises(ValueError, match="outside"):
+        E.runs_of(starts, first, shift, np.array([(first.shape[0] - 1) << shift], np.int64))
+    with pytest.raises(ValueError, match="begin at rank 0"):
+        E.run_index(starts + 1, n + 1)
+
+
+@pytest.mark.parametrize("board", ["mini4", "real4"])
+def test_a_ranks_block_read_from_the_runs_is_its_own_block(board: str, request) -> None:
+    """The runs' index gives every rank the own block ``block_keys`` gives it: the test board's
+    every rank, four pieces' 20,000 at random and each run's first and last."""
+    K = request.getfixturevalue(board)
+    n = K.state_count
+    starts, keys = _runs(K)
+    first, shift = E.run_index(starts, n)
+    ranks = np.arange(n) if n < 100_000 else np.unique(np.concatenate(
+        [starts, starts[1:] - 1, [n - 1], np.random.default_rng(4).integers(0, n, 20_000)]))
+    want = np.array([K.keys_of(int(r), int(r) + 1)[0][0] for r in ranks])
+    assert np.array_equal(keys[E.runs_of(starts, first, shift, ranks.astype(np.int64))], want)
+    table = np.full(1 << 16, E.PAIR_EMPTY, dtype=np.uint64)
+    with pytest.raises(ValueError, match="do not cover"):
+        E.block_pairs(K, table, 100, starts, keys, first[:-1], shift, stop=1)
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.integers(0, 2**31), st.integers(1, 4000), st.sampled_from([1, 2]))
+def test_pairs_read_from_the_runs_are_those_read_from_the_tiles(real4, seed: int, length: int, threads: int) -> None:
+    """Four pieces, a random range of ranks: the (kind, key, block) words ``block_pairs`` finds
+    reading each successor's block from the runs are those it finds unranking every successor."""
+    K = real4
+    n = K.state_count
+    starts, keys = _runs(K)
+    first, shift = E.run_index(starts, n)
+    a = int(np.random.default_rng(seed).integers(0, n - length))
+    words = []
+    for runs in ((starts, keys, first, shift), ()):
+        table = np.full(1 << 20, E.PAIR_EMPTY, dtype=np.uint64)
+        assert E.block_pairs(K, table, table.size // 2, *runs, threads=threads, start=a, stop=a + length) > 0
+        words.append(np.sort(table[table != E.PAIR_EMPTY]))
+    assert np.array_equal(words[0], words[1])
+
+
+_RUNS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _runs(K) -> tuple[np.ndarray, np.ndarray]:
+    """``skip.block_runs`` of four pieces, found once for the tests that read them."""
+    if id(K) not in _RUNS:
+        _RUNS[id(K)] = skip.block_runs(K)
+    return _RUNS[id(K)]
+
+
 def test_carried_levels_are_rounded_down() -> None:
     scale = E.carry_scale()
     assert scale[0] == 0.0 and scale[E.CARRY_TOP] == 1.0 and np.all(np.diff(scale) > 0)
@@ -226,8 +289,8 @@ def test_the_walk_gives_the_same_values_with_a_bound_per_block(tmp_path, monkeyp
     monkeypatch.setattr(skip, "SLACK", 2.0)
     real = skip.block_adjacency
 
-    def forgetful(K, threads=1):
-        keep_ptr, keep, pass_ptr, passing = real(K, threads)
+    def forgetful(K, threads=1, runs=None):
+        keep_ptr, keep, pass_ptr, passing = real(K, threads, runs)
         return keep_ptr, keep, np.zeros_like(pass_ptr), passing[:0]
     monkeypatch.setattr(skip, "block_adjacency", forgetful)
     assert _broken_walk_differs(o, tmp_path, "forgetful", plain, meta["sweeps"])

@@ -2376,15 +2376,64 @@ cdef check_pair_table(uint64_t[::1] table):
         raise ValueError(f"a pair table has a power of two of slots, not {size}")
 
 
-def block_pairs(StochasticGame game, uint64_t[::1] table, int64_t room, int threads=1, int64_t start=0,
-                int64_t stop=-1):
+cdef inline int64_t run_at(const int64_t* starts, const int64_t* first, int shift, int64_t y) noexcept nogil:
+    """The run of ranks holding rank ``y`` (``RunIndex``): a binary search among the few runs that
+    y's chunk of 2^shift ranks overlaps, from the run holding the chunk's first rank to the one
+    holding the next chunk's."""
+    cdef int64_t j = y >> shift, lo = first[j], hi = first[j + 1], mid
+    while lo < hi:
+        mid = (lo + hi + 1) >> 1
+        if starts[mid] <= y:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def run_index(const int64_t[::1] starts, int64_t n):
+    """(first, shift) for ``run_at`` over the runs beginning at ``starts`` (sorted, the first 0) of
+    ``n`` ranks: shift makes about as many chunks of 2^shift ranks as there are runs, and
+    first[j] is the run holding rank j << shift (the last entry, past the last chunk, the last run)."""
+    cdef int64_t runs = starts.shape[0]
+    if runs == 0 or starts[0] != 0 or n <= 0:
+        raise ValueError("runs of ranks begin at rank 0 and cover at least one rank")
+    cdef int shift = 0
+    while (n >> (shift + 1)) >= runs:
+        shift += 1
+    chunks = ((n - 1) >> shift) + 1
+    at = np.arange(chunks + 1, dtype=np.int64) << shift
+    first = np.searchsorted(np.asarray(starts), np.minimum(at, n - 1), side="right").astype(np.int64) - 1
+    return first, shift
+
+
+def runs_of(const int64_t[::1] starts, const int64_t[::1] first, int shift, const int64_t[::1] ranks):
+    """The run holding each of ``ranks`` (``run_at``; tests hold it to a search of ``starts``)."""
+    cdef Py_ssize_t i, m = ranks.shape[0]
+    out = np.empty(m, dtype=np.int64)
+    cdef int64_t[::1] o = out
+    cdef int64_t top = (<int64_t> (first.shape[0] - 1)) << shift
+    for i in range(m):
+        if not 0 <= ranks[i] < top:
+            raise ValueError(f"rank {ranks[i]} outside the runs' chunks")
+        o[i] = run_at(&starts[0], &first[0], shift, ranks[i])
+    return out
+
+
+def block_pairs(StochasticGame game, uint64_t[::1] table, int64_t room, const int64_t[::1] run_starts=None,
+                const int64_t[::1] run_keys=None, const int64_t[::1] run_first=None, int shift=0, int threads=1,
+                int64_t start=0, int64_t stop=-1):
     """Put in ``table`` (a set of words, every empty slot PAIR_EMPTY, a power of two of them) a
     word for each (kind, key, block) that ranks ``start..stop-1`` show: kind 0, the state's own
     block and the own block of a successor that keeps the turn; kind 1, the state's other key and
     the own block of a successor that passes it (``StochasticGame.block_keys``). Returns how many
     words were new, or -1 where that would pass ``room`` (the table's free slots the caller
     allows, at most half of them: a full table would never end a search): then some of the range
-    is in, and the caller grows the table (``pair_rehash``) and puts the range in again."""
+    is in, and the caller grows the table (``pair_rehash``) and puts the range in again.
+
+    A successor's own block is read from the runs of ranks sharing one (``run_starts``,
+    ``run_keys``: ``skip.block_runs``; ``run_first``, ``shift``: ``run_index``) where they are
+    given; without them, from its tiles (``block_keys``), which unranks every outcome: the slow
+    way, which tests and ``benchmarks/bench_block_pairs.py`` hold the runs to."""
     game.ready()
     check_pair_table(table)
     if not 0 <= room < table.shape[0]:
@@ -2392,6 +2441,15 @@ def block_pairs(StochasticGame game, uint64_t[::1] table, int64_t room, int thre
     stop = check_range(game, game.total, start, stop, 1.0)
     if max(1, game.nblocks) >= (<int64_t> 1) << 31:
         raise ValueError("a pair word holds block numbers below 2^31")
+    cdef bint by_runs = run_starts is not None
+    cdef const int64_t* RS = NULL
+    cdef const int64_t* RK = NULL
+    cdef const int64_t* RF = NULL
+    if by_runs:
+        if run_keys is None or run_first is None or run_starts.shape[0] == 0 or \
+                run_keys.shape[0] != run_starts.shape[0] or (<int64_t> (run_first.shape[0] - 1)) << shift < game.total:
+            raise ValueError("the runs of ranks (run_starts, run_keys, run_first) do not cover the game's states")
+        RS, RK, RF = &run_starts[0], &run_keys[0], &run_first[0]
     cdef int nt = max(1, threads), tid, i, t
     cdef int64_t s, y
     cdef uint64_t mask = table.shape[0] - 1, x, slot
@@ -2431,8 +2489,11 @@ def block_pairs(StochasticGame game, uint64_t[::1] table, int64_t room, int thre
                     else:
                         y = -(<int64_t> c) - 1
                         x = ((<uint64_t> 1) << 62) | ((<uint64_t> k2) << 31)
-                    game.block_keys(y, &b, &unused)
-                    x = x | <uint64_t> b
+                    if by_runs:
+                        x = x | <uint64_t> RK[run_at(RS, RF, shift, y)]
+                    else:
+                        game.block_keys(y, &b, &unused)
+                        x = x | <uint64_t> b
                     slot = tid * PAIR_CACHE + (pair_hash(x) & (PAIR_CACHE - 1))
                     if cache[slot] == x:
                         continue

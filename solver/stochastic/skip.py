@@ -238,7 +238,7 @@ class BlockSkip(_Copied):
             (self.starts, self.keys), self.adjacency = kept[:2], kept[2:]
         else:
             self.starts, self.keys = block_runs(K)
-            self.adjacency = block_adjacency(K, threads)
+            self.adjacency = block_adjacency(K, threads, (self.starts, self.keys))
             if blocks_file is not None:
                 write_blocks(blocks_file, n, self.nb, game_id, (self.starts, self.keys, *self.adjacency))
         self.kb = np.zeros((4, self.nb))
@@ -336,7 +336,7 @@ BLOCK_ARRAYS = ("starts", "keys", "keep_ptr", "keep", "pass_ptr", "passing")
 
 def write_blocks(file: Path, n: int, nb: int, game_id: str, arrays: tuple[np.ndarray, ...]) -> None:
     """``BlockSkip``'s runs and adjacency, kept beside a solve's checkpoint so that a resumed walk
-    reads them instead of generating every state again (seven pieces: 40-75 minutes on two
+    reads them instead of generating every state again (seven pieces: some 25 minutes on two
     threads), with the state and block counts and ``game_id`` (the solve's options) they belong
     to; written under a temporary name and renamed into place. A file that cannot be written is
     left out: the next run finds the blocks again."""
@@ -377,11 +377,15 @@ def block_runs(K) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(starts).astype(np.int64), np.concatenate(keys).astype(np.int64)
 
 
-def add_pairs(K, table: np.ndarray, held: int, start: int, stop: int, threads: int = 1) -> tuple[np.ndarray, int]:
-    """The (key, block) pairs of ranks start..stop added to ``table`` (``_engine.block_pairs``),
-    which grows fourfold whenever it fills; returns the table and how many words it holds."""
+def add_pairs(K, table: np.ndarray, held: int, start: int, stop: int,
+              runs: tuple[np.ndarray, np.ndarray, np.ndarray, int], threads: int = 1) -> tuple[np.ndarray, int]:
+    """The (key, block) pairs of ranks start..stop added to ``table`` (``_engine.block_pairs``, a
+    successor's block read from ``runs``: starts, keys, first, shift), which grows fourfold
+    whenever it fills; returns the table and how many words it holds."""
     while True:
-        new = kernels.block_pairs(K, table, table.size // 2 - held, threads=threads, start=start, stop=stop)
+        starts, keys, first, shift = runs
+        new = kernels.block_pairs(K, table, table.size // 2 - held, starts, keys, first, shift, threads=threads,
+                                  start=start, stop=stop)
         if new >= 0:
             return table, held + new
         words = table[table != kernels.PAIR_EMPTY]
@@ -389,19 +393,24 @@ def add_pairs(K, table: np.ndarray, held: int, start: int, stop: int, threads: i
         held = kernels.pair_rehash(table, words)
 
 
-def block_adjacency(K, threads: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def block_adjacency(K, threads: int = 1, runs: tuple[np.ndarray, np.ndarray] | None = None
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Which blocks each key's states reach: (keep_ptr, keep, pass_ptr, passing), two lists in
     CSR form over the ``K.block_count`` keys: own block k's states keep the turn only into the
     blocks keep[keep_ptr[k]:keep_ptr[k + 1]], and other key k's states pass it only into
     passing[pass_ptr[k]:pass_ptr[k + 1]]. Found from every state's generated outcomes, a chunk
-    of ranks at a time, in a set of words that grows as it fills (``_engine.block_pairs``)."""
+    of ranks at a time, in a set of words that grows as it fills (``_engine.block_pairs``), each
+    successor's block read from the runs of ranks sharing one (``runs``, else ``block_runs``)."""
     n, nb = K.state_count, K.block_count
+    starts, keys = runs if runs is not None else block_runs(K)
+    first, shift = kernels.run_index(starts, n)
+    index = (starts, keys, first, shift)
     table = np.full(1 << 16, kernels.PAIR_EMPTY, dtype=np.uint64)
     held = 0
     with progress(n, "skip: the blocks each key reaches", enabled=None) as bar:
         for a in range(0, n, _CHUNK):
             b = min(n, a + _CHUNK)
-            table, held = add_pairs(K, table, held, a, b, threads)
+            table, held = add_pairs(K, table, held, a, b, index, threads)
             bar.update(b - a)
     words = np.sort(table[table != kernels.PAIR_EMPTY])
     kind = words >> np.uint64(62)

@@ -353,7 +353,7 @@ def new_skip(K: Engine, values: np.ndarray, copy_file: Path | None, threads: int
         blocks_file = copy_file.with_name(checkpoint.BLOCKS_FILE) if copy_file is not None else None
         if log and (blocks_file is None or not blocks_file.exists()):
             log("the skip by blocks: finding the blocks each state's successors can lie in (every state's outcomes "
-                "generated once, some three to five full sweeps' time)")
+                "generated once, some two full sweeps' time)")
         t0 = time.perf_counter()
         found = BlockSkip(game, values.dtype, copy_file, threads=threads, blocks_file=blocks_file, game_id=game_id)
         if log and blocks_file is not None:
