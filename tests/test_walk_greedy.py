@@ -126,6 +126,30 @@ def test_a_hot_round_hands_its_greedy_sweeps_ranks_to_forget(mini4) -> None:
     assert walk.hot_round(K, policy, V, 1, G, 0.0, mark, 0, told.append)[3] == 0 and not told
 
 
+def test_a_big_hot_set_gets_no_more_greedy_sweeps_than_the_budget(mini4, monkeypatch) -> None:
+    """WALK_GREEDY_BUDGET: a hot round's greedy sweeps generate at most that many full sweeps'
+    worth of states (the hot set's size times the sweeps made); with no budget the same round makes
+    every sweep asked for."""
+    K, n = mini4, mini4.game.state_count
+
+    def greedy_round(budget: float) -> tuple[int, int]:
+        monkeypatch.setattr(walk, "WALK_GREEDY_BUDGET", budget)
+        V = np.zeros(n, np.float32)
+        policy = np.zeros((n, K.game.roll_count), np.int32)
+        K.sweep(V, threads=1, policy=policy, discount=G)
+        mark, work = np.zeros(n, np.uint8), np.zeros(2, np.int64)
+        made = walk.hot_round(K, policy, V, 1, G, 0.0, mark, 50, None, work)[3]
+        return made, int(work[0])
+
+    made, states = greedy_round(float("inf"))
+    assert made == 50 and states > 0
+    size = states // made
+    budget = 3.5 * size / n  # three and a half hot sets' worth
+    made, states = greedy_round(budget)
+    assert made == 3 and states == 3 * size and states <= budget * n
+    assert greedy_round(0.5 * size / n) == (0, 0)  # not one sweep within it
+
+
 def _walk(tmp_path, name: str, greedy: int, **kw):
     said: list[str] = []
     o = mini_options(tmp_path, 4, **kw)

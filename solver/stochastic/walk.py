@@ -52,6 +52,15 @@ WALK_HOT_MOST = 8  # ... a hot set of more than 1/this of the states is no hot s
 # them went on 0.308, 0.144, 0.253, 0.117, 0.181, 0.0796, 0.106, 0.0598 (docs/design/walk.md,
 # "Greedy sweeps of the hot set")
 WALK_HOT_GREEDY = 100
+# ... and no more of them than this many full sweeps' worth of generation a round (a hot set of this
+# share of the states gets WALK_HOT_GREEDY sweeps, a larger one fewer, none where one sweep would
+# pass it). The chase they end lives on a few hundred states (five pieces), but hot sets grow when
+# a stage lowers the discount: four pieces' (two threads, the skip by blocks) held 0.01-1.4% of the
+# states, whose sweeps generated 0.01-0.65 full sweeps' worth a round in the first stage and 1.27
+# in the second's first greedy round; seven pieces' second full round of the second stage (largest
+# change 0.277) spent some 1,600-2,000 s on its 100 greedy sweeps, two full sweeps' worth or more,
+# beside 200 s for its 20 policy sweeps of every state
+WALK_GREEDY_BUDGET = 1.0
 # ... in rounds whose full sweep changed a value by this or more (where the pair chases itself, as
 # WALK_CHASE_ABOVE). Below it the greedy sweeps only stir a float32 plateau: on the test board
 # (four pieces, one thread, tolerance 3e-7, no top-up) the last discounted stage's rounds at
@@ -761,7 +770,8 @@ def hot_round(K: HotSets, policy: np.ndarray, values: np.ndarray, threads: int, 
     than ``floor``.
 
     ``greedy``: after the hot set's policy sweeps, up to this many greedy sweeps of the hot set
-    (``greedy_sweeps``; where the set is marked here and the engine's sweep takes a subset), which
+    (fewer where the set is big: WALK_GREEDY_BUDGET full sweeps' worth of generation at most;
+    ``greedy_sweeps``; where the set is marked here and the engine's sweep takes a subset), which
     record those states' rows anew; ``forget`` is then told their ranks (the skip's leads no
     longer describe their rows) and ``work`` counts what they generated. Greedy backups are the
     game's own equations, so the fixed points are the same."""
@@ -792,6 +802,8 @@ def hot_round(K: HotSets, policy: np.ndarray, values: np.ndarray, threads: int, 
         if K.evaluate(policy, values, threads=threads, discount=g, subset=hot_set) < floor:
             break
     greedy_done = 0
+    if greedy * size > WALK_GREEDY_BUDGET * n:  # a big hot set: fewer greedy sweeps (WALK_GREEDY_BUDGET)
+        greedy = int(WALK_GREEDY_BUDGET * n / size)
     if greedy and mark is not None and getattr(K, "subset_sweeps", False):
         greedy_done = greedy_sweeps(cast(SubsetSweeps, K), policy, values, threads, g, floor, hot_set, greedy, work)
         if forget is not None:
