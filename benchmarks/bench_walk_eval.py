@@ -27,6 +27,9 @@ generated states count in the full-sweep equivalents generated).
 ``--greedy-above X ...``: each of those solved once for each ``walk.WALK_GREEDY_ABOVE`` given (the
 smallest largest change of a round's full sweep whose round gets greedy sweeps).
 
+``--greedy-budget B ...``: each of those solved once for each ``walk.WALK_GREEDY_BUDGET`` given (the
+full sweeps' worth of generation a round's greedy sweeps may make; ``inf``: no budget).
+
     python benchmarks/bench_walk_eval.py --pieces 4 --most 20 --greedy-above 1e-4 1e-2
 
 One line per solve: full sweeps by discounted stage, policy sweeps of every state, the full-sweep
@@ -71,9 +74,11 @@ def held_rounds(lines: list[str], rule: int) -> int:
 
 
 def run(pieces: int, most: int, tolerance: float, threads: int, price: float, chase: int = walk.WALK_CHASE_ROUNDS,
-        greedy: int = walk.WALK_HOT_GREEDY, above: float = walk.WALK_GREEDY_ABOVE) -> dict:
-    saved = walk.WALK_EVAL_MOST, walk.WALK_CHASE_ROUNDS, walk.WALK_HOT_GREEDY, walk.WALK_GREEDY_ABOVE
-    walk.WALK_EVAL_MOST, walk.WALK_CHASE_ROUNDS, walk.WALK_HOT_GREEDY, walk.WALK_GREEDY_ABOVE = most, chase, greedy, above
+        greedy: int = walk.WALK_HOT_GREEDY, above: float = walk.WALK_GREEDY_ABOVE,
+        budget: float = walk.WALK_GREEDY_BUDGET) -> dict:
+    saved = walk.WALK_EVAL_MOST, walk.WALK_CHASE_ROUNDS, walk.WALK_HOT_GREEDY, walk.WALK_GREEDY_ABOVE, walk.WALK_GREEDY_BUDGET
+    (walk.WALK_EVAL_MOST, walk.WALK_CHASE_ROUNDS, walk.WALK_HOT_GREEDY, walk.WALK_GREEDY_ABOVE,
+     walk.WALK_GREEDY_BUDGET) = most, chase, greedy, above, budget
     options = UrOptions(pieces=pieces)
     try:
         with tempfile.TemporaryDirectory() as tmp:
@@ -85,7 +90,8 @@ def run(pieces: int, most: int, tolerance: float, threads: int, price: float, ch
             meta = table.header["meta"]
             values = np.array(table.arrays["value"])
     finally:
-        walk.WALK_EVAL_MOST, walk.WALK_CHASE_ROUNDS, walk.WALK_HOT_GREEDY, walk.WALK_GREEDY_ABOVE = saved
+        (walk.WALK_EVAL_MOST, walk.WALK_CHASE_ROUNDS, walk.WALK_HOT_GREEDY, walk.WALK_GREEDY_ABOVE,
+         walk.WALK_GREEDY_BUDGET) = saved
     stages = Counter(m.group(1) for line in lines for m in [_ROUND.match(line)] if m)
     full, cheap, hot = int(meta["sweeps"]), int(meta["policy_sweeps"]), int(meta["hot_set_states"])
     n = values.shape[0]
@@ -98,6 +104,7 @@ def run(pieces: int, most: int, tolerance: float, threads: int, price: float, ch
     far = proof_distance(options, values)
     greedy_made = sum(int(m.group(1)) for line in lines for m in [_GREEDY.search(line)] if m)
     return {"most": most, "chase": chase, "held": held_rounds(lines, chase), "greedy": greedy, "above": above,
+            "budget": budget, "greedy_states": made.get("greedy_states", 0) / n,
             "greedy_sweeps": greedy_made, "stages": dict(stages), "full_sweeps": full, "policy_sweeps": cheap,
             "hot_states": hot, "generated": generated, "work": work, "seconds": seconds, "start": float(values[0]),
             "proof_largest": None if far is None else far[0], "proof_mean": None if far is None else far[1]}
@@ -117,15 +124,18 @@ def main() -> None:
     ap.add_argument("--greedy-above", nargs="+", type=float, default=[walk.WALK_GREEDY_ABOVE],
                     help="walk.WALK_GREEDY_ABOVE a solve, for each of the above (the smallest full sweep's change "
                          "whose round gets greedy sweeps)")
+    ap.add_argument("--greedy-budget", nargs="+", type=float, default=[walk.WALK_GREEDY_BUDGET],
+                    help="walk.WALK_GREEDY_BUDGET a solve, for each of the above (full sweeps' worth of greedy "
+                         "sweeps a round at most; inf: no budget)")
     ap.add_argument("--price", type=float, default=1 / 95, help="a policy sweep of every state, in full sweeps")
     ap.add_argument("--json", action="store_true", help="one JSON line a solve")
     a = ap.parse_args()
-    if min(a.chase) < 0 or min(a.most) < 0 or min(a.greedy) < 0 or min(a.greedy_above) < 0:
-        ap.error("--most, --chase, --greedy and --greedy-above must be 0 or more")
+    if min(a.chase) < 0 or min(a.most) < 0 or min(a.greedy) < 0 or min(a.greedy_above) < 0 or min(a.greedy_budget) < 0:
+        ap.error("--most, --chase, --greedy, --greedy-above and --greedy-budget must be 0 or more")
     first = None
-    for most, chase, greedy, above in [(m, c, g, x) for m in a.most for c in a.chase for g in a.greedy
-                                       for x in a.greedy_above]:
-        r = run(a.pieces, most, a.tolerance, a.threads, a.price, chase, greedy, above)
+    for most, chase, greedy, above, budget in [(m, c, g, x, b) for m in a.most for c in a.chase for g in a.greedy
+                                               for x in a.greedy_above for b in a.greedy_budget]:
+        r = run(a.pieces, most, a.tolerance, a.threads, a.price, chase, greedy, above, budget)
         first = first or r
         if a.json:
             print(json.dumps(r), flush=True)
@@ -134,8 +144,8 @@ def main() -> None:
         far = "" if r["proof_largest"] is None else \
             f"; to the proof {r['proof_largest']:.2g} (mean {r['proof_mean']:.2g})"
         print(f"most {r['most']}, chase rule {r['chase']} ({r['held']} rounds held back), greedy {r['greedy']} "
-              f"above {r['above']:g} "
-              f"({r['greedy_sweeps']} made): {r['full_sweeps']} full sweeps ({stages}), {r['policy_sweeps']} policy sweeps, "
+              f"above {r['above']:g}, budget {r['budget']:g} "
+              f"({r['greedy_sweeps']} made, {r['greedy_states']:.1f} full sweeps' worth): {r['full_sweeps']} full sweeps ({stages}), {r['policy_sweeps']} policy sweeps, "
               f"{r['generated']:.1f} generated, priced work {r['work']:.1f} ({r['work'] / first['work']:.2f}x), "
               f"{r['seconds']:.1f} s ({r['seconds'] / first['seconds']:.2f}x), start {r['start']:+.7f}{far}",
               flush=True)
