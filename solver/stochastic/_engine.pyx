@@ -2377,7 +2377,7 @@ cdef check_pair_table(uint64_t[::1] table):
 
 
 cdef inline int64_t run_at(const int64_t* starts, const int64_t* first, int shift, int64_t y) noexcept nogil:
-    """The run of ranks holding rank ``y`` (``RunIndex``): a binary search among the few runs that
+    """The run of ranks holding rank ``y`` (``run_index`` built ``first`` and ``shift``): a binary search among the few runs that
     y's chunk of 2^shift ranks overlaps, from the run holding the chunk's first rank to the one
     holding the next chunk's."""
     cdef int64_t j = y >> shift, lo = first[j], hi = first[j + 1], mid

@@ -382,8 +382,8 @@ def add_pairs(K, table: np.ndarray, held: int, start: int, stop: int,
     """The (key, block) pairs of ranks start..stop added to ``table`` (``_engine.block_pairs``, a
     successor's block read from ``runs``: starts, keys, first, shift), which grows fourfold
     whenever it fills; returns the table and how many words it holds."""
+    starts, keys, first, shift = runs
     while True:
-        starts, keys, first, shift = runs
         new = kernels.block_pairs(K, table, table.size // 2 - held, starts, keys, first, shift, threads=threads,
                                   start=start, stop=stop)
         if new >= 0:
