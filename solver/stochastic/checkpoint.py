@@ -21,6 +21,7 @@ import numpy as np
 from gamesolver.solver.stochastic._engine import StochasticGame
 from gamesolver.solver.stochastic.engine import Log
 from gamesolver.solver.errors import Interrupted, TableWriteError
+from gamesolver.solver.tables.atomic import SYNC_FROM, sync_dir, sync_file
 from gamesolver.solver.tables.lock import holder
 from gamesolver.solver.tables.table import CHECKPOINT_FORMAT
 from gamesolver.solver.stochastic import schedule
@@ -56,6 +57,19 @@ CHECKPOINT_MOST = 1800.0
 # ... a write priced at the median of the last this many (one slowed tenfold by other work on the
 # machine spaces the next ones as the usual write does)
 CHECKPOINT_COSTS = 3
+
+
+def _put(tmp: Path, final: Path, nbytes: int) -> None:
+    """Rename the written ``tmp`` onto ``final``; where what it belongs with holds ``nbytes`` of
+    SYNC_FROM or more (a large solve's checkpoint: hours of work), only once its data is on the
+    disk, and the folder is synced after: without the syncs a power cut after the rename can leave
+    the new name on a file whose data never reached the disk."""
+    sync = nbytes >= SYNC_FROM
+    if sync:
+        sync_file(tmp)
+    os.replace(tmp, final)
+    if sync:
+        sync_dir(final.parent)
 
 
 def resumable(solve: Callable[..., T]) -> Callable[..., T]:
@@ -154,7 +168,7 @@ def write_skip_file(root: Path, arrays: dict[str, np.ndarray], round_: int, crc:
         with open(tmp, "wb") as f:
             named: dict[str, Any] = {**arrays, "round": np.int64(round_), "crc": np.int64(crc)}
             np.savez(f, **named)
-        os.replace(tmp, root / SKIP_FILE)
+        _put(tmp, root / SKIP_FILE, sum(a.nbytes for a in arrays.values()))
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise TableWriteError(f"cannot write the checkpoint in {root}: {exc.strerror or exc}") from None
@@ -180,7 +194,7 @@ def write_marks(root: Path, good: np.ndarray, passes: int, eps: float, crc: int)
     try:
         with open(tmp, "wb") as f:
             np.savez(f, good=good, passes=np.int64(passes), eps=np.float64(eps), crc=np.int64(crc))
-        os.replace(tmp, root / MARKS_FILE)
+        _put(tmp, root / MARKS_FILE, good.nbytes)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise TableWriteError(f"cannot write the endless check's marks in {root}: {exc.strerror or exc}") from None
@@ -222,7 +236,7 @@ def write_held(root: Path, states: np.ndarray) -> None:
     try:
         with open(tmp, "wb") as f:
             np.save(f, np.ascontiguousarray(states, dtype=np.int64))
-        os.replace(tmp, root / HELD_FILE)
+        _put(tmp, root / HELD_FILE, _size_of(root / CHECKPOINT))  # (synced as the checkpoint it goes with)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise TableWriteError(f"cannot write the repaired states in {root}: {exc.strerror or exc}") from None
@@ -238,6 +252,14 @@ def read_held(root: Path, n: int) -> np.ndarray:
             or np.any(np.diff(held) <= 0)):
         return np.zeros(0, dtype=np.int64)
     return held
+
+
+def _size_of(path: Path) -> int:
+    """The file's bytes, 0 where it is missing."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def keeps_skip(root: Path) -> bool:
@@ -260,7 +282,7 @@ def drop_skip_record(root: Path) -> None:
             del info["skip"]
             tmp = root / (CHECKPOINT_INFO + ".tmp")
             tmp.write_text(json.dumps(info))
-            os.replace(tmp, info_file)
+            _put(tmp, info_file, _size_of(root / CHECKPOINT))
         (root / SKIP_FILE).unlink(missing_ok=True)
     except (OSError, ValueError) as exc:
         raise TableWriteError(f"cannot rewrite the checkpoint in {root}: {getattr(exc, 'strerror', None) or exc}") from None
@@ -379,8 +401,8 @@ def write_checkpoint(root: Path, values: np.ndarray, info: dict[str, Any]) -> No
         with open(tmp, "wb") as f:
             np.save(f, values, allow_pickle=False)
         tmp_info.write_text(json.dumps(info))
-        os.replace(tmp, root / CHECKPOINT)
-        os.replace(tmp_info, root / CHECKPOINT_INFO)
+        _put(tmp, root / CHECKPOINT, values.nbytes)
+        _put(tmp_info, root / CHECKPOINT_INFO, values.nbytes)
         if "skip" not in info:  # lead and stamp bytes of an earlier round: no longer the checkpoint's
             (root / SKIP_FILE).unlink(missing_ok=True)
     except OSError as exc:
