@@ -57,6 +57,13 @@ CHECKPOINT_MOST = 1800.0
 # ... a write priced at the median of the last this many (one slowed tenfold by other work on the
 # machine spaces the next ones as the usual write does)
 CHECKPOINT_COSTS = 3
+# a walk stopped this many seconds or more after its last round ended (and later than the skip's
+# record would save its next run: ``Pacer.stop``) keeps the values it reached, without the record,
+# instead of the last round's checkpoint: seven pieces' second-stage rounds take about half an hour
+# and generate 99% of the states, so a session's end cut in a round lost up to 35 minutes of work to
+# keep a record that saved the next run some 10 s. Below it a stop keeps the record (a short cut
+# loses little, and a resumed walk then goes on bit for bit as the unstopped one)
+STOP_KEEPS_AFTER = 300.0
 
 
 def _put(tmp: Path, final: Path, nbytes: int) -> None:
@@ -101,14 +108,23 @@ class Pacer:
     killed anywhere in the writes resumes either with all of them or without the record."""
 
     def __init__(self, root: Path, values: np.ndarray,
-                 keeper: Callable[[], tuple[dict[str, Any], dict[str, np.ndarray]] | None] | None = None) -> None:
+                 keeper: Callable[[], tuple[dict[str, Any], dict[str, np.ndarray]] | None] | None = None,
+                 worth: Callable[[], float] | None = None) -> None:
         self.root, self.values = root, values
         self.info: dict[str, Any] | None = None  # the last round's, written or not
         self.costs: list[float] = []  # the last CHECKPOINT_COSTS writes' seconds
         self.last = time.perf_counter()
+        self.ended = self.last  # when the last round ended (or the run resumed)
         self.keeper = keeper
+        self.worth = worth  # the seconds a kept skip record would save the next run (``stop``)
         self.written = False  # whether the last round's checkpoint was written ...
         self.kept = False  # ... with the skip's record
+
+    def resumed(self, info: dict[str, Any], kept: bool) -> None:
+        """The checkpoint this run resumed from stands for the last round, written (with the skip's
+        record where ``kept``), so that a stop in the run's first round is decided as in any other."""
+        self.info, self.written, self.kept = info, True, kept
+        self.last = self.ended = time.perf_counter()
 
     @property
     def cost(self) -> float:
@@ -117,6 +133,7 @@ class Pacer:
 
     def round(self, info: dict[str, Any], force: bool = False) -> None:
         self.info = info
+        self.ended = time.perf_counter()
         self.written = False
         if force or time.perf_counter() - self.last >= min(self.cost / CHECKPOINT_SHARE, CHECKPOINT_MOST):
             self.write(round_end=True)
@@ -140,12 +157,30 @@ class Pacer:
         self.costs = [*self.costs, self.last - t0][-CHECKPOINT_COSTS:]
 
     def stop(self) -> None:
-        """The checkpoint of a walk that stops between rounds' checkpoints (Ctrl-C, or no
-        convergence): where the last round's was written with the skip's record, it stays, and the
+        """The checkpoint of a walk that stops between rounds' checkpoints (Ctrl-C, SIGTERM, or no
+        convergence): the values as they are, with the last round's counts and its seconds and the
+        stopped round's; except where the last round's was written with the skip's record and the
+        stopped round is worth less than it (``keeps_record``): then that checkpoint stays and the
         stopped round's progress is dropped (the resumed run's first full sweep skips instead of
-        regenerating every state); else the values as they are, with the last round's counts."""
-        if not (self.written and self.kept):
-            self.write()
+        regenerating every state)."""
+        if self.info is None:
+            return
+        since = time.perf_counter() - self.ended
+        if self.written and self.kept and keeps_record(since, self.worth() if self.worth is not None else 0.0):
+            return
+        seconds = self.info.get("seconds")
+        if isinstance(seconds, (int, float)):
+            self.info = {**self.info, "seconds": round(float(seconds) + since, 3)}
+        self.write()
+
+
+def keeps_record(since: float, worth: float) -> bool:
+    """Whether a walk stopped ``since`` seconds after its last round ended keeps that round's
+    checkpoint with the skip's record, which would save its next run's first full sweep ``worth``
+    seconds, rather than the values it reached since (without the record): under STOP_KEEPS_AFTER,
+    or where the record saves more. (The values reached are a partial round: a resumed walk starts
+    its round again from them, so the round's seconds buy progress, not the round's end.)"""
+    return since < STOP_KEEPS_AFTER or worth >= since
 
 
 def values_crc(values: np.ndarray) -> int:

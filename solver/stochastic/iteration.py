@@ -236,6 +236,7 @@ def solve_values(
         generated: dict[str, int] = {}  # what the walk's full sweeps generated, where they skip
         rounds: list[dict[str, float]] = []  # ... and a row a full sweep
         stopped = False
+        first_walk = True  # (the first walk of this run goes on from the checkpoint it read, where there was one)
         try:
             if on_disk:  # file-backed: under memory pressure the system writes its pages out instead of failing
                 # (a checkpoint that keeps the skip's record keeps the rows its skipped states are backed up from)
@@ -266,7 +267,7 @@ def solve_values(
                     graph_bytes = max(graph_bytes, tier_bytes)
                 elif walked is not None and policy is not None:
                     residual, walked = walked, None
-                    skip_record = None  # (a walk after a repair starts from other values)
+                    skip_record, first_walk = None, False  # (a walk after a repair starts from other values)
                     if log:
                         log(f"the walk had ended there (residual {residual:.3g}): going on with its endless check")
                 elif method == "walk" and policy is not None:
@@ -275,8 +276,9 @@ def solve_values(
                         engine, root, values, header, tolerance, threads, max_sweeps, policy, sweeps, cheap, hot, stage,
                         spent, show_progress, log, walked_now, earlier=earlier + built, kept=skip_record, history=history,
                         early=not rewalk, repairs=repairs,
-                        after_round=hold_repaired if held.size and getattr(engine, "subset_sweeps", False) else None)
-                    skip_record = None  # (a walk after a repair starts from other values)
+                        after_round=hold_repaired if held.size and getattr(engine, "subset_sweeps", False) else None,
+                        resumed=bool(sweeps) and first_walk)
+                    skip_record, first_walk = None, False  # (a walk after a repair starts from other values)
                     history = walked_now.get("history", history)
                     for key in ("generated_states", "generated_codes"):
                         generated[key] = generated.get(key, 0) + walked_now.get(key, 0)

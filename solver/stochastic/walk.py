@@ -152,7 +152,8 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
           show_progress: bool | None, log: Log | None, work: dict[str, Any] | None = None,
           earlier: float = 0.0, kept: dict[str, Any] | None = None,
           history: list[dict[str, Any]] | None = None, early: bool = True,
-          repairs: int = 0, after_round: Callable[[], None] | None = None) -> tuple[float, int, int, int, float]:
+          repairs: int = 0, after_round: Callable[[], None] | None = None,
+          resumed: bool = False) -> tuple[float, int, int, int, float]:
     """The ``walk`` method: modified policy iteration while a discount walks up to 1.
 
     Stage by stage, 1 - discount = WALK_DISCOUNTS (1e-2, 1e-4, 1e-6) and finally 0: each round
@@ -194,6 +195,10 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     ``repairs``: the endless-check repairs the solve has made, which its checkpoints keep so that a
     resumed solve counts on from them.
 
+    ``resumed``: the walk goes on from the checkpoint it was read from (``sweeps``, ``stage``,
+    ``history`` and the counts are that checkpoint's), so that a stop in its first round keeps the
+    values it reached as a stop in a later round does (``checkpoint.Pacer.stop``).
+
     ``after_round``: called at the end of every round of the undiscounted stage, before its
     checkpoint, where the solve holds the states its endless checks flagged repaired
     (``iteration.local_repair``). What it changes is movement like any other between two full
@@ -208,6 +213,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     keeps = skip is not None and copy_file is not None  # (a policy in memory ends with the run)
     rows = list(history or [])[-HISTORY_ROWS:]
     before = rows[-1]["change"] if rows else None  # the last full sweep's largest change, where known
+    took_up = False  # whether the checkpoint's skip record was taken up
     if kept is not None:
         # (a next full sweep that records no lead, a plain one, forgets every lead: one bound's, after a round
         # that moved the values by WALK_RECORD_BELOW or more)
@@ -215,7 +221,8 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
         if keeps and not records and log:
             log(f"the checkpoint's skip record is left unused: its last round changed the values by {before:.3g}, so "
                 "the next full sweep generates every state anyway")
-        if not (keeps and records and take_up_skip(cast(Skip | BlockSkip, skip), root, kept, values, log)):
+        took_up = keeps and records and take_up_skip(cast(Skip | BlockSkip, skip), root, kept, values, log)
+        if not took_up:
             checkpoint.drop_skip_record(root)  # before this run writes rows the record does not describe
     # the states and codes the full sweeps generated, where the engine counts them
     counted = skip.work if skip is not None else np.zeros(2, dtype=np.int64) if can_skip else None
@@ -225,7 +232,11 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     # the hot sets' marks: a byte a state here, unless the engine finds its hot sets itself (a GPU's)
     mark = np.zeros(values.shape[0], dtype=np.uint8) if hot_rounds and not finds_hot_sets(K) else None
     pacer = checkpoint.Pacer(root, values,
-                             (lambda: keep_skip(cast(Skip | BlockSkip, skip), policy, values)) if keeps else None)
+                             (lambda: keep_skip(cast(Skip | BlockSkip, skip), policy, values)) if keeps else None,
+                             lambda: record_worth(rows))
+    if resumed and sweeps and rows:  # a stop in this run's first round is decided as in a later one
+        pacer.resumed(walk_info(header, tolerance, sweeps, cheap, hot, stage, float(rows[-1]["change"]), earlier, rows,
+                                early, repairs), took_up)
     try:
         while stage < len(stages):
             d = stages[stage]
@@ -380,6 +391,17 @@ def records_after(skip: Skip | BlockSkip | None, change: float | None) -> bool:
     The one place that says so: the full sweep's ``record`` and whether a resumed run takes up
     the checkpoint's skip record both follow it."""
     return isinstance(skip, BlockSkip) or change is None or change < WALK_RECORD_BELOW
+
+
+def record_worth(rows: list[dict[str, Any]]) -> float:
+    """The seconds a checkpoint's skip record would save the next run's first full sweep, read from
+    the last round's row (``round_row``): the states its full sweep skipped, at what generating them
+    cost there (its seconds over the share it generated); 0 where it skipped none or did not skip."""
+    generated = rows[-1].get("generated") if rows else None
+    if generated is None:
+        return 0.0
+    share = max(float(generated), 0.01)
+    return float(rows[-1]["full_s"]) * (1.0 - share) / share
 
 
 def keep_skip(skip: Skip | BlockSkip, policy: np.ndarray,
