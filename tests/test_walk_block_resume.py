@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from gamesolver.solver.cli import cli
 from gamesolver.solver.stochastic import checkpoint, skip, walk
+from gamesolver.solver.stochastic import _engine as E
 from tests.test_ur_reference import mini_options
 from tests.test_walk_skip import mini4  # noqa: F401 (the same generator, as a fixture)
 from tests.test_walk_skip_resume import STOP_AT, _first_share, _resumed, _stopped, after_rounds, next_sweeps_agree
@@ -65,17 +66,31 @@ def test_records_of_the_other_skip_and_arrays_of_other_sizes_are_refused(mini4) 
 
 
 def test_which_full_sweeps_record_is_said_once_for_both_skips(mini4) -> None:
-    """``walk.records_after``: a skip by blocks records in every full sweep, one bound only after
-    a sweep that moved the values by less than WALK_RECORD_BELOW (or where that is not known);
-    asked for a plain full sweep, a skip by blocks refuses rather than forget its leads."""
+    """``walk.records_after``: either skip records only after a sweep that moved the values by
+    less than WALK_RECORD_BELOW (or where that is not known); a plain full sweep of a skip by
+    blocks generates every state, forgets every carried lead (so the next full sweep generates
+    every state again and records afresh) and gives the values of a recording one."""
     K = mini4
-    blocks, one = skip.BlockSkip(K, np.float32), skip.Skip(K.state_count, np.float32)
+    n, R = K.state_count, K.roll_count
+    blocks, one = skip.BlockSkip(K, np.float32), skip.Skip(n, np.float32)
     large = 10 * walk.WALK_RECORD_BELOW
-    assert [walk.records_after(blocks, c) for c in (None, 0.0, large)] == [True, True, True]
-    assert [walk.records_after(one, c) for c in (None, 0.0, large)] == [True, True, False]
-    values, policy = np.zeros(K.state_count, np.float32), np.zeros((K.state_count, K.roll_count), np.int32)
-    with pytest.raises(ValueError, match="records in every one"):
-        walk.full_sweep(K, values, 1, "t", False, policy, 0.99, False, blocks, blocks.work, record=False)
+    for sk in (blocks, one):
+        assert [walk.records_after(sk, c) for c in (None, 0.0, large)] == [True, True, False]
+    rng = np.random.default_rng(3)
+    start = rng.uniform(-0.5, 0.5, n).astype(np.float32)
+    runs = {}
+    for record in (True, False):
+        sk = skip.BlockSkip(K, np.float32)
+        values, policy = start.copy(), np.zeros((n, R), np.int32)
+        walk.full_sweep(K, values, 1, "t", False, policy, 0.99, False, sk, sk.work, record=True)
+        before = int(sk.work[0])
+        walk.full_sweep(K, values, 1, "t", False, policy, 0.99, False, sk, sk.work, record=record)
+        runs[record] = (values, policy, sk, int(sk.work[0]) - before)
+    (v_rec, p_rec, recorded, _), (v_plain, p_plain, plain, generated) = runs[True], runs[False]
+    assert np.array_equal(v_plain, v_rec) and np.array_equal(p_plain, p_rec)  # one thread: the same values
+    assert generated == n  # a plain sweep skips nothing ...
+    assert (plain.carry == E.CARRY_NEVER).all()  # ... and leaves no lead to read
+    assert not (recorded.carry == E.CARRY_NEVER).all()
 
 
 def test_a_stopped_walk_by_blocks_resumes_its_skip_with_the_same_values(tmp_path, monkeypatch) -> None:

@@ -5,6 +5,8 @@ with carried leads against one that generates everything (the same values and po
 for bit, on one thread), the walk with and without it, and unsound bounds that make them differ."""
 from __future__ import annotations
 
+import math
+
 from math import comb
 
 import numpy as np
@@ -271,19 +273,28 @@ def _broken_walk_differs(options, tmp_path, name: str, plain: np.ndarray, sweeps
 
 
 def test_the_walk_gives_the_same_values_with_a_bound_per_block(tmp_path, monkeypatch) -> None:
-    """One thread, the test board with four pieces: the whole walk, bit for bit, generating fewer
-    codes than with one bound for the game; then with unsound bounds the values differ."""
+    """One thread, the test board with four pieces: the whole walk, bit for bit, both where its
+    full sweeps record leads only below WALK_RECORD_BELOW (as the walk does) and where they record
+    in every sweep; recording in every sweep, it generates fewer codes than one bound for the game
+    does recording so (each state's blocks move less than the whole game); then with unsound bounds
+    the values differ."""
     o = mini_options(tmp_path, 4)
     monkeypatch.setattr(walk, "WALK_SKIP", False)
     plain, plain_meta = _walk_values(o, tmp_path, "plain")
     monkeypatch.setattr(walk, "WALK_SKIP", True)
-    monkeypatch.setattr(walk, "WALK_SKIP_BLOCKS", False)
-    _, global_meta = _walk_values(o, tmp_path, "global")
     monkeypatch.setattr(walk, "WALK_SKIP_BLOCKS", True)
     blocks, meta = _walk_values(o, tmp_path, "blocks")
     assert np.array_equal(plain, blocks)
     assert meta["sweeps"] == plain_meta["sweeps"]
-    assert meta["full_sweeps_generated"]["generated_codes"] < 0.95 * global_meta["full_sweeps_generated"]["generated_codes"]
+    monkeypatch.setattr(walk, "WALK_RECORD_BELOW", math.inf)  # every full sweep records
+    always, always_meta = _walk_values(o, tmp_path, "blocks-always")
+    assert np.array_equal(plain, always)
+    monkeypatch.setattr(walk, "WALK_SKIP_BLOCKS", False)
+    _, global_meta = _walk_values(o, tmp_path, "global-always")
+    assert always_meta["full_sweeps_generated"]["generated_codes"] \
+        < 0.95 * global_meta["full_sweeps_generated"]["generated_codes"]
+    # the breaks where the skip decides most: every full sweep recording
+    monkeypatch.setattr(walk, "WALK_SKIP_BLOCKS", True)
     monkeypatch.setattr(skip, "SLACK", 0.05)
     assert _broken_walk_differs(o, tmp_path, "broken", plain, meta["sweeps"])
     monkeypatch.setattr(skip, "SLACK", 2.0)

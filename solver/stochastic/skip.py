@@ -278,6 +278,12 @@ class BlockSkip(_Copied):
         self.kb[2] = _reach_max(pass_ptr, passing, moved)
         self.kb[3] = _reach_max(pass_ptr, passing, fresh)
 
+    def forget(self) -> None:
+        """No state carries a lead until one is measured anew: a full sweep that records none (a
+        plain one; see ``Skip.forget``) leaves the policy rows and the leads apart, so the next
+        full sweep generates every state. The blocks' movements go on being measured."""
+        self.carry[:] = CARRY_NEVER
+
     def forget_states(self, ranks: np.ndarray) -> None:
         """These states carry no lead until one is measured anew (see ``Skip.forget_states``)."""
         self.carry[ranks] = CARRY_NEVER

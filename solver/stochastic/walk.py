@@ -89,7 +89,11 @@ SKIP_ENV = "SOLVER_WALK_SKIP"
 # of 1e-2 a round a skip proves about a fifth of the choices unchanged, above it all but a few are
 # generated again), and recording costs 1.13x a plain sweep (seven pieces, one thread). A round
 # that does not record forgets every lead (Skip.forget), so the next full sweep generates every
-# state, as it would have; the values are the same.
+# state, as it would have; the values are the same. The skip by blocks too: recording costs it
+# 1.14-1.15x a plain backup (five and six pieces, one thread: bench_walk_skip.py --kernel), and above this its full sweeps
+# generated 99.6-100% of the states at four pieces and 99.2% at seven (changes of 0.1-0.28), so
+# recording there paid some 14% of the full sweep for under 1% skipped (docs/design/walk.md,
+# "Rounds that move too much record no leads")
 WALK_RECORD_BELOW = 1e-2
 # walk, discounted stages, where every full sweep regenerates the outcomes on the CPU (the engines
 # that ask for the skip: a full sweep there costs some 30 policy sweeps of every state at four
@@ -386,11 +390,11 @@ def new_skip(K: Engine, values: np.ndarray, copy_file: Path | None, threads: int
 
 def records_after(skip: Skip | BlockSkip | None, change: float | None) -> bool:
     """Whether a full sweep after one whose largest change was ``change`` (None: not known)
-    records the leads the next one skips by. A ``BlockSkip`` records in every full sweep; one bound
-    (``Skip``) only below WALK_RECORD_BELOW, since above it its bound proves next to nothing.
-    The one place that says so: the full sweep's ``record`` and whether a resumed run takes up
-    the checkpoint's skip record both follow it."""
-    return isinstance(skip, BlockSkip) or change is None or change < WALK_RECORD_BELOW
+    records the leads the next one skips by: only below WALK_RECORD_BELOW, for either skip, since
+    above it next to no lead outlasts its bound (one bound's, or its blocks') while recording costs
+    1.13-1.15x a plain backup. The one place that says so: the full sweep's ``record`` and whether a
+    resumed run takes up the checkpoint's skip record both follow it."""
+    return change is None or change < WALK_RECORD_BELOW
 
 
 def record_worth(rows: list[dict[str, Any]]) -> float:
@@ -450,12 +454,9 @@ def full_sweep(K: Engine, values: np.ndarray, threads: int, label: str, show: bo
                 record: bool = True) -> float:
     """The walk's full sweep (``progress_sweep``), skipping what cannot change where ``skip`` is given
     (solver.stochastic.skip). ``counted`` (two int64, where the engine counts) receives the
-    states generated and the codes written. ``record`` False (a ``Skip`` only): a plain sweep that
-    records no lead and skips nothing, after which no lead is read again (``Skip.forget``;
-    ``records_after`` says when). A ``BlockSkip`` records in every full sweep:
-    a bound per block lets some states skip even where the values move by 1e-2 and more (the
-    test board's walk, one thread: 1.5% fewer codes than one bound where it recorded only as one
-    bound does, 15% fewer where it records in every sweep)."""
+    states generated and the codes written. ``record`` False: a plain sweep that records no lead
+    and skips nothing, after which no lead is read again (``Skip.forget``, ``BlockSkip.forget``;
+    ``records_after`` says when)."""
     if skip is None:
         return progress_sweep(K, values, threads, label, show, policy, g, damp=damp,
                       extra={"work": counted} if counted is not None else None)
@@ -464,8 +465,6 @@ def full_sweep(K: Engine, values: np.ndarray, threads: int, label: str, show: bo
     if record:
         last = progress_sweep(K, values, threads, label, show, policy, g, damp=damp, extra=skip.kwargs())
     else:
-        if not isinstance(skip, Skip):
-            raise ValueError("only the skip by one bound has plain full sweeps; a skip by blocks records in every one")
         skip.forget()
         last = progress_sweep(K, values, threads, label, show, policy, g, damp=damp, extra={"work": skip.work})
     skip.end(values, last, int(skip.work[0]) - before, damped=damp)
