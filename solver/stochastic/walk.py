@@ -405,7 +405,7 @@ def record_worth(rows: list[dict[str, Any]]) -> float:
     if generated is None:
         return 0.0
     share = max(float(generated), 0.01)
-    return float(rows[-1]["full_s"]) * (1.0 - share) / share
+    return float(rows[-1].get("full_s", 0.0)) * (1.0 - share) / share
 
 
 def keep_skip(skip: Skip | BlockSkip, policy: np.ndarray,
