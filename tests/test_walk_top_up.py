@@ -114,6 +114,12 @@ def test_chasing_is_four_rounds_without_a_new_smallest_change() -> None:
     assert not walk.chasing([0.3, 0.2, 0.25, 0.25])  # too few rounds to tell
     assert not walk.chasing(FIVE_PIECES, rounds=0)  # 0: the top-up always
     assert walk.chasing([0.3, 0.2, 0.25], rounds=1)
+    assert not walk.chasing([0.3, 0.25], rounds=1)  # (the stage's first round alone is no baseline)
+    # a stage after a discount change: its first round moves values settled under the old discount,
+    # so a falling stage that has not yet come back below it is no chase (seven pieces' second stage)
+    second = [0.0388, 0.277, 0.205, 0.112, 0.0602, 0.0389]
+    assert not any(walk.chasing(second[:n]) for n in range(1, len(second) + 1))
+    assert walk.chasing(second + [0.2, 0.1, 0.15, 0.2])  # (four rounds above 0.0389: a chase)
     # a change hovering below WALK_CHASE_ABOVE (a plateau near a stage's end) is not
     assert walk.WALK_CHASE_ABOVE == 1e-2
     assert not walk.chasing([0.03, 0.008, 0.012, 0.009, 0.011, 0.01])
