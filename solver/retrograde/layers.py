@@ -27,7 +27,7 @@ from typing import Any, Callable, Protocol
 
 import numpy as np
 
-from gamesolver.solver.tables.atomic import SYNC_FROM, sync_dir, sync_file
+from gamesolver.solver.tables.atomic import SYNC_FROM, replace_synced
 from gamesolver.solver.retrograde import _graph, _retro, _split
 
 NONE8 = -128
@@ -212,12 +212,8 @@ class TierCheckpoint:
         self.folder.mkdir(parents=True, exist_ok=True)
         tmp = self.folder / f".{tier}.tmp-{os.getpid()}.npz"
         np.savez(tmp, **arrays)
-        sync = tmp.stat().st_size >= SYNC_FROM  # (a large tier is minutes of work; a small one is not worth the wait)
-        if sync:
-            sync_file(tmp)
-        os.replace(tmp, self.folder / f"{tier}.npz")
-        if sync:
-            sync_dir(self.folder)
+        # (a large tier is minutes of work; a small one is not worth the wait)
+        replace_synced(tmp, self.folder / f"{tier}.npz", tmp.stat().st_size >= SYNC_FROM)
 
     def remove(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)

@@ -21,7 +21,7 @@ import numpy as np
 from gamesolver.solver.stochastic._engine import StochasticGame
 from gamesolver.solver.stochastic.engine import Log
 from gamesolver.solver.errors import Interrupted, TableWriteError
-from gamesolver.solver.tables.atomic import SYNC_FROM, sync_dir, sync_file
+from gamesolver.solver.tables.atomic import SYNC_FROM, replace_synced
 from gamesolver.solver.tables.lock import holder
 from gamesolver.solver.tables.table import CHECKPOINT_FORMAT
 from gamesolver.solver.stochastic import schedule
@@ -67,16 +67,9 @@ STOP_KEEPS_AFTER = 300.0
 
 
 def _put(tmp: Path, final: Path, nbytes: int) -> None:
-    """Rename the written ``tmp`` onto ``final``; where what it belongs with holds ``nbytes`` of
-    SYNC_FROM or more (a large solve's checkpoint: hours of work), only once its data is on the
-    disk, and the folder is synced after: without the syncs a power cut after the rename can leave
-    the new name on a file whose data never reached the disk."""
-    sync = nbytes >= SYNC_FROM
-    if sync:
-        sync_file(tmp)
-    os.replace(tmp, final)
-    if sync:
-        sync_dir(final.parent)
+    """``replace_synced``, synced where what the file belongs with holds ``nbytes`` of SYNC_FROM or
+    more (a large solve's checkpoint: hours of work)."""
+    replace_synced(tmp, final, nbytes >= SYNC_FROM)
 
 
 def resumable(solve: Callable[..., T]) -> Callable[..., T]:

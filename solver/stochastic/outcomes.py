@@ -24,7 +24,7 @@ import numpy as np
 from gamesolver.solver.stochastic import _engine as kernels
 from gamesolver.solver.errors import InputError
 from gamesolver.solver.progress import progress
-from gamesolver.solver.tables.atomic import sync_dir, sync_file
+from gamesolver.solver.tables.atomic import sync_dir, sync_folder
 
 GRAPH_CHOICES = ("auto", "store", "regenerate")
 _CHUNK = 1 << 18
@@ -140,9 +140,7 @@ def build_mapped_graph(K: kernels.StochasticGame, root: Path, key: dict[str, Any
         for name in ("offsets", "counts"):
             np.save(tmp / f"{name}.npy", getattr(g, name), allow_pickle=False)
         (tmp / "key.json").write_text(json.dumps(key))
-        for file in tmp.iterdir():  # (on the disk before the folder takes its name: a resumed run trusts it)
-            sync_file(file)
-        sync_dir(tmp)
+        sync_folder(tmp)  # (on the disk before the folder takes its name: a resumed run trusts it)
         folder = root / GRAPH_DIR
         shutil.rmtree(folder, ignore_errors=True)
         os.replace(tmp, folder)

@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 
 from gamesolver.solver.progress import progress
-from gamesolver.solver.tables.atomic import sync_dir, sync_file
+from gamesolver.solver.tables.atomic import replace_synced
 from gamesolver.solver.stochastic import _engine as kernels
 
 LEAD_TOP = kernels.LEAD_TOP
@@ -353,9 +353,7 @@ def write_blocks(file: Path, n: int, nb: int, game_id: str, arrays: tuple[np.nda
             starts, keys, keep_ptr, keep, pass_ptr, passing = arrays  # (BLOCK_ARRAYS)
             np.savez(f, n=np.int64(n), nb=np.int64(nb), game=np.array(game_id), starts=starts, keys=keys,
                      keep_ptr=keep_ptr, keep=keep, pass_ptr=pass_ptr, passing=passing)
-        sync_file(tmp)
-        tmp.replace(file)
-        sync_dir(file.parent)
+        replace_synced(tmp, file)
     except OSError:
         tmp.unlink(missing_ok=True)
 

@@ -55,6 +55,25 @@ def sync_dir(path: str | os.PathLike[str]) -> None:
         os.close(fd)
 
 
+def sync_folder(folder: Path) -> None:
+    """Sync every entry of a freshly written ``folder``, then the folder itself, before it is renamed
+    into place (a table, a stored graph)."""
+    for entry in folder.iterdir():
+        sync_file(entry)
+    sync_dir(folder)
+
+
+def replace_synced(tmp: Path, final: Path, sync: bool = True) -> None:
+    """Rename the written ``tmp`` onto ``final``; where ``sync``, only once its data is on the disk,
+    and the folder is synced after (without the syncs a power cut after the rename can leave the
+    new name on a file whose data never reached the disk)."""
+    if sync:
+        sync_file(tmp)
+    os.replace(tmp, final)
+    if sync:
+        sync_dir(final.parent)
+
+
 def check_writable(path: str | os.PathLike[str]) -> Path:
     """The output path, if its directory exists and can be written; else a one-line InputError."""
     out = Path(path)
@@ -98,9 +117,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[str]:
     try:
         yield tmp
         os.chmod(tmp, 0o644)
-        sync_file(tmp)
-        os.replace(tmp, out)
-        sync_dir(out.resolve().parent)
+        replace_synced(Path(tmp), out.resolve())
     except (TableError, DataFileError, OutputWriteError):
         _discard(tmp)
         raise

@@ -31,7 +31,7 @@ import numpy as np
 from gamesolver.solver.errors import (CorruptTableError, InputError, MissingTableError, OutputWriteError,
                                      TableMismatchError, TableWriteError)
 from gamesolver.solver.tables.paths import cache_dir
-from gamesolver.solver.tables.atomic import atomic_path, sync_dir, sync_file
+from gamesolver.solver.tables.atomic import atomic_path, sync_dir, sync_folder
 from gamesolver.solver.tables.lock import LOCK_FILE
 
 FORMAT_NAME = "gamesolver-table"
@@ -248,9 +248,7 @@ def write_table(
             json.dump(header, f, indent=2, sort_keys=True)
             f.write("\n")
         os.chmod(tmp, 0o755)  # mkdtemp makes it private; tables are meant to be shared
-        for written in tmp.iterdir():  # on the disk before the folder takes the table's name
-            sync_file(written)
-        sync_dir(tmp)
+        sync_folder(tmp)  # on the disk before the folder takes the table's name
         _replace_dir(tmp, final)
         sync_dir(final.parent)
     except OSError as exc:
