@@ -271,15 +271,73 @@ def test_bytes_of_another_round_are_not_taken_up_and_the_record_is_dropped(tmp_p
     assert _first_share(said, STOP_AT) > 0.99
 
 
-def test_a_record_is_left_unused_where_the_next_full_sweep_records_afresh(tmp_path) -> None:
+def _status_lines(root) -> list[str]:
+    info = json.loads((root / checkpoint.CHECKPOINT_INFO).read_text())
+    return status_reply(checkpoint.report(root, info["options"])).lines
+
+
+def test_a_round_that_moved_the_values_much_keeps_no_record(tmp_path) -> None:
     """Stopped early in the first stage, where the last round moved the values by more than
-    WALK_RECORD_BELOW: the next full sweep is a plain one, so the record is dropped unread (its
-    1.2 GB of bytes at seven pieces need not be loaded) and the log says why."""
+    WALK_RECORD_BELOW: the next full sweep would be a plain one, so the round's checkpoint keeps no
+    skip record (1.3 GB at seven pieces, written and synced every round for nothing), the stop
+    writes the values it reached, and neither the resumed run nor the status speaks of a record."""
     o = mini_options(tmp_path, 4)
     root = tmp_path / "t"
     _stopped(o, root, 4)
     info = json.loads((root / checkpoint.CHECKPOINT_INFO).read_text())
+    assert info["change"] >= walk.WALK_RECORD_BELOW
+    assert not checkpoint.keeps_skip(root) and not (root / checkpoint.SKIP_FILE).exists()
+    assert not any("only what can have changed" in s or "generating every state" in s for s in _status_lines(root))
+    _, _, said = _resumed(o, root)
+    assert not any("the skip goes on" in s or "not taken up" in s or "left unused" in s for s in said)
+
+
+def _changes(o, root) -> list[float]:
+    """The largest change of every full sweep of a whole walk (one thread, policy on disk)."""
+    _, _, said = _resumed(o, root)
+    found = [re.match(r"sweep (\d+) .*?largest change ([\d.e+-]+)", s) for s in said]
+    return [float(m.group(2)) for m in found if m]
+
+
+def test_a_plain_round_keeps_no_record_the_next_recording_one_does(tmp_path) -> None:
+    """The first round to fall below WALK_RECORD_BELOW had a plain full sweep (the round before it
+    moved the values more), which recorded no lead: its checkpoint keeps no record, while the
+    next round's, whose full sweep recorded, does. (Keeping the plain round's record made
+    ``--status`` promise a first full sweep that skips, which then generated every state.)"""
+    o = mini_options(tmp_path, 4)
+    low = [c < walk.WALK_RECORD_BELOW for c in _changes(o, tmp_path / "whole")]
+    # (sweeps count from 1: sweep i + 1 is low[i]; the test board's changes fall unevenly)
+    k = next(i for i in range(1, len(low)) if low[i] and not low[i - 1]) + 1  # a plain sweep, below after it
+    j = next(i for i in range(1, len(low)) if low[i] and low[i - 1]) + 1  # a recording one, below after it
+    plain, recording = tmp_path / "plain", tmp_path / "recording"
+    _stopped(o, plain, k + 1)
+    info = json.loads((plain / checkpoint.CHECKPOINT_INFO).read_text())
+    assert info["sweeps"] == k and info["change"] < walk.WALK_RECORD_BELOW
+    assert not checkpoint.keeps_skip(plain)
+    assert not any("only what can have changed" in s for s in _status_lines(plain))
+    _stopped(o, recording, j + 1)
+    info = json.loads((recording / checkpoint.CHECKPOINT_INFO).read_text())
+    assert info["sweeps"] == j and info["change"] < walk.WALK_RECORD_BELOW
+    assert checkpoint.keeps_skip(recording) and info["skip"]["round"] == j - 1
+    assert any("resumes from it (its first full sweep generating only what can have changed" in s
+               for s in _status_lines(recording))
+
+
+def test_an_older_builds_record_after_a_large_change_is_left_unused(tmp_path, monkeypatch) -> None:
+    """A checkpoint of an older build kept the record after every round: where its last round moved
+    the values by WALK_RECORD_BELOW or more, the status says the first full sweep generates every
+    state, and the resumed run drops the record unread (its bytes need not be loaded), saying why."""
+    o = mini_options(tmp_path, 4)
+    root = tmp_path / "t"
+    with monkeypatch.context() as mp:
+        mp.setattr(walk, "record_read", lambda recorded, change: True)  # the older build's checkpoints
+        _stopped(o, root, 4)
+    info = json.loads((root / checkpoint.CHECKPOINT_INFO).read_text())
     assert info["change"] >= walk.WALK_RECORD_BELOW and checkpoint.keeps_skip(root)
+    lines = _status_lines(root)
+    assert any(f"its first full sweep generating every state: the last round moved the values by {info['change']:.3g}"
+               in s for s in lines)
+    assert not any("only what can have changed" in s for s in lines)
     _, _, said = _resumed(o, root)
     assert any(s.startswith("the checkpoint's skip record is left unused: its last round changed the values by "
                             f"{info['change']:.3g}") for s in said)

@@ -277,8 +277,13 @@ def status_reply(found: dict[str, Any]) -> Reply:
         if not ck["same_options"]:
             lines.append("the checkpoint belongs to other options: this command would ignore it and start over")
         elif not found["running"]:
-            kept = (" (its first full sweep generating only what can have changed: the checkpoint keeps the "
-                    "skip's leads and the walk's policy)") if ck.get("skip_kept") else ""
+            kept = ""
+            if ck.get("skip_kept") and walk.records_after(None, ck["change"]):
+                kept = (" (its first full sweep generating only what can have changed: the checkpoint keeps the "
+                        "skip's leads and the walk's policy)")
+            elif ck.get("skip_kept"):  # (kept by an older build after a round that moved the values much)
+                kept = (f" (its first full sweep generating every state: the last round moved the values by "
+                        f"{ck['change']:.3g}, too much for the skip's record it keeps to prove anything)")
             lines.append("the same command without --status resumes from it" + kept)
     lines.append(f"files: {found['bytes'] / 2**30:.2f} GiB")
     return Reply(found, lines)

@@ -186,8 +186,8 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     ``earlier``: the solve's seconds before this run's rounds (its earlier runs', as its checkpoint
     recorded them), which the checkpoints and the round log add to this run's.
 
-    Where the policy is mapped from its file, each round's checkpoint also keeps the skip's state
-    (``keep_skip``), and a run resumed from it (``kept``: the checkpoint's record, with the
+    Where the policy is mapped from its file, a round's checkpoint also keeps the skip's state
+    (``keep_skip``) where the next full sweep would read it (``record_read``), and a run resumed from it (``kept``: the checkpoint's record, with the
     policy file it kept) takes it up: its first full sweep skips what cannot have changed
     instead of generating every state, with the same values.
 
@@ -236,8 +236,10 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     hot_rounds = bool(WALK_HOT_SWEEPS) and getattr(K, "hot_sets", False)
     # the hot sets' marks: a byte a state here, unless the engine finds its hot sets itself (a GPU's)
     mark = np.zeros(values.shape[0], dtype=np.uint8) if hot_rounds and not finds_hot_sets(K) else None
+    recorded = False  # whether the last full sweep recorded leads (a checkpoint keeps the record only then)
     pacer = checkpoint.Pacer(root, values,
-                             (lambda: keep_skip(cast(Skip | BlockSkip, skip), policy, values)) if keeps else None,
+                             (lambda: keep_skip(cast(Skip | BlockSkip, skip), policy, values)
+                              if record_read(recorded, before) else None) if keeps else None,
                              lambda: record_worth(rows))
     if resumed and sweeps and rows:  # a stop in this run's first round is decided as in a later one
         pacer.resumed(walk_info(header, tolerance, sweeps, cheap, hot, stage, float(rows[-1]["change"]), earlier, rows,
@@ -262,9 +264,9 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
             while sweeps < max_sweeps:
                 t0 = time.perf_counter()
                 label = f"sweep {sweeps + 1} (1 - discount {d:g})" if d else f"sweep {sweeps + 1}"
-                last = full_sweep(K, values, threads, label, show_progress, policy, g, damp, skip, counted,
-                                  records_after(skip, before))
-                before = last
+                records = records_after(skip, before)
+                last = full_sweep(K, values, threads, label, show_progress, policy, g, damp, skip, counted, records)
+                before, recorded = last, records
                 t_full = time.perf_counter() - t0
                 sweeps += 1
                 if last < tolerance and d == 0.0:
@@ -396,6 +398,15 @@ def records_after(skip: Skip | BlockSkip | None, change: float | None) -> bool:
     1.13-1.15x a plain backup. The one place that says so: the full sweep's ``record`` and whether a
     resumed run takes up the checkpoint's skip record both follow it."""
     return change is None or change < WALK_RECORD_BELOW
+
+
+def record_read(recorded: bool, change: float | None) -> bool:
+    """Whether a round's checkpoint keeps the skip's record: only where the round's full sweep
+    recorded leads (``recorded``; a plain one leaves every lead "never") and the next full sweep,
+    after this one's largest ``change``, records too and so would read them (``records_after``).
+    Otherwise the record (1.3 GB at seven pieces) would be written and synced every round only to
+    be left unused by a resumed run."""
+    return recorded and records_after(None, change)
 
 
 def record_worth(rows: list[dict[str, Any]]) -> float:
