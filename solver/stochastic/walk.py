@@ -187,9 +187,10 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     recorded them), which the checkpoints and the round log add to this run's.
 
     Where the policy is mapped from its file, a round's checkpoint also keeps the skip's state
-    (``keep_skip``) where the next full sweep would read it (``record_read``), and a run resumed from it (``kept``: the checkpoint's record, with the
-    policy file it kept) takes it up: its first full sweep skips what cannot have changed
-    instead of generating every state, with the same values.
+    (``keep_skip``) where the next full sweep would read it (``record_read``), and a run resumed
+    from it (``kept``: the checkpoint's record, with the policy file it kept) takes it up: its
+    first full sweep skips what cannot have changed instead of generating every state, with the
+    same values.
 
     ``history``: the rounds' rows (``round_row``) the checkpoint resumed from kept; each round
     adds one, and every checkpoint keeps the last HISTORY_ROWS of them, so that a resumed stage's
