@@ -121,3 +121,66 @@ def test_the_early_aims_leave_the_values_as_near_a_tight_solve(tmp_path, monkeyp
     assert default <= 1.01 * finer < 5e-5 and coarse < 5e-5
     monkeypatch.setattr(walk, "WALK_TAIL_FULL_ABOVE", 0.0)  # the undiscounted stage polishing only
     assert np.abs(values("coarse-polished", (1e-1, 1e-3)) - tight).max() > 5e-5
+
+
+def test_the_environment_sets_a_runs_early_aims_and_its_checkpoints_keep_them(tmp_path, monkeypatch) -> None:
+    """SOLVER_WALK_AIMS sets the early stages' aims for one run (a long solve whose rounds cost half
+    an hour ends its second stage at 1e-2, resumed with the same command); a bad value is an
+    InputError; a checkpoint keeps the aims its run ended the stages at, so a status read where the
+    environment does not say them still names where the stage ends."""
+    from gamesolver.solver.errors import InputError
+    from gamesolver.solver.stochastic import checkpoint
+
+    monkeypatch.delenv(schedule.AIMS_ENV, raising=False)
+    assert schedule.early_aims() == schedule.WALK_EARLY_AIM == (3e-2, 1e-3)
+    monkeypatch.setenv(schedule.AIMS_ENV, " 3e-2, 1e-2 ")
+    assert schedule.early_aims() == (3e-2, 1e-2)
+    assert [schedule.stage_end(s, 1e-5) for s in range(3)] == pytest.approx([3e-2, 1e-2, 1e-6])
+    monkeypatch.setenv(schedule.AIMS_ENV, "1e-4")
+    assert [schedule.early_aim(s) for s in range(3)] == [1e-4] * 3
+    for bad in ("abc", "1", "-1e-2", "3e-2,,1e-2", "nan", "inf"):
+        monkeypatch.setenv(schedule.AIMS_ENV, bad)
+        with pytest.raises(InputError, match=f"SOLVER_WALK_AIMS must be .* got {re.escape(repr(bad))}"):
+            schedule.early_aims()
+
+    o = mini_options(tmp_path, 4)
+    game = kernel(o)
+
+    def second_stage(name: str) -> list[float]:
+        said: list[str] = []
+        solve_values(game, tmp_path / name, o.header(), tolerance=1e-5, threads=1, log=said.append)
+        return stages(said)["0.0001"]
+
+    monkeypatch.setenv(schedule.AIMS_ENV, "3e-2,1e-2")
+    coarse = second_stage("coarse")
+    monkeypatch.delenv(schedule.AIMS_ENV)
+    fine = second_stage("fine")
+    # each ends at the first round below its own aim: the coarser one rounds earlier
+    assert coarse[-1] < 1e-2 <= min(coarse[:-1] or [1.0]) and fine[-1] < 1e-3 <= min(fine[:-1])
+    assert len(coarse) < len(fine)
+
+    # the checkpoint keeps the run's aims; a status without the environment reads them from it
+    monkeypatch.setenv(schedule.AIMS_ENV, "3e-2,1e-2")
+    info = walk.walk_info(o.header(), 1e-5, 12, 40, 0, 1, 0.05)
+    assert info["aims"] == [3e-2, 1e-2]
+    root = tmp_path / "ck"
+    root.mkdir()
+    checkpoint.write_checkpoint(root, np.zeros(16, dtype=np.float32), info)
+    monkeypatch.delenv(schedule.AIMS_ENV)
+    assert checkpoint.report(root, o.header())["checkpoint"]["ends_at"] == pytest.approx(1e-2)
+    del info["aims"]  # one written before checkpoints kept them: this run's aims
+    checkpoint.write_checkpoint(root, np.zeros(16, dtype=np.float32), info)
+    assert checkpoint.report(root, o.header())["checkpoint"]["ends_at"] == pytest.approx(1e-3)
+    assert "aims" not in walk.walk_info(o.header(), 1e-5, 12, 40, 0, 1, 0.05, early=False)  # a repair's walk
+
+
+def test_a_bad_aims_variable_stops_the_solve_before_it_writes(tmp_path, monkeypatch) -> None:
+    from click.testing import CliRunner
+
+    from gamesolver.solver.cli import cli
+
+    monkeypatch.setenv(schedule.AIMS_ENV, "1e-2;1e-3")
+    out = tmp_path / "t"
+    r = CliRunner().invoke(cli, ["ur", "solve", "--pieces", "2", "--out", str(out)])
+    assert r.exit_code == 2 and "Traceback" not in r.output and len(r.output.strip().splitlines()) == 1
+    assert "SOLVER_WALK_AIMS must be" in r.output and not out.exists()

@@ -15,7 +15,7 @@ from gamesolver.solver.errors import InputError
 from gamesolver.solver.report import example
 from gamesolver.solver.stochastic.outcomes import GRAPH_CHOICES
 from gamesolver.solver.stochastic.planning import POLICY_PLACES
-from gamesolver.solver.stochastic.schedule import METHODS
+from gamesolver.solver.stochastic.schedule import METHODS, early_aims
 from gamesolver.solver.stochastic.walk import skips_by_blocks
 
 
@@ -109,7 +109,8 @@ def solve_cmd(pieces: int, board_file: str | None, dice_file: str | None, out: s
     if local_repairs is not None and local_repairs < 0:
         raise InputError(f"--local-repairs must be 0 or more; got {local_repairs}")
     _check_backend(backend, address, workers)
-    skips_by_blocks()  # (SOLVER_WALK_SKIP checked before anything starts)
+    skips_by_blocks()  # (SOLVER_WALK_SKIP and SOLVER_WALK_AIMS checked before anything starts)
+    early_aims()
     if policy_place != "auto" and (method != "walk" or backend != "cpu"):
         raise InputError("--walk-policy applies to the walk (--method walk) on --backend cpu; the GPU and Ray "
                          "engines keep the policy where they sweep")

@@ -183,7 +183,7 @@ class Family(ABC):
             if ck is None or "unreadable" in ck or "stage" not in ck:
                 raise InputError(f"--plot: {root} holds no walk's checkpoint whose rounds could be drawn")
             title = f"{'fort rules' if self.name == 'fort' else self.name}, {self.pieces} pieces"
-            drawn = plot_rounds(ck["rounds"], ck["discounts"], ck.get("tolerance"), plot, title)
+            drawn = plot_rounds(ck["rounds"], ck["discounts"], ck.get("tolerance"), plot, title, ck.get("aims"))
             reply.fields["plot"] = str(drawn)
             reply.notes.append(f"drew its rounds to {drawn}")
         return reply

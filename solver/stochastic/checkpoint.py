@@ -376,13 +376,16 @@ def report(root: Path, header: dict[str, Any]) -> dict[str, Any]:
                        "tolerance": float(info["tolerance"]) if info.get("tolerance") is not None else None,
                        "policy_sweeps": int(info.get("policy_sweeps", 0)),
                        "discount_gap": discounts[stage] if stage < len(discounts) else 0.0})
+            if isinstance(info.get("aims"), list) and info["aims"]:  # the early aims the run that wrote it ran with
+                ck["aims"] = [float(a) for a in info["aims"]]
             if info.get("walked") is not None:  # the walk's last checkpoint: the endless check next
                 ck["walked"] = float(info["walked"])
                 crc = info.get("walked_crc")
                 ck["check_passes"] = marks_passes(root, int(crc)) if crc is not None else None
             if tuple(discounts) == tuple(schedule.WALK_DISCOUNTS) and info.get("tolerance") is not None:
                 # where this build ends the stage (an undiscounted one: the residual it ends below)
-                ck["ends_at"] = schedule.stage_end(stage, float(info["tolerance"]), ck["early_aims"])
+                ck["ends_at"] = schedule.stage_end(stage, float(info["tolerance"]), ck["early_aims"],
+                                                   tuple(ck["aims"]) if "aims" in ck else None)
         if "tier" in info:
             ck.update({"tier": int(info["tier"]), "tiers": int(info.get("tiers", 0))})
     except (OSError, ValueError, TypeError) as exc:

@@ -21,10 +21,11 @@ def stage_name(stage: int, discounts: list[float]) -> str:
 
 
 def plot_rounds(rows: list[dict[str, Any]], discounts: list[float], tolerance: float | None,
-                path: str | os.PathLike[str], title: str) -> Path:
+                path: str | os.PathLike[str], title: str, aims: list[float] | None = None) -> Path:
     """Draw ``rows`` (a checkpoint's rounds, oldest first) to a PNG at ``path``, written whole or
     not at all; ``discounts``: the walk's stages' 1 - discount, ``tolerance``: the solve's (for
-    where each stage ends; None leaves the ends out). InputError where there are no rows."""
+    where each stage ends; None leaves the ends out), ``aims``: the early stages' aims the solve ran
+    with (None: this run's, ``schedule.early_aims``). InputError where there are no rows."""
     if not rows:
         raise InputError("the checkpoint keeps no rounds to draw (it was written before checkpoints kept "
                          "them, or before the first round ended)")
@@ -49,7 +50,7 @@ def plot_rounds(rows: list[dict[str, Any]], discounts: list[float], tolerance: f
             top.semilogy(x, [max(r["change"], 1e-12) for r in mine], "o-", markersize=3, color=colour,
                          label=stage_name(stage, discounts) + which, markerfacecolor="none" if repair else colour)
             if tolerance is not None and stage <= len(discounts):
-                end = schedule.stage_end(stage, tolerance, not repair) if stage < len(discounts) else tolerance
+                end = schedule.stage_end(stage, tolerance, not repair, tuple(aims) if aims else None) if stage < len(discounts) else tolerance
                 top.hlines(end, x[0] - 0.5, x[-1] + 0.5, colors=colour, linestyles="--", linewidth=1)
             bottom.bar(x, [r["round_s"] / per for r in mine], color=colour, alpha=0.35, width=0.8)
             bottom.bar(x, [r["full_s"] / per for r in mine], color=colour, width=0.5)

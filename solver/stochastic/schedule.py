@@ -5,7 +5,10 @@ a solve accepts. ``walk_stage`` maps a checkpoint's stage into the current sched
 """
 from __future__ import annotations
 
+import os
 from typing import Any
+
+from gamesolver.solver.errors import InputError
 
 
 DEFAULT_TOLERANCE = 1e-6
@@ -16,7 +19,8 @@ WALK_STAGE_FACTOR = 10  # a discounted stage of the walk ends at a change of tol
 # ... except the stages before the last discounted one, which end at a change of their entry here
 # (when larger; 0: every stage to tolerance / 10; a single number: the same for each): the next
 # stage's first sweeps move values by 0.03-0.2 (after the first) and 1e-3 to 6e-3 (after the
-# second) anyway. The first stage ends at 3e-2 and the second at 1e-3: on K = 4, regenerating,
+# second) anyway. The first stage ends at 3e-2 and the second at 1e-3 (the environment's
+# SOLVER_WALK_AIMS sets them for a run: ``early_aims``): on K = 4, regenerating,
 # 34.7 full-sweep equivalents generated against 36.6 ending the first at 1e-2 (three runs against
 # seven) and 42.6 ending both at 1e-4, the tables as near the proof; ending the first at 1e-1
 # generated 33.2 but left the test board's values 4.5 times farther from a tight solve (9.7e-5
@@ -34,21 +38,43 @@ WALK_DISCOUNTS = (1e-2, 1e-4, 1e-6)
 FIRST_WALK_DISCOUNTS = (1e-2, 1e-3, 1e-4, 1e-5, 1e-6)  # the walk's stages before checkpoints named them
 
 
-def early_aim(stage: int) -> float:
-    """Where the walk's discounted stage ``stage`` ends when it is not the last discounted one:
-    WALK_EARLY_AIM, or that stage's entry where it is a tuple (its last entry past its end)."""
-    aims = WALK_EARLY_AIM if isinstance(WALK_EARLY_AIM, tuple) else (WALK_EARLY_AIM,)
+AIMS_ENV = "SOLVER_WALK_AIMS"  # the early stages' aims for one run: "3e-2,1e-2" (``early_aims``)
+
+
+def early_aims() -> tuple[float, ...]:
+    """The walk's early stages' aims for this run: the environment's SOLVER_WALK_AIMS where set (one
+    number, or one a stage separated by commas, each from 0 to 1), else WALK_EARLY_AIM. A long solve
+    whose rounds cost half an hour can end its second stage at 1e-2 (docs/design/walk.md, "Coarser
+    early stages"), resumed with the same command. Any other value is an ``InputError``."""
+    given = os.environ.get(AIMS_ENV, "").strip()
+    if not given:
+        return WALK_EARLY_AIM if isinstance(WALK_EARLY_AIM, tuple) else (WALK_EARLY_AIM,)
+    try:
+        aims = tuple(float(part) for part in given.split(","))
+    except ValueError:
+        aims = ()
+    if not aims or not all(0 <= a < 1 for a in aims):
+        raise InputError(f"{AIMS_ENV} must be the early stages' aims, numbers from 0 to below 1 separated by "
+                         f"commas (e.g. 3e-2,1e-2); got {given!r}")
+    return aims
+
+
+def early_aim(stage: int, aims: tuple[float, ...] | None = None) -> float:
+    """Where the walk's discounted stage ``stage`` ends when it is not the last discounted one: its
+    entry in ``aims`` (default ``early_aims()``; its last entry past its end)."""
+    aims = early_aims() if aims is None else aims
     return float(aims[min(stage, len(aims) - 1)])
 
 
-def stage_end(stage: int, tolerance: float, early: bool = True) -> float:
+def stage_end(stage: int, tolerance: float, early: bool = True, aims: tuple[float, ...] | None = None) -> float:
     """The largest change at which the walk's stage ``stage`` ends (WALK_DISCOUNTS, then the
     undiscounted stage, which ends at a residual below ``tolerance``): the early stages at their
-    aim, the last discounted one at tolerance / WALK_STAGE_FACTOR; with ``early`` False (a
-    repair's walk, which must reach each discounted game's value) every discounted stage there."""
+    aim (``early_aim``, from ``aims``), the last discounted one at tolerance / WALK_STAGE_FACTOR; with
+    ``early`` False (a repair's walk, which must reach each discounted game's value) every
+    discounted stage there."""
     aim = tolerance / WALK_STAGE_FACTOR
     if early and stage < len(WALK_DISCOUNTS) - 1:
-        return max(aim, early_aim(stage))
+        return max(aim, early_aim(stage, aims))
     return aim if stage < len(WALK_DISCOUNTS) else tolerance
 
 

@@ -733,12 +733,16 @@ def walk_info(header: dict[str, Any], tolerance: float, sweeps: int, cheap: int,
     """A walk checkpoint's record; ``seconds``: the solve's, all its runs together; ``rows``: the
     rounds' history (``round_row``); ``early``: False in a repair's walk, whose every discounted
     stage ends at tolerance / 10 (``schedule.stage_end``), so that a resumed one goes on so;
-    ``repairs``: the endless-check repairs made so far (kept where any were made)."""
+    ``repairs``: the endless-check repairs made so far (kept where any were made). The early stages'
+    aims this run ends them at (``schedule.early_aims``) go with it, for a status to say where a
+    stage ends."""
     info = {"sweeps": sweeps, "policy_sweeps": cheap, "hot_states": hot, "stage": stage,
             "discounts": list(schedule.WALK_DISCOUNTS), "change": change, "options": header, "tolerance": tolerance,
             "method": "walk", "seconds": round(seconds, 3), "rounds": list(rows or [])}
     if not early:
         info["early_aims"] = False
+    else:
+        info["aims"] = list(schedule.early_aims())
     if repairs:
         info["repairs"] = repairs
     return info
