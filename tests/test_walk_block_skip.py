@@ -368,6 +368,14 @@ def test_a_resumed_walk_reads_its_blocks_instead_of_finding_them_again(tmp_path,
     assert held > 0 and skip.BlockSkip(K, np.float32, blocks_file=kept, game_id=game_id).block_bytes == held
     line = next(s for s in said if s.startswith("the skip's blocks were found"))
     assert line.endswith(f"they hold {held / 2**20:,.0f} MiB of memory")
+    # --status says they are kept and whether a run with these options reads them
+    from gamesolver.games.ur.family import status_reply
+
+    found = checkpoint.report(root, info["options"])
+    assert found["blocks"] == {"bytes": kept.stat().st_size, "same_options": True}
+    assert any("reads them instead of finding them again" in x for x in status_reply(found).lines)
+    other = checkpoint.report(root, {**info["options"], "pieces": 3})["blocks"]
+    assert other["same_options"] is False
 
     def boom(*args, **kw):
         raise AssertionError("a resumed walk found its blocks again")
@@ -387,3 +395,4 @@ def test_a_resumed_walk_reads_its_blocks_instead_of_finding_them_again(tmp_path,
     assert skip.read_blocks(kept, K.state_count, K.block_count + 1, game_id) is None
     kept.write_bytes(b"not a zip")
     assert skip.read_blocks(kept, K.state_count, K.block_count, game_id) is None
+    assert checkpoint.blocks_game(kept) is None and not checkpoint.report(root, info["options"])["blocks"]["same_options"]

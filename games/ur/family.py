@@ -285,6 +285,12 @@ def status_reply(found: dict[str, Any]) -> Reply:
                 kept = (f" (its first full sweep generating every state: the last round moved the values by "
                         f"{ck['change']:.3g}, too much for the skip's record it keeps to prove anything)")
             lines.append("the same command without --status resumes from it" + kept)
+    blocks = found.get("blocks")
+    if blocks and not found["table"]:
+        lines.append(f"the skip's blocks are kept there ({blocks['bytes'] / 2**20:,.0f} MiB): "
+                     + ("a run that skips by them (SOLVER_WALK_SKIP=blocks) reads them instead of finding them again"
+                           if blocks["same_options"]
+                        else "they belong to other options, so a run here finds its own again"))
     lines.append(f"files: {found['bytes'] / 2**30:.2f} GiB")
     return Reply(found, lines)
 

@@ -346,15 +346,31 @@ def stopped_message(root: Path) -> str:
             f"{root} to start over and free the disk")
 
 
+def blocks_game(file: Path) -> str | None:
+    """The options (``game_id``) a kept blocks file (``skip.write_blocks``) belongs to, read
+    without its arrays; None where it cannot be read."""
+    try:
+        with np.load(file, allow_pickle=False) as f:
+            return str(f["game"])
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+        return None
+
+
 def report(root: Path, header: dict[str, Any]) -> dict[str, Any]:
     """What a solve's folder holds, read without disturbing a solve that runs there: whether one
     holds it now (``running``: the lock's note, else None), whether a finished table is there, the
     checkpoint's counts (None where there is none; ``{"unreadable": why}`` where it cannot be
     read), whether it belongs to ``header``'s options (else the same command would start over),
-    and the bytes the folder's files take."""
+    and the bytes the folder's files take; ``blocks``, where the skip's blocks are kept there
+    (BLOCKS_FILE): their bytes and whether they belong to ``header``'s options (a run with them
+    reads them rather than finding them again, checkpoint or none)."""
     out: dict[str, Any] = {"folder": str(root), "exists": root.is_dir(), "running": holder(root),
                            "table": (root / "header.json").is_file(), "checkpoint": None,
                            "bytes": _folder_bytes(root)}
+    blocks = root / BLOCKS_FILE
+    if blocks.is_file():
+        out["blocks"] = {"bytes": blocks.stat().st_size,
+                         "same_options": blocks_game(blocks) == json.dumps(header, sort_keys=True)}
     info_file = root / CHECKPOINT_INFO
     if not info_file.is_file():
         return out
