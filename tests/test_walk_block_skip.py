@@ -395,4 +395,4 @@ def test_a_resumed_walk_reads_its_blocks_instead_of_finding_them_again(tmp_path,
     assert skip.read_blocks(kept, K.state_count, K.block_count + 1, game_id) is None
     kept.write_bytes(b"not a zip")
     assert skip.read_blocks(kept, K.state_count, K.block_count, game_id) is None
-    assert checkpoint.blocks_game(kept) is None and not checkpoint.report(root, info["options"])["blocks"]["same_options"]
+    assert skip.blocks_game(kept) is None and not checkpoint.report(root, info["options"])["blocks"]["same_options"]

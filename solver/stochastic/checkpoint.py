@@ -24,7 +24,7 @@ from gamesolver.solver.errors import Interrupted, TableWriteError
 from gamesolver.solver.tables.atomic import SYNC_FROM, replace_synced
 from gamesolver.solver.tables.lock import holder
 from gamesolver.solver.tables.table import CHECKPOINT_FORMAT
-from gamesolver.solver.stochastic import schedule
+from gamesolver.solver.stochastic import schedule, skip
 
 
 CHECKPOINT = "checkpoint.npy"
@@ -346,16 +346,6 @@ def stopped_message(root: Path) -> str:
             f"{root} to start over and free the disk")
 
 
-def blocks_game(file: Path) -> str | None:
-    """The options (``game_id``) a kept blocks file (``skip.write_blocks``) belongs to, read
-    without its arrays; None where it cannot be read."""
-    try:
-        with np.load(file, allow_pickle=False) as f:
-            return str(f["game"])
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile):
-        return None
-
-
 def report(root: Path, header: dict[str, Any]) -> dict[str, Any]:
     """What a solve's folder holds, read without disturbing a solve that runs there: whether one
     holds it now (``running``: the lock's note, else None), whether a finished table is there, the
@@ -370,7 +360,7 @@ def report(root: Path, header: dict[str, Any]) -> dict[str, Any]:
     blocks = root / BLOCKS_FILE
     if blocks.is_file():
         out["blocks"] = {"bytes": blocks.stat().st_size,
-                         "same_options": blocks_game(blocks) == json.dumps(header, sort_keys=True)}
+                         "same_options": skip.blocks_game(blocks) == skip.blocks_id(header)}
     info_file = root / CHECKPOINT_INFO
     if not info_file.is_file():
         return out

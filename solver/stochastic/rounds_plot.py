@@ -50,7 +50,8 @@ def plot_rounds(rows: list[dict[str, Any]], discounts: list[float], tolerance: f
             top.semilogy(x, [max(r["change"], 1e-12) for r in mine], "o-", markersize=3, color=colour,
                          label=stage_name(stage, discounts) + which, markerfacecolor="none" if repair else colour)
             if tolerance is not None and stage <= len(discounts):
-                end = schedule.stage_end(stage, tolerance, not repair, tuple(aims) if aims else None) if stage < len(discounts) else tolerance
+                end = (schedule.stage_end(stage, tolerance, not repair, tuple(aims) if aims else None)
+                       if stage < len(discounts) else tolerance)
                 top.hlines(end, x[0] - 0.5, x[-1] + 0.5, colors=colour, linestyles="--", linewidth=1)
             bottom.bar(x, [r["round_s"] / per for r in mine], color=colour, alpha=0.35, width=0.8)
             bottom.bar(x, [r["full_s"] / per for r in mine], color=colour, width=0.5)

@@ -45,6 +45,7 @@ measured).
 """
 from __future__ import annotations
 
+import json
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -358,6 +359,14 @@ def write_blocks(file: Path, n: int, nb: int, game_id: str, arrays: tuple[np.nda
         tmp.unlink(missing_ok=True)
 
 
+_UNREADABLE = (OSError, ValueError, KeyError, zipfile.BadZipFile)  # a blocks file missing or broken
+
+
+def blocks_id(header: dict[str, Any]) -> str:
+    """The ``game_id`` a solve's blocks are kept for: its options (``header``) as sorted JSON."""
+    return json.dumps(header, sort_keys=True)
+
+
 def read_blocks(file: Path, n: int, nb: int, game_id: str) -> tuple[np.ndarray, ...] | None:
     """The arrays ``write_blocks`` kept (``BLOCK_ARRAYS``' order) where the file holds them for
     these counts and this game; else (missing, unreadable, another game's) None."""
@@ -366,7 +375,17 @@ def read_blocks(file: Path, n: int, nb: int, game_id: str) -> tuple[np.ndarray, 
             if int(f["n"]) != n or int(f["nb"]) != nb or str(f["game"]) != game_id:
                 return None
             return tuple(np.asarray(f[name]) for name in BLOCK_ARRAYS)
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+    except _UNREADABLE:
+        return None
+
+
+def blocks_game(file: Path) -> str | None:
+    """The ``game_id`` a kept blocks file belongs to, read without its arrays (a solve's status);
+    None where it cannot be read."""
+    try:
+        with np.load(file, allow_pickle=False) as f:
+            return str(f["game"])
+    except _UNREADABLE:
         return None
 
 

@@ -8,7 +8,6 @@ sweep with a progress bar that the walk, the plain sweeps and the repairs all us
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 import statistics
@@ -22,7 +21,7 @@ from gamesolver.solver.stochastic.engine import DeviceHotSets, Engine, HotSets, 
 from gamesolver.solver.limits import duration
 from gamesolver.solver.progress import progress
 from gamesolver.solver.errors import InputError
-from gamesolver.solver.stochastic.skip import BY_BLOCKS, ONE_BOUND, BlockSkip, Skip
+from gamesolver.solver.stochastic.skip import BY_BLOCKS, ONE_BOUND, BlockSkip, Skip, blocks_id
 from gamesolver.solver.stochastic import checkpoint, schedule
 
 
@@ -214,7 +213,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
     can_skip = getattr(K, "skips", False)
     # the copy of the values goes beside a policy mapped from a file, so that it pages as the policy does
     copy_file = root / checkpoint.COPY_FILE if isinstance(policy, np.memmap) else None
-    skip = new_skip(K, values, copy_file, threads, json.dumps(header, sort_keys=True), log) \
+    skip = new_skip(K, values, copy_file, threads, blocks_id(header), log) \
         if WALK_SKIP and can_skip else None
     keeps = skip is not None and copy_file is not None  # (a policy in memory ends with the run)
     rows = list(history or [])[-HISTORY_ROWS:]
