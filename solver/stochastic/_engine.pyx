@@ -754,7 +754,8 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
           const double[::1] bounds=None, double slack=2.0, double moved=0.0, int now=0,
           int64_t[::1] work=None, bint hint=True, const int64_t[::1] offsets=None,
           const uint8_t[:, ::1] counts=None, const int32_t[::1] codes=None, int ahead=PREFETCH_GRAPH,
-          uint16_t[::1] carry=None, const double[:, ::1] kbounds=None, double dg=0.0):
+          uint16_t[::1] carry=None, const double[:, ::1] kbounds=None, double dg=0.0,
+          int32_t[:, ::1] subset_rows=None):
     """One Gauss-Seidel sweep in place over ranks start..stop-1, generating every state's
     outcomes (or reading them from a stored graph); returns the largest change (with ``write=False``: the Bellman residual, nothing
     written). ``policy`` (one row per state, a column per roll) receives the greedy codes.
@@ -763,6 +764,10 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
     ending: the game stops, counted 0, with probability 1 - discount after each action.
     ``subset``: back up only these ranks (increasing), in that order, instead of ``start``/``stop``
     (a few states the endless check flagged, repaired alone while the rest stay put).
+    ``subset_rows`` (a row for each of ``subset``'s states, in its order; instead of ``policy``):
+    the greedy codes of ``subset[i]`` go to ``subset_rows[i]``. Sweeps that rewrite a few
+    scattered rows many times then dirty a small array instead of pages all over a policy mapped
+    from a file, and the caller copies the rows into the policy once (``walk.greedy_sweeps``).
 
     ``lead``, ``stamp``, ``bounds`` (256 float64), ``slack``, ``moved``, ``now`` (0..254): skip
     what cannot change (see "skipping a backup" above; needs ``policy``). ``moved``: the largest
@@ -796,6 +801,13 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
     if subset is not None:
         start, stop, backwards = 0, m, False
     cdef int32_t* P = policy_rows(game, policy)
+    cdef bint by_place = subset_rows is not None
+    if by_place:
+        if subset is None or policy is not None or lead is not None or carry is not None:
+            raise ValueError("subset_rows takes a subset's rows instead of a policy, in a sweep that does not skip")
+        if subset_rows.shape[0] != m or subset_rows.shape[1] != game.nrolls:
+            raise ValueError(f"subset_rows must have shape ({m}, {game.nrolls}): a row for each state of the subset")
+        P = &subset_rows[0, 0] if m else NULL
     cdef uint8_t* LD = NULL
     cdef uint8_t* ST = NULL
     cdef const double* BD = NULL
@@ -845,15 +857,15 @@ def sweep(StochasticGame game, real[::1] V, int threads=1, int64_t start=0, int6
         if from_graph:
             stored_from(&st, game, offsets, counts, codes)
             with nogil:
-                sweep_loop(game, &st, Vp, g, start, stop, backwards, write, S, P, LD, ST, BD, slack, moved, now_, nt,
-                           worst, made, seen, gahead, lookahead, L2, KB, nb, dg)
+                sweep_loop(game, &st, Vp, g, start, stop, backwards, write, S, P, by_place, LD, ST, BD, slack, moved,
+                           now_, nt, worst, made, seen, gahead, lookahead, L2, KB, nb, dg)
         else:
             gen.outs = new_outcomes(nt)
             if hint:
                 hint_values(gen.outs, nt, Vp, sizeof(real))
             with nogil:
-                sweep_loop(game, &gen, Vp, g, start, stop, backwards, write, S, P, LD, ST, BD, slack, moved, now_, nt,
-                           worst, made, seen, 0, lookahead, L2, KB, nb, dg)
+                sweep_loop(game, &gen, Vp, g, start, stop, backwards, write, S, P, by_place, LD, ST, BD, slack, moved,
+                           now_, nt, worst, made, seen, 0, lookahead, L2, KB, nb, dg)
         if work is not None:
             for t in range(nt):
                 work[0] += made[t * 8]
@@ -879,12 +891,13 @@ cdef inline void published_store(real* Vp, int64_t s, real v, real* worst, doubl
 
 
 cdef void sweep_loop(StochasticGame game, source_t* src, real* Vp, real g, int64_t start, int64_t stop,
-                     bint backwards, bint write, const int64_t* S, int32_t* P, uint8_t* LD, uint8_t* ST,
+                     bint backwards, bint write, const int64_t* S, int32_t* P, bint by_place, uint8_t* LD, uint8_t* ST,
                      const double* BD, double slack, double moved, uint8_t now_, int nt, real* worst,
                      int64_t* made, double* seen, int64_t ahead, int64_t lookahead, uint16_t* L2,
                      const double* KB, int64_t nb, double dg) noexcept nogil:
     """``sweep``'s loop over one outcome source (``ahead``: the stored graph's prefetch distance;
-    ``lookahead``: how far on the policy rows a skipping sweep will read are asked for)."""
+    ``lookahead``: how far on the policy rows a skipping sweep will read are asked for;
+    ``by_place``: ``P`` holds a row for each place in the subset, not for each rank)."""
     cdef int64_t s, i, j, y
     cdef int tid, r, R = game.nrolls, G = game.ngroups
     cdef real v, d
@@ -980,12 +993,13 @@ cdef void sweep_loop(StochasticGame game, source_t* src, real* Vp, real g, int64
         if source_t is Stored:
             made[tid * 8] += 1
             made[tid * 8 + 1] += F[s + 1] - F[s]
-            v = backup(game, C + F[s], N + s * G, Vp, g, (P + s * R) if P != NULL else NULL)
+            v = backup(game, C + F[s], N + s * G, Vp, g, (P + (i if by_place else s) * R) if P != NULL else NULL)
         else:
             game.generate(s, &outs[tid])
             made[tid * 8] += 1
             made[tid * 8 + 1] += outs[tid].n
-            v = backup(game, outs[tid].codes, outs[tid].counts, Vp, g, (P + s * R) if P != NULL else NULL)
+            v = backup(game, outs[tid].codes, outs[tid].counts, Vp, g,
+                       (P + (i if by_place else s) * R) if P != NULL else NULL)
         d = absval(v - Vp[s])
         if d > worst[tid * 16]:
             worst[tid * 16] = d

@@ -6,7 +6,8 @@ Ray actors) and ``backends.gpu.driver.GpuEngine`` (a CUDA device). Each module c
 
 Beyond it an engine may say what more it can do, read with ``getattr(engine, NAME, False)``:
 ``skips`` (``sweep`` takes the skip test's arrays: ``solver.stochastic.skip``), ``subset_sweeps``
-(``sweep`` takes ``subset=``: a list of ranks alone), ``hot_sets`` (``evaluate`` takes ``subset``,
+(``sweep`` takes ``subset=``: a list of ranks alone), ``subset_rows`` (such a sweep records the
+subset's rows in an array of their own, ``subset_rows=``, instead of the policy), ``hot_sets`` (``evaluate`` takes ``subset``,
 ``mark`` and ``above``: the walk's hot rounds) and ``device_hot_sets`` (``hot_set``: the hot set
 found where the values are).
 """

@@ -49,6 +49,7 @@ class Regenerated:
                                    policy=policy, discount=discount, subset=subset, **skip))
 
     subset_sweeps = True  # ``sweep`` can back up a list of states alone (the endless check's local repair)
+    subset_rows = True  # ... and record their rows in an array of their own (``subset_rows``: a row each, in order)
     hot_sets = True  # ``evaluate`` can sweep a subset of the states and mark the ones it changed
 
     def evaluate(self, policy: np.ndarray, V: np.ndarray, threads: int = 1, discount: float = 1.0,

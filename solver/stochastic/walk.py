@@ -60,6 +60,12 @@ WALK_HOT_GREEDY = 100
 # change 0.277) spent some 1,600-2,000 s on its 100 greedy sweeps, two full sweeps' worth or more,
 # beside 200 s for its 20 policy sweeps of every state
 WALK_GREEDY_BUDGET = 1.0
+# ... with their rows kept apart and copied into the policy once, after the last of them, where the
+# hot set holds at most 1/this of the states (its rows then take as much of the policy's size):
+# greedy sweeps that wrote into a policy mapped from its file dirtied pages all over it, sweep
+# after sweep, and seven pieces' solve then waited on the disk's writeback (12% of the cores busy
+# for the 2.5 minutes of a round's greedy sweeps; docs/design/walk.md, "Greedy rows kept apart")
+WALK_GREEDY_ROWS_MOST = 16
 # ... in rounds whose full sweep changed a value by this or more (where the pair chases itself, as
 # WALK_CHASE_ABOVE). Below it the greedy sweeps only stir a float32 plateau: on the test board
 # (four pieces, one thread, tolerance 3e-7, no top-up) the last discounted stage's rounds at
@@ -292,6 +298,8 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                 was = cheap
                 evaluated: float | None = None  # the largest change of the round's last policy sweep
                 greedy = 0  # greedy sweeps of the round's hot set (``hot_round``)
+                greedy_s: list[float] = []  # ... their time
+                greedy_was = int(greedy_work[0])  # ... and the states they generated (the hot set's size times their count)
                 # a round that evaluates as the discounted stages' do: theirs, and the undiscounted
                 # stage's while it is still far from its aim
                 evaluates = bool(d) or far_from_aim(last, tolerance)
@@ -301,7 +309,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                     full, swept, evaluated, greedy = hot_round(
                         cast(HotSets, K), policy, values, threads, g, tolerance / 10, mark,
                         WALK_HOT_GREEDY if can_skip and last >= WALK_GREEDY_ABOVE else 0,
-                        skip.forget_states if skip is not None else None, greedy_work)
+                        skip.forget_states if skip is not None else None, greedy_work, greedy_s)
                     cheap += full
                     hot += swept
                 elif not done:
@@ -329,7 +337,9 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                 if log:  # the split says what a round costs where: the projections' policy share
                     generated = generated_words(skip)
                     policies = "" if evaluated is None else f" ({between} of every state, the last changing {evaluated:.2g})"
-                    policies += f", with {greedy} greedy sweeps of the hot set" if greedy else ""
+                    if greedy:
+                        policies += (f", with {greedy} greedy sweeps of the hot set ({(int(greedy_work[0]) - greedy_was) // greedy:,}"
+                                     f" states, {sum(greedy_s):.1f} s)")
                     held_words = "" if held_s is None else f", the flagged states' repair {held_s:.1f} s"
                     log(f"sweep {sweeps} (1 - discount {d:g}){' damped' if damp else ''}: largest change {last:.3g} "
                         f"(full sweep {t_full:.1f} s{generated}, policy sweeps {t_round - t_full - (held_s or 0.0):.1f} s"
@@ -790,7 +800,7 @@ def finds_hot_sets(K: Engine) -> bool:
 
 def hot_round(K: HotSets, policy: np.ndarray, values: np.ndarray, threads: int, g: float, floor: float,
               mark: np.ndarray | None, greedy: int = 0, forget: Callable[[np.ndarray], None] | None = None,
-              work: np.ndarray | None = None) -> tuple[int, int, float, int]:
+              work: np.ndarray | None = None, seconds: list[float] | None = None) -> tuple[int, int, float, int]:
     """The walk's policy sweeps in a discounted stage, spent where the error is; returns (sweeps of
     every state, states swept in the hot set, the largest change of the last sweep of every state,
     greedy sweeps of the hot set).
@@ -814,8 +824,8 @@ def hot_round(K: HotSets, policy: np.ndarray, values: np.ndarray, threads: int, 
     (fewer where the set is big: WALK_GREEDY_BUDGET full sweeps' worth of generation at most;
     ``greedy_sweeps``; where the set is marked here and the engine's sweep takes a subset), which
     record those states' rows anew; ``forget`` is then told their ranks (the skip's leads no
-    longer describe their rows) and ``work`` counts what they generated. Greedy backups are the
-    game's own equations, so the fixed points are the same."""
+    longer describe their rows), ``work`` counts what they generated and ``seconds`` receives
+    their time. Greedy backups are the game's own equations, so the fixed points are the same."""
     full, change = evaluate_policy(K, policy, values, threads, g, floor, math.inf, WALK_HOT_FULL - 1)
     if change < floor:
         return full, 0, change, 0
@@ -846,7 +856,10 @@ def hot_round(K: HotSets, policy: np.ndarray, values: np.ndarray, threads: int, 
     if greedy * size > WALK_GREEDY_BUDGET * n:  # a big hot set: fewer greedy sweeps (WALK_GREEDY_BUDGET)
         greedy = int(WALK_GREEDY_BUDGET * n / size)
     if greedy and mark is not None and getattr(K, "subset_sweeps", False):
+        t_greedy = time.perf_counter()
         greedy_done = greedy_sweeps(cast(SubsetSweeps, K), policy, values, threads, g, floor, hot_set, greedy, work)
+        if seconds is not None:
+            seconds.append(time.perf_counter() - t_greedy)
         if forget is not None:
             forget(hot_set)
     full += 1
@@ -867,9 +880,23 @@ def greedy_sweeps(K: SubsetSweeps, policy: np.ndarray, values: np.ndarray, threa
     # (an engine that counts takes ``work``, as its full sweeps do: ``Regenerated``)
     extra: dict[str, Any] = {} if work is None else {"work": work}
     done, change = 0, math.inf
-    while done < most and change >= floor:
-        change = cast(Any, K).sweep(values, threads=threads, subset=subset, policy=policy, discount=g, **extra)
-        done += 1
+    apart = (most > 1 and getattr(K, "subset_rows", False) and isinstance(subset, np.ndarray)
+             and subset.size * WALK_GREEDY_ROWS_MOST <= policy.shape[0])
+    if not apart:
+        while done < most and change >= floor:
+            change = cast(Any, K).sweep(values, threads=threads, subset=subset, policy=policy, discount=g, **extra)
+            done += 1
+        return done
+    # the rows apart (WALK_GREEDY_ROWS_MOST): no sweep reads a row, each writes all of the set's, so
+    # the policy that the last sweep leaves is the same; a stop between two sweeps keeps theirs too
+    rows = np.empty((subset.size, policy.shape[1]), dtype=policy.dtype)
+    try:
+        while done < most and change >= floor:
+            change = cast(Any, K).sweep(values, threads=threads, subset=subset, subset_rows=rows, discount=g, **extra)
+            done += 1
+    finally:
+        if done:
+            policy[subset] = rows
     return done
 
 
