@@ -202,3 +202,6 @@ def test_status_says_the_last_rounds_greedy_sweeps() -> None:
     with_them = rounds_lines({**ck, "rounds": [{**row, "greedy": 100}]})[0]
     assert "20 policy sweeps of every state, 100 greedy sweeps of the hot set)" in with_them
     assert "greedy" not in rounds_lines({**ck, "rounds": [row]})[0]
+    # a row of this build also says the hot set's size and the sweeps' seconds
+    said = rounds_lines({**ck, "rounds": [{**row, "greedy": 100, "greedy_states": 47035, "greedy_s": 6.04}]})[0]
+    assert "100 greedy sweeps of the hot set (47,035 states, 6.0 s))" in said

@@ -202,6 +202,13 @@ def test_a_walk_is_the_same_with_its_rows_apart(tmp_path, monkeypatch) -> None:
     its log says each greedy round's hot set and seconds."""
     from gamesolver.games.ur.solve import solve
 
+    rows: list[dict] = []
+    real_row = walk.round_row
+
+    def keep(*a, **kw):
+        rows.append(real_row(*a, **kw))
+        return rows[-1]
+
     def run(name: str, most: int) -> tuple[np.ndarray, list[str], int]:
         said: list[str] = []
         apart = 0
@@ -215,6 +222,7 @@ def test_a_walk_is_the_same_with_its_rows_apart(tmp_path, monkeypatch) -> None:
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(walk, "WALK_GREEDY_ROWS_MOST", most)
             mp.setattr(walk, "greedy_sweeps", count)
+            mp.setattr(walk, "round_row", keep)
             table = solve(mini_options(tmp_path, 4), tmp_path / name, tolerance=1e-6, threads=1,
                           graph="regenerate", log=said.append)
         return np.asarray(table["value"]).copy(), said, apart
@@ -226,3 +234,9 @@ def test_a_walk_is_the_same_with_its_rows_apart(tmp_path, monkeypatch) -> None:
     greedy = [s for s in said if "greedy sweeps of the hot set (" in s]
     assert greedy and all(" states, " in s and s.split(" states, ")[1].split(" s)")[0].replace(".", "").isdigit()
                           for s in greedy)
+    # the checkpoint's rows keep the same: each greedy round's hot set and seconds, as its log line says
+    kept = [r for r in rows if r.get("greedy")]
+    assert kept and all(r["greedy_states"] > 0 and r["greedy_s"] >= 0 for r in kept)
+    first = kept[0]
+    assert any(f"with {first['greedy']} greedy sweeps of the hot set ({first['greedy_states']:,} states, " in s
+               for s in said)

@@ -311,7 +311,10 @@ def rounds_lines(ck: dict[str, Any]) -> list[str]:
     last = rows[-1]
     generated = f", {last['generated']:.1%} generated" if last["generated"] is not None else ""
     policies = f", {last['policy_sweeps']} policy sweeps of every state" if last.get("policy_sweeps") else ""
-    policies += f", {last['greedy']} greedy sweeps of the hot set" if last.get("greedy") else ""
+    if last.get("greedy"):
+        policies += f", {last['greedy']} greedy sweeps of the hot set"
+        if "greedy_s" in last:  # (a row of an older build says only how many)
+            policies += f" ({last['greedy_states']:,} states, {last['greedy_s']:.1f} s)"
     since = f" since sweep {rows[0]['sweep']}" if rows[0]["sweep"] > 1 else ""
     out = [f"rounds kept{since}: {'; '.join(parts)}; the last took {duration(last['round_s'])} "
            f"(full sweep {last['full_s']:.1f} s{generated}{policies})"]

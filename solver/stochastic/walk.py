@@ -298,7 +298,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                 was = cheap
                 evaluated: float | None = None  # the largest change of the round's last policy sweep
                 greedy = 0  # greedy sweeps of the round's hot set (``hot_round``)
-                greedy_s: list[float] = []  # ... their time
+                greedy_t: list[float] = []  # ... their time
                 greedy_was = int(greedy_work[0])  # ... and the states they generated (the hot set's size times their count)
                 # a round that evaluates as the discounted stages' do: theirs, and the undiscounted
                 # stage's while it is still far from its aim
@@ -309,7 +309,7 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                     full, swept, evaluated, greedy = hot_round(
                         cast(HotSets, K), policy, values, threads, g, tolerance / 10, mark,
                         WALK_HOT_GREEDY if can_skip and last >= WALK_GREEDY_ABOVE else 0,
-                        skip.forget_states if skip is not None else None, greedy_work, greedy_s)
+                        skip.forget_states if skip is not None else None, greedy_work, greedy_t)
                     cheap += full
                     hot += swept
                 elif not done:
@@ -327,19 +327,19 @@ def run_walk(K: Engine, root: Path, values: np.ndarray, header: dict[str, Any], 
                     after_round()
                     held_s = time.perf_counter() - t_held
                 between = cheap - was
+                hot_size = (int(greedy_work[0]) - greedy_was) // greedy if greedy else 0
                 t_round = time.perf_counter() - t0
                 spent += t_round
                 keep_row(rows, round_row(sweeps, stage, last, t_full, t_round, skip, earlier + spent,
                                          between, evaluated, repair=not early, damped=damp, repairs=repairs,
-                                         greedy=greedy))
+                                         greedy=greedy, greedy_states=hot_size, greedy_s=sum(greedy_t)))
                 pacer.round(walk_info(header, tolerance, sweeps, cheap, hot, stage + done, last, earlier + spent, rows,
                                       early, repairs), force=done)
                 if log:  # the split says what a round costs where: the projections' policy share
                     generated = generated_words(skip)
                     policies = "" if evaluated is None else f" ({between} of every state, the last changing {evaluated:.2g})"
                     if greedy:
-                        policies += (f", with {greedy} greedy sweeps of the hot set ({(int(greedy_work[0]) - greedy_was) // greedy:,}"
-                                     f" states, {sum(greedy_s):.1f} s)")
+                        policies += f", with {greedy} greedy sweeps of the hot set ({hot_size:,} states, {sum(greedy_t):.1f} s)"
                     held_words = "" if held_s is None else f", the flagged states' repair {held_s:.1f} s"
                     log(f"sweep {sweeps} (1 - discount {d:g}){' damped' if damp else ''}: largest change {last:.3g} "
                         f"(full sweep {t_full:.1f} s{generated}, policy sweeps {t_round - t_full - (held_s or 0.0):.1f} s"
@@ -759,7 +759,8 @@ def walk_info(header: dict[str, Any], tolerance: float, sweeps: int, cheap: int,
 
 def round_row(sweep: int, stage: int, change: float, full: float, seconds: float, skip: Skip | BlockSkip | None,
               clock: float, policy_sweeps: int | None = None, evaluated: float | None = None,
-              repair: bool = False, damped: bool = False, repairs: int = 0, greedy: int = 0) -> dict[str, Any]:
+              repair: bool = False, damped: bool = False, repairs: int = 0, greedy: int = 0,
+              greedy_states: int = 0, greedy_s: float = 0.0) -> dict[str, Any]:
     """One round of the walk as the checkpoint's history keeps it: its full sweep's number, the
     stage it ran in (0-based), its largest change, its full sweep's and its whole round's seconds,
     the share of states its full sweep generated (None where the sweep does not skip), the
@@ -768,7 +769,8 @@ def round_row(sweep: int, stage: int, change: float, full: float, seconds: float
     ``repair``: a round of the walk that repairs a false solution (its stages are counted apart);
     ``damped``: its full sweep was damped (``Flip``); ``repairs``: the endless-check repairs made
     before it (a resumed stage reads only the rounds since the same repair); ``greedy``: its greedy
-    sweeps of the hot set, where it made any."""
+    sweeps of the hot set, where it made any, ``greedy_states`` that hot set's size and
+    ``greedy_s`` their seconds."""
     generated = float(skip.log[-1]["generated"]) if skip is not None and skip.log else None
     row = {"sweep": sweep, "stage": stage, "change": float(change), "full_s": round(full, 2),
            "round_s": round(seconds, 2), "generated": None if generated is None else round(generated, 4),
@@ -784,6 +786,8 @@ def round_row(sweep: int, stage: int, change: float, full: float, seconds: float
         row["repairs"] = repairs
     if greedy:
         row["greedy"] = greedy
+        row["greedy_states"] = greedy_states
+        row["greedy_s"] = round(greedy_s, 2)
     return row
 
 
