@@ -886,20 +886,16 @@ def greedy_sweeps(K: SubsetSweeps, policy: np.ndarray, values: np.ndarray, threa
     done, change = 0, math.inf
     apart = (most > 1 and getattr(K, "subset_rows", False) and isinstance(subset, np.ndarray)
              and subset.size * WALK_GREEDY_ROWS_MOST <= policy.shape[0])
-    if not apart:
-        while done < most and change >= floor:
-            change = cast(Any, K).sweep(values, threads=threads, subset=subset, policy=policy, discount=g, **extra)
-            done += 1
-        return done
     # the rows apart (WALK_GREEDY_ROWS_MOST): no sweep reads a row, each writes all of the set's, so
     # the policy that the last sweep leaves is the same; a stop between two sweeps keeps theirs too
-    rows = np.empty((subset.size, policy.shape[1]), dtype=policy.dtype)
+    rows = np.empty((subset.size, policy.shape[1]), dtype=policy.dtype) if apart else None
+    into: dict[str, Any] = {"subset_rows": rows} if apart else {"policy": policy}
     try:
         while done < most and change >= floor:
-            change = cast(Any, K).sweep(values, threads=threads, subset=subset, subset_rows=rows, discount=g, **extra)
+            change = cast(Any, K).sweep(values, threads=threads, subset=subset, discount=g, **into, **extra)
             done += 1
     finally:
-        if done:
+        if rows is not None and done:
             policy[subset] = rows
     return done
 
