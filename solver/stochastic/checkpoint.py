@@ -518,6 +518,9 @@ def round_rows(info: dict[str, Any]) -> list[dict[str, Any]]:
                 got["repairs"] = int(row["repairs"])
             if row.get("greedy"):  # its greedy sweeps of the hot set
                 got["greedy"] = int(row["greedy"])
+                if "greedy_s" in row:  # ... their hot set's size and seconds (rows of older builds have none)
+                    got["greedy_states"] = int(row["greedy_states"])
+                    got["greedy_s"] = float(row["greedy_s"])
             out.append(got)
     except (KeyError, TypeError, ValueError):
         return []
